@@ -1,0 +1,30 @@
+# FabricStudio: `make run` opens the designer, `make test` runs the whole suite.
+# Both create the local virtual environment .venv when it is missing or out of date.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+EXAMPLE ?= examples/two-servers-one-leaf.json
+
+.PHONY: run test venv clean screenshots bench
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/fabricstudio gui $(EXAMPLE)
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
+	$(VENV)/bin/lint-imports
+
+screenshots: $(STAMP)
+	$(PY) tools/screenshots.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache

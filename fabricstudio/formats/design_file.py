@@ -1,0 +1,182 @@
+"""The design file: ``{"format": "fabricstudio-design", "version": N, ...}``.
+
+Loading never trusts its input: size, encoding, JSON syntax, nesting, envelope, version,
+field types and cross-object rules are each checked, and every failure raises
+:class:`DesignFileError` with one readable message naming the file and the problem.
+Saving is atomic (temporary file in the same folder, fsync, rename).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ConfigDict, ValidationError
+
+from fabricstudio.model import Design, DesignData, DesignError, format_validation_error
+
+FORMAT_NAME = "fabricstudio-design"
+CURRENT_VERSION = 1
+#: Largest design file accepted (a 16k-GPU fabric is a few MB).
+MAX_FILE_BYTES = 32 * 1024 * 1024
+
+#: Migrations: version N -> function turning a version-N dict into a version-(N+1) dict.
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+
+
+class DesignFileError(ValueError):
+    """A design file could not be read or written; ``str()`` is the message for the user."""
+
+    def __init__(self, source: str | os.PathLike[str], problem: str) -> None:
+        self.source = str(source)
+        self.problem = problem
+        super().__init__(f"{self.source}: {problem}")
+
+
+class DesignFile(DesignData):
+    """The file's top-level object (used for the published JSON Schema)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="FabricStudio design file")
+
+    format: Literal["fabricstudio-design"]
+    version: Literal[1]
+
+
+def load_design(path: str | os.PathLike[str]) -> Design:
+    """Read and validate a design file."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise DesignFileError(path, f"file is too large ({size / 1e6:.1f} MB; the limit is "
+                                        f"{MAX_FILE_BYTES / 1e6:.0f} MB)")
+        raw = path.read_bytes()
+    except IsADirectoryError:
+        raise DesignFileError(path, "is a folder, not a design file") from None
+    except FileNotFoundError:
+        raise DesignFileError(path, "no such file") from None
+    except PermissionError:
+        raise DesignFileError(path, "permission denied") from None
+    except OSError as exc:
+        raise DesignFileError(path, f"cannot read: {exc.strerror or exc}") from None
+    return parse_design(raw, source=path)
+
+
+def parse_design(raw: bytes | str, source: str | os.PathLike[str] = "<input>") -> Design:
+    """Parse design-file text or bytes into a validated Design."""
+    if len(raw) > MAX_FILE_BYTES:
+        raise DesignFileError(source, f"input is too large ({len(raw) / 1e6:.1f} MB)")
+    doc = _decode_json(raw, source)
+    doc = _check_envelope(doc, source)
+    body = {k: v for k, v in doc.items() if k not in ("format", "version")}
+    try:
+        data = DesignData.model_validate(body)
+    except ValidationError as exc:
+        raise DesignFileError(source, format_validation_error(exc)) from None
+    except RecursionError:
+        raise DesignFileError(source, "data is nested too deeply") from None
+    try:
+        return Design.from_data(data)
+    except DesignError as exc:
+        raise DesignFileError(source, str(exc)) from None
+
+
+def _decode_json(raw: bytes | str, source: str | os.PathLike[str]) -> Any:
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise DesignFileError(
+                source, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})"
+            ) from None
+    if not raw.strip():
+        raise DesignFileError(source, "file is empty")
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError as exc:
+        truncated = exc.pos >= len(raw.rstrip()) or exc.msg.startswith("Unterminated string")
+        hint = "; the file looks truncated" if truncated else ""
+        raise DesignFileError(
+            source, f"not valid JSON ({exc.msg}: line {exc.lineno}, column {exc.colno}{hint})"
+        ) from None
+    except RecursionError:
+        raise DesignFileError(source, "JSON is nested too deeply") from None
+
+
+def _check_envelope(doc: Any, source: str | os.PathLike[str]) -> dict[str, Any]:
+    if not isinstance(doc, dict):
+        raise DesignFileError(source, f"expected a JSON object at the top, found {_json_type(doc)}")
+    fmt = doc.get("format")
+    if fmt != FORMAT_NAME:
+        what = "has no \"format\" field" if fmt is None else f"has format {fmt!r}"
+        raise DesignFileError(source, f"not a FabricStudio design: {what} "
+                                      f"(expected \"{FORMAT_NAME}\")")
+    version = doc.get("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise DesignFileError(source, f"\"version\" must be an integer, found {_json_type(version)}")
+    if version > CURRENT_VERSION:
+        raise DesignFileError(
+            source, f"written by a newer FabricStudio (format version {version}; this version "
+                    f"reads up to {CURRENT_VERSION}). Please upgrade FabricStudio."
+        )
+    if version < 1:
+        raise DesignFileError(source, f"unknown format version {version}")
+    while version < CURRENT_VERSION:
+        doc = MIGRATIONS[version](doc)
+        version += 1
+    return doc
+
+
+def _json_type(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+            int: "a number", float: "a number", type(None): "null"}.get(type(value), "a value")
+
+
+def dump_design(design: Design) -> str:
+    """The design as design-file JSON text."""
+    body = design.to_data().model_dump(mode="json")
+    doc = {"format": FORMAT_NAME, "version": CURRENT_VERSION, **body}
+    return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+
+
+def save_design(design: Design, path: str | os.PathLike[str]) -> None:
+    """Write the design atomically: a crash never leaves a truncated file."""
+    atomic_write_text(path, dump_design(design))
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path`` via a temporary file and an atomic rename."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file and an atomic rename."""
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise DesignFileError(path, f"cannot write: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        else:
+            os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise DesignFileError(path, f"cannot write: {exc.strerror or exc}") from None
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask

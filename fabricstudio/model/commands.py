@@ -1,0 +1,282 @@
+"""Qt-free undoable commands.  Each changes only the :class:`Design`, never views.
+
+A command is applied with :meth:`Command.do` and reverted with :meth:`Command.undo`; both
+are all-or-nothing (a failing ``do`` rolls back what it had done and re-raises
+:class:`DesignError`).  ``ui/undo.py`` wraps commands in QUndoCommands; tests use them
+directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from fabricstudio.model.design import Design, DesignData
+from fabricstudio.model.devices import Device
+from fabricstudio.model.fabric import FabricSettings
+from fabricstudio.model.links import Link
+
+
+class Command:
+    """Base class: a labelled, reversible change to a design."""
+
+    label = "Edit"
+
+    def do(self, design: Design) -> None:
+        """Apply the change."""
+        raise NotImplementedError
+
+    def undo(self, design: Design) -> None:
+        """Revert the change."""
+        raise NotImplementedError
+
+    def merge(self, other: "Command") -> bool:
+        """Absorb ``other`` (applied right after this one) into this command if possible."""
+        return False
+
+
+def _all_or_nothing(steps: Iterable[tuple[Callable[[], Any], Callable[[], Any]]]) -> None:
+    """Run (apply, revert) pairs; if one apply fails, revert the applied ones and re-raise."""
+    done: list[Callable[[], Any]] = []
+    try:
+        for apply, revert in steps:
+            apply()
+            done.append(revert)
+    except Exception:
+        for revert in reversed(done):
+            revert()
+        raise
+
+
+class AddFragment(Command):
+    """Add devices and links together (a palette drop, a paste, a generated fabric)."""
+
+    def __init__(self, devices: Sequence[Device], links: Sequence[Link] = (), label: str = "") -> None:
+        self.devices = tuple(devices)
+        self.links = tuple(links)
+        self.label = label or (
+            f"Add {self.devices[0].label}" if len(self.devices) == 1 and not self.links
+            else f"Add {len(self.devices)} devices, {len(self.links)} links"
+        )
+        self._added_links: list[Link] = []
+
+    def do(self, design: Design) -> None:
+        added: list[Link] = []
+
+        def add_link(link: Link) -> None:
+            added.append(design.add_link(link))
+
+        steps = [(lambda d=d: design.add_device(d), lambda d=d: design.remove_device(d.id))
+                 for d in self.devices]
+        steps += [(lambda lk=lk: add_link(lk), lambda lk=lk: design.remove_link(lk.id))
+                  for lk in self.links]
+        _all_or_nothing(steps)
+        self._added_links = added
+
+    def undo(self, design: Design) -> None:
+        for link in reversed(self._added_links):
+            design.remove_link(link.id)
+        for device in reversed(self.devices):
+            design.remove_device(device.id)
+
+
+def _order(current: Mapping[str, Any], objects: Sequence[Any]) -> list[tuple[int, Any]]:
+    """(position, object) pairs sorted by position, so re-inserting in order restores it."""
+    positions = {key: i for i, key in enumerate(current)}
+    return sorted(((positions[o.id], o) for o in objects), key=lambda pair: pair[0])
+
+
+def AddDevice(device: Device) -> AddFragment:  # noqa: N802 - reads as a command class
+    """Add one device."""
+    return AddFragment([device])
+
+
+class RemoveDevices(Command):
+    """Remove devices together with every link attached to them."""
+
+    def __init__(self, device_ids: Iterable[str]) -> None:
+        self.device_ids = tuple(dict.fromkeys(device_ids))
+        self.label = (f"Delete {self.device_ids[0]}" if len(self.device_ids) == 1
+                      else f"Delete {len(self.device_ids)} devices")
+        self._devices: list[tuple[int, Device]] = []
+        self._links: list[tuple[int, Link]] = []
+
+    def do(self, design: Design) -> None:
+        devices = [design.device(i) for i in self.device_ids]
+        links = list({lk.id: lk for i in self.device_ids for lk in design.links_of(i)}.values())
+        steps = [(lambda lk=lk: design.remove_link(lk.id), lambda lk=lk: design.add_link(lk))
+                 for lk in links]
+        steps += [(lambda d=d: design.remove_device(d.id), lambda d=d: design.add_device(d))
+                  for d in devices]
+        device_order = _order(design.devices, devices)
+        link_order = _order(design.links, links)
+        _all_or_nothing(steps)
+        self._devices, self._links = device_order, link_order
+
+    def undo(self, design: Design) -> None:
+        for index, device in self._devices:
+            design.add_device(device, index)
+        for index, link in self._links:
+            design.add_link(link, index)
+
+
+class Connect(Command):
+    """Add one link (ports assigned automatically where omitted)."""
+
+    def __init__(self, link: Link) -> None:
+        self.link = link
+        self.label = f"Connect {link.a} - {link.b}"
+
+    def do(self, design: Design) -> None:
+        self.link = design.add_link(self.link)
+
+    def undo(self, design: Design) -> None:
+        design.remove_link(self.link.id)
+
+
+class Disconnect(Command):
+    """Remove links."""
+
+    def __init__(self, link_ids: Iterable[str]) -> None:
+        self.link_ids = tuple(dict.fromkeys(link_ids))
+        self.label = "Delete link" if len(self.link_ids) == 1 else f"Delete {len(self.link_ids)} links"
+        self._links: list[tuple[int, Link]] = []
+
+    def do(self, design: Design) -> None:
+        links = [design.link(i) for i in self.link_ids]
+        order = _order(design.links, links)
+        _all_or_nothing((lambda lk=lk: design.remove_link(lk.id), lambda lk=lk: design.add_link(lk))
+                        for lk in links)
+        self._links = order
+
+    def undo(self, design: Design) -> None:
+        for index, link in self._links:
+            design.add_link(link, index)
+
+
+class MoveDevices(Command):
+    """Move devices to new positions; consecutive moves of the same devices merge."""
+
+    label = "Move"
+
+    def __init__(self, new_positions: Mapping[str, tuple[float, float]],
+                 old_positions: Mapping[str, tuple[float, float]] | None = None) -> None:
+        self.new_positions = dict(new_positions)
+        self.old_positions = dict(old_positions) if old_positions is not None else None
+        n = len(self.new_positions)
+        self.label = "Move device" if n == 1 else f"Move {n} devices"
+
+    def do(self, design: Design) -> None:
+        if self.old_positions is None:
+            self.old_positions = {i: (design.device(i).x, design.device(i).y)
+                                  for i in self.new_positions}
+        design.move_devices(self.new_positions)
+
+    def undo(self, design: Design) -> None:
+        design.move_devices(self.old_positions or {})
+
+    def merge(self, other: Command) -> bool:
+        if not isinstance(other, MoveDevices) or other.new_positions.keys() != self.new_positions.keys():
+            return False
+        self.new_positions = dict(other.new_positions)
+        return True
+
+
+class SetDeviceProperties(Command):
+    """Set the same field values on one or more devices (validated, all or nothing)."""
+
+    def __init__(self, device_ids: Iterable[str], changes: Mapping[str, Any]) -> None:
+        self.device_ids = tuple(dict.fromkeys(device_ids))
+        self.changes = dict(changes)
+        self.label = "Set " + ", ".join(self.changes)
+        self._old: list[Device] = []
+
+    def do(self, design: Design) -> None:
+        old = [design.device(i) for i in self.device_ids]
+        _all_or_nothing((lambda i=d.id: design.update_device(i, **self.changes),
+                         lambda d=d: design.replace_device(d)) for d in old)
+        self._old = old
+
+    def undo(self, design: Design) -> None:
+        for device in self._old:
+            design.replace_device(device)
+
+    def merge(self, other: Command) -> bool:
+        if (not isinstance(other, SetDeviceProperties) or other.device_ids != self.device_ids
+                or other.changes.keys() != self.changes.keys()):
+            return False
+        self.changes = dict(other.changes)
+        return True
+
+
+class SetLinkProperties(Command):
+    """Set the same field values on one or more links."""
+
+    def __init__(self, link_ids: Iterable[str], changes: Mapping[str, Any]) -> None:
+        self.link_ids = tuple(dict.fromkeys(link_ids))
+        self.changes = dict(changes)
+        self.label = "Set link " + ", ".join(self.changes)
+        self._old: list[Link] = []
+
+    def do(self, design: Design) -> None:
+        old = [design.link(i) for i in self.link_ids]
+        _all_or_nothing((lambda i=lk.id: design.update_link(i, **self.changes),
+                         lambda lk=lk: design.update_link(lk.id, **lk.model_dump())) for lk in old)
+        self._old = old
+
+    def undo(self, design: Design) -> None:
+        for link in self._old:
+            design.update_link(link.id, **link.model_dump())
+
+
+class SetFabric(Command):
+    """Replace the fabric settings (technology, PFC/ECN/DCQCN/credit parameters)."""
+
+    label = "Change fabric settings"
+
+    def __init__(self, fabric: FabricSettings) -> None:
+        self.fabric = fabric
+        self._old: FabricSettings | None = None
+
+    def do(self, design: Design) -> None:
+        self._old = design.fabric
+        design.set_fabric(self.fabric)
+
+    def undo(self, design: Design) -> None:
+        if self._old is not None:
+            design.set_fabric(self._old)
+
+
+class RenameDesign(Command):
+    """Change the design's name and description."""
+
+    label = "Rename design"
+
+    def __init__(self, name: str, description: str | None = None) -> None:
+        self.name, self.description = name, description
+        self._old: tuple[str, str] = ("", "")
+
+    def do(self, design: Design) -> None:
+        self._old = (design.name, design.description)
+        design.set_name(self.name, self.description)
+
+    def undo(self, design: Design) -> None:
+        design.set_name(*self._old)
+
+
+class ReplaceContents(Command):
+    """Replace the whole design (e.g. a generated fabric into an empty canvas)."""
+
+    def __init__(self, data: DesignData, label: str = "Replace design") -> None:
+        self.data = data
+        self.label = label
+        self._old: DesignData | None = None
+
+    def do(self, design: Design) -> None:
+        old = design.to_data()
+        design.load_data(self.data)
+        self._old = old
+
+    def undo(self, design: Design) -> None:
+        if self._old is not None:
+            design.load_data(self._old)

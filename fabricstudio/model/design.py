@@ -1,0 +1,381 @@
+"""The Design document: the one mutation API of the model, emitting change signals.
+
+Views (the canvas, the analysis panel) subscribe to the psygnal signals; undoable edits go
+through :mod:`fabricstudio.model.commands`, which call the methods here.  Every method either
+applies its whole change or raises :class:`DesignError` and changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
+from typing import Any
+
+from psygnal import Signal
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from fabricstudio.model.devices import Device
+from fabricstudio.model.enums import DeviceKind
+from fabricstudio.model.fabric import FabricSettings
+from fabricstudio.model.links import Link
+from fabricstudio.model.validation import (
+    DesignError,
+    device_fits_links,
+    end_problems,
+    first_free_port,
+)
+
+_DEVICE_ADAPTER: TypeAdapter[Device] = TypeAdapter(Device)
+
+
+class DesignData(BaseModel):
+    """The plain-value form of a design (what files hold, minus the envelope)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(default="Untitled", max_length=500)
+    description: str = Field(default="", max_length=100_000)
+    fabric: FabricSettings = FabricSettings()
+    nodes: tuple[Device, ...] = ()
+    links: tuple[Link, ...] = ()
+
+
+def format_validation_error(error: ValidationError, limit: int = 5) -> str:
+    """One readable line per pydantic error: ``location: message``."""
+    lines = []
+    for item in error.errors()[:limit]:
+        loc = ".".join(str(p) for p in item["loc"]) or "(top level)"
+        lines.append(f"{loc}: {item['msg']}")
+    more = error.error_count() - limit
+    if more > 0:
+        lines.append(f"... and {more} more problem(s)")
+    return "; ".join(lines)
+
+
+class Design:
+    """A mutable fabric design: devices, links and fabric settings, with change signals."""
+
+    #: Emitted with the id after a device was added.
+    device_added = Signal(str)
+    #: Emitted with the id after a device was removed.
+    device_removed = Signal(str)
+    #: Emitted with the id after a device's properties changed.
+    device_changed = Signal(str)
+    #: Emitted with a tuple of ids after devices moved.
+    devices_moved = Signal(tuple)
+    #: Emitted with the id after a link was added.
+    link_added = Signal(str)
+    #: Emitted with the id after a link was removed.
+    link_removed = Signal(str)
+    #: Emitted with the id after a link's properties changed.
+    link_changed = Signal(str)
+    #: Emitted after the fabric settings changed.
+    fabric_changed = Signal()
+    #: Emitted after the design's name or description changed.
+    name_changed = Signal(str)
+    #: Emitted after the whole contents were replaced.
+    reset = Signal()
+    #: Emitted after any change at all (after the specific signal).
+    changed = Signal()
+
+    def __init__(self, name: str = "Untitled", fabric: FabricSettings | None = None) -> None:
+        self._name = name
+        self._description = ""
+        self._fabric = fabric or FabricSettings()
+        self._devices: dict[str, Device] = {}
+        self._links: dict[str, Link] = {}
+        self._ports: dict[str, dict[int, str]] = {}
+        self.revision = 0
+
+    # ----------------------------------------------------------------- reading
+    @property
+    def name(self) -> str:
+        """Design name."""
+        return self._name
+
+    @property
+    def description(self) -> str:
+        """Free-text description."""
+        return self._description
+
+    @property
+    def fabric(self) -> FabricSettings:
+        """Fabric settings (technology, PFC, ECN, DCQCN, credits)."""
+        return self._fabric
+
+    @property
+    def devices(self) -> Mapping[str, Device]:
+        """Read-only view of devices by id, in insertion order."""
+        return MappingProxyType(self._devices)
+
+    @property
+    def links(self) -> Mapping[str, Link]:
+        """Read-only view of links by id, in insertion order."""
+        return MappingProxyType(self._links)
+
+    def device(self, device_id: str) -> Device:
+        """The device with ``device_id`` (DesignError if there is none)."""
+        try:
+            return self._devices[device_id]
+        except KeyError:
+            raise DesignError(f"no device with id {device_id!r}") from None
+
+    def link(self, link_id: str) -> Link:
+        """The link with ``link_id`` (DesignError if there is none)."""
+        try:
+            return self._links[link_id]
+        except KeyError:
+            raise DesignError(f"no link with id {link_id!r}") from None
+
+    def links_of(self, device_id: str) -> list[Link]:
+        """Links attached to a device, ordered by port."""
+        ports = self._ports.get(device_id, {})
+        return [self._links[ports[p]] for p in sorted(ports)]
+
+    def used_ports(self, device_id: str) -> Mapping[int, str]:
+        """Port number -> link id for the device's connected ports."""
+        return MappingProxyType(self._ports.get(device_id, {}))
+
+    def devices_of_kind(self, *kinds: DeviceKind | str) -> list[Device]:
+        """Devices whose kind is one of ``kinds``."""
+        wanted = {DeviceKind(k) for k in kinds}
+        return [d for d in self._devices.values() if DeviceKind(d.kind) in wanted]
+
+    def unique_id(self, prefix: str) -> str:
+        """An id ``prefix<N>`` not used by any device or link."""
+        n = 1
+        while f"{prefix}{n}" in self._devices or f"{prefix}{n}" in self._links:
+            n += 1
+        return f"{prefix}{n}"
+
+    def __contains__(self, object_id: object) -> bool:
+        return object_id in self._devices or object_id in self._links
+
+    # ---------------------------------------------------------------- devices
+    def add_device(self, device: Device, index: int | None = None) -> None:
+        """Add a device (at position ``index`` of the order, default last); its id must be new."""
+        if device.id in self:
+            raise DesignError(f"id {device.id!r} is already used")
+        _insert(self._devices, device.id, device, index)
+        self._ports[device.id] = {}
+        self._bump()
+        self.device_added.emit(device.id)
+        self.changed.emit()
+
+    def remove_device(self, device_id: str) -> Device:
+        """Remove a device that has no links left; returns it."""
+        device = self.device(device_id)
+        if self._ports[device_id]:
+            raise DesignError(f"device {device_id} still has links; remove them first")
+        del self._devices[device_id]
+        del self._ports[device_id]
+        self._bump()
+        self.device_removed.emit(device_id)
+        self.changed.emit()
+        return device
+
+    def replace_device(self, device: Device) -> None:
+        """Replace a device by a new value with the same id, if its links still fit."""
+        old = self.device(device.id)
+        if type(old) is not type(device):
+            raise DesignError(f"device {device.id}: kind cannot change ({old.kind} -> {device.kind})")
+        problems = device_fits_links(device, self.links_of(device.id))
+        if problems:
+            raise DesignError("; ".join(problems))
+        self._devices[device.id] = device
+        self._bump()
+        self.device_changed.emit(device.id)
+        self.changed.emit()
+
+    def update_device(self, device_id: str, **changes: Any) -> Device:
+        """Change fields of a device (validated); returns the new value."""
+        old = self.device(device_id)
+        if "id" in changes and changes["id"] != device_id:
+            raise DesignError("a device's id cannot be changed")
+        data = old.model_dump()
+        data.update(changes)
+        try:
+            new = _DEVICE_ADAPTER.validate_python(data)
+        except ValidationError as exc:
+            raise DesignError(f"device {device_id}: {format_validation_error(exc)}") from None
+        self.replace_device(new)
+        return new
+
+    def move_devices(self, positions: Mapping[str, tuple[float, float]]) -> None:
+        """Set the canvas positions of several devices at once."""
+        for device_id in positions:
+            self.device(device_id)
+        for device_id, (x, y) in positions.items():
+            self._devices[device_id] = self._devices[device_id].model_copy(
+                update={"x": float(x), "y": float(y)}
+            )
+        if positions:
+            self._bump()
+            self.devices_moved.emit(tuple(positions))
+            self.changed.emit()
+
+    # ------------------------------------------------------------------ links
+    def resolve_link(self, link: Link) -> Link:
+        """``link`` with missing ports assigned; DesignError naming every problem."""
+        problems = []
+        ends = []
+        for end, port in ((link.a, link.a_port), (link.b, link.b_port)):
+            if end not in self._devices:
+                problems.append(f"link {link.id}: end {end!r} is not a device in the design")
+                continue
+            device = self._devices[end]
+            used = self._ports[end]
+            if port is None and link.plane in device.planes:
+                port = first_free_port(device, link.plane, used)
+            problems += end_problems(link, device, port, used)
+            ends.append(port)
+        if link.id in self:
+            problems.insert(0, f"id {link.id!r} is already used")
+        if problems:
+            raise DesignError("; ".join(problems))
+        return link.model_copy(update={"a_port": ends[0], "b_port": ends[1]})
+
+    def add_link(self, link: Link, index: int | None = None) -> Link:
+        """Add a link (at ``index`` of the order, default last), assigning free ports where
+        omitted; returns the stored link."""
+        link = self.resolve_link(link)
+        _insert(self._links, link.id, link, index)
+        self._ports[link.a][link.a_port] = link.id  # type: ignore[index]
+        self._ports[link.b][link.b_port] = link.id  # type: ignore[index]
+        self._bump()
+        self.link_added.emit(link.id)
+        self.changed.emit()
+        return link
+
+    def remove_link(self, link_id: str) -> Link:
+        """Remove a link; returns it."""
+        link = self.link(link_id)
+        del self._links[link_id]
+        del self._ports[link.a][link.a_port]  # type: ignore[arg-type]
+        del self._ports[link.b][link.b_port]  # type: ignore[arg-type]
+        self._bump()
+        self.link_removed.emit(link_id)
+        self.changed.emit()
+        return link
+
+    def update_link(self, link_id: str, **changes: Any) -> Link:
+        """Change fields of a link (ends and id are fixed); returns the new value."""
+        old = self.link(link_id)
+        for fixed in ("id", "a", "b"):
+            if fixed in changes and changes[fixed] != getattr(old, fixed):
+                raise DesignError(f"link {link_id}: {fixed} cannot be changed; reconnect instead")
+        data = old.model_dump()
+        data.update(changes)
+        try:
+            new = Link.model_validate(data)
+        except ValidationError as exc:
+            raise DesignError(f"link {link_id}: {format_validation_error(exc)}") from None
+        problems = []
+        for end, port in ((new.a, new.a_port), (new.b, new.b_port)):
+            used = {p: lid for p, lid in self._ports[end].items() if lid != link_id}
+            problems += end_problems(new, self._devices[end], port, used)
+        if problems:
+            raise DesignError("; ".join(problems))
+        del self._ports[old.a][old.a_port]  # type: ignore[arg-type]
+        del self._ports[old.b][old.b_port]  # type: ignore[arg-type]
+        self._links[link_id] = new
+        self._ports[new.a][new.a_port] = link_id  # type: ignore[index]
+        self._ports[new.b][new.b_port] = link_id  # type: ignore[index]
+        self._bump()
+        self.link_changed.emit(link_id)
+        self.changed.emit()
+        return new
+
+    # ------------------------------------------------------------- document
+    def set_fabric(self, fabric: FabricSettings) -> None:
+        """Replace the fabric settings."""
+        if fabric == self._fabric:
+            return
+        self._fabric = fabric
+        self._bump()
+        self.fabric_changed.emit()
+        self.changed.emit()
+
+    def set_name(self, name: str, description: str | None = None) -> None:
+        """Rename the design (and optionally change its description)."""
+        self._name = name
+        if description is not None:
+            self._description = description
+        self._bump()
+        self.name_changed.emit(name)
+        self.changed.emit()
+
+    def to_data(self) -> DesignData:
+        """Snapshot as a plain value (cheap: the models are immutable)."""
+        return DesignData.model_construct(
+            name=self._name,
+            description=self._description,
+            fabric=self._fabric,
+            nodes=tuple(self._devices.values()),
+            links=tuple(self._links.values()),
+        )
+
+    def load_data(self, data: DesignData) -> None:
+        """Replace the whole contents by ``data`` (validated first; unchanged on error)."""
+        fresh = Design.from_data(data)
+        self._name, self._description, self._fabric = fresh._name, fresh._description, fresh._fabric
+        self._devices, self._links, self._ports = fresh._devices, fresh._links, fresh._ports
+        self._bump()
+        self.reset.emit()
+        self.changed.emit()
+
+    @classmethod
+    def from_data(cls, data: DesignData) -> "Design":
+        """Build a design from plain data; DesignError lists the problems found."""
+        design = cls(data.name, data.fabric)
+        design._description = data.description
+        problems: list[str] = []
+        for device in data.nodes:
+            if device.id in design._devices:
+                problems.append(f"duplicate device id {device.id!r}")
+                continue
+            design._devices[device.id] = device
+            design._ports[device.id] = {}
+        for link in data.links:
+            try:
+                resolved = design.resolve_link(link)
+            except DesignError as exc:
+                problems.append(str(exc))
+                continue
+            design._links[link.id] = resolved
+            design._ports[resolved.a][resolved.a_port] = link.id  # type: ignore[index]
+            design._ports[resolved.b][resolved.b_port] = link.id  # type: ignore[index]
+        if problems:
+            shown = problems[:8]
+            if len(problems) > 8:
+                shown.append(f"... and {len(problems) - 8} more problem(s)")
+            raise DesignError("; ".join(shown))
+        return design
+
+    def copy(self) -> "Design":
+        """An independent copy (signals not connected); used to freeze a design for a run."""
+        twin = Design.from_data(self.to_data())
+        twin.revision = self.revision
+        return twin
+
+    def _bump(self) -> None:
+        self.revision += 1
+
+
+def _insert(mapping: dict, key: str, value: object, index: int | None) -> None:
+    """Insert into an ordered dict at ``index`` (append when None or past the end)."""
+    if index is None or index >= len(mapping):
+        mapping[key] = value
+        return
+    items = list(mapping.items())
+    items.insert(index, (key, value))
+    mapping.clear()
+    mapping.update(items)
+
+
+def parse_device(data: Mapping[str, Any] | Iterable[tuple[str, Any]]) -> Device:
+    """Validate a mapping into the right device class by its ``kind``."""
+    try:
+        return _DEVICE_ADAPTER.validate_python(dict(data))
+    except ValidationError as exc:
+        raise DesignError(format_validation_error(exc)) from None

@@ -1,0 +1,143 @@
+"""Fabric-wide settings: technology and the flow-control / congestion-control parameters.
+
+Defaults follow ../shared/design/SIMULATION.md and the sources collected in
+``shared/reference/sim-anchors.md``; each field's description names its source.  Units are
+in the field names (``_bytes``, ``_us``, ``_ns``, ``_mbps``, ``_gbps``).
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from fabricstudio.model.enums import Technology
+
+
+class _Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PfcSettings(_Settings):
+    """Priority flow control (IEEE 802.1Qbb) as modelled by the HPCC simulator's SwitchMmu."""
+
+    enabled: bool = Field(default=True, description="PFC on the lossless priority (RoCE)")
+    alpha: float = Field(
+        default=0.125, gt=0, le=64,
+        description="Dynamic threshold factor at NIC speed: XOFF when shared use >= alpha x free "
+        "shared buffer (HPCC switch-mmu.cc, shift 3 = 1/8)",
+    )
+    reserve_bytes: int = Field(
+        default=4096, ge=0, le=10**8,
+        description="Guaranteed buffer per ingress port and priority (HPCC: 4 KB)",
+    )
+    resume_offset_bytes: int = Field(
+        default=3072, ge=0, le=10**8,
+        description="XON = XOFF threshold - resume offset (HPCC: 3 KB)",
+    )
+    headroom_bytes: int | None = Field(
+        default=None, ge=0, le=10**9,
+        description="Headroom per ingress port; None = C x (2 t_prop + t_resp) + 2 MTU + 1 cell",
+    )
+    response_time_ns: float = Field(
+        default=1000.0, ge=0, le=1e7,
+        description="Time for the upstream port to react to a PAUSE (t_resp in the headroom "
+        "formula); 802.1Qbb allows a few microseconds at high speed",
+    )
+
+
+class EcnSettings(_Settings):
+    """RED/ECN marking ramp on the egress queue, scaled linearly with port speed."""
+
+    enabled: bool = True
+    kmin_bytes_at_100g: int = Field(
+        default=400_000, ge=0, le=10**9,
+        description="Kmin at 100 Gb/s, scaled with speed (Alibaba production via HPCC #21)",
+    )
+    kmax_bytes_at_100g: int = Field(
+        default=1_600_000, ge=1, le=10**9,
+        description="Kmax at 100 Gb/s, scaled with speed (HPCC run.py)",
+    )
+    pmax: float = Field(default=0.2, ge=0, le=1, description="Marking probability at Kmax")
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "EcnSettings":
+        if self.kmax_bytes_at_100g < self.kmin_bytes_at_100g:
+            raise ValueError("ECN Kmax must not be below Kmin")
+        return self
+
+    def thresholds(self, speed_gbps: float) -> tuple[float, float]:
+        """(Kmin, Kmax) in bytes for a port of ``speed_gbps``."""
+        scale = speed_gbps / 100.0
+        return self.kmin_bytes_at_100g * scale, self.kmax_bytes_at_100g * scale
+
+
+class DcqcnSettings(_Settings):
+    """DCQCN reaction point / notification point (Zhu et al., SIGCOMM 2015, paper defaults)."""
+
+    enabled: bool = True
+    g: float = Field(default=1 / 256, gt=0, le=1, description="alpha gain (paper: 1/256)")
+    alpha_update_us: float = Field(default=55.0, gt=0, le=1e6, description="paper: 55 us")
+    rate_increase_timer_us: float = Field(
+        default=55.0, gt=0, le=1e6, description="Increase timer T (paper 55 us; CX firmware 300)"
+    )
+    byte_counter_bytes: int = Field(
+        default=10 * 1024 * 1024, ge=0, le=10**12,
+        description="Byte counter B (paper 10 MB; 0 disables)",
+    )
+    fast_recovery_steps: int = Field(default=5, ge=0, le=1000, description="F (paper 5)")
+    rai_mbps: float = Field(default=40.0, gt=0, le=1e6, description="Additive increase R_AI")
+    rhai_mbps: float = Field(default=200.0, gt=0, le=1e6, description="Hyper increase R_HAI")
+    min_rate_mbps: float = Field(default=100.0, gt=0, le=1e6, description="Rate floor")
+    cnp_interval_us: float = Field(
+        default=50.0, ge=0, le=1e6, description="NP sends at most one CNP per flow per interval"
+    )
+
+
+class InfinibandSettings(_Settings):
+    """InfiniBand link-level credit flow control and optional FECN/BECN congestion control."""
+
+    vl_buffer_bytes: int = Field(
+        default=256 * 1024, gt=0, le=10**9,
+        description="Receive buffer per port per virtual lane advertised as credits",
+    )
+    credit_processing_ns: float = Field(
+        default=500.0, ge=0, le=1e7,
+        description="Delay before freed buffer is returned as a credit (plus one link delay)",
+    )
+    congestion_control: bool = Field(default=False, description="FECN/BECN CC")
+
+
+class TcpSettings(_Settings):
+    """Loss recovery of the lossy Ethernet baseline (TCP-like)."""
+
+    min_rto_us: float = Field(default=1000.0, gt=0, le=1e7, description="Minimum RTO")
+    dupack_threshold: int = Field(default=3, ge=1, le=100)
+    initial_window_bytes: int = Field(default=64 * 1024, gt=0, le=10**9)
+
+
+class FabricSettings(_Settings):
+    """Technology and all link/flow-control parameters of a design."""
+
+    technology: Technology = Technology.ROCE
+    mtu_bytes: int = Field(default=4096, ge=256, le=65536, description="4096 (IB/RoCE) or 9000")
+    propagation_ns_per_m: float = Field(default=5.0, gt=0, le=100, description="fibre ~5 ns/m")
+    nic_latency_ns: float = Field(default=500.0, ge=0, le=1e6, description="SimAI: 500 ns")
+    pfc: PfcSettings = PfcSettings()
+    ecn: EcnSettings = EcnSettings()
+    dcqcn: DcqcnSettings = DcqcnSettings()
+    infiniband: InfinibandSettings = InfinibandSettings()
+    tcp: TcpSettings = TcpSettings()
+
+    def switch_latency_ns(self) -> float:
+        """Typical port-to-port latency: IB ~200 ns, Ethernet cut-through ~300 ns."""
+        return 200.0 if self.technology is Technology.INFINIBAND else 300.0
+
+    def wire_overhead_bytes(self) -> int:
+        """Per-packet bytes on the wire beyond the payload.
+
+        RoCEv2: Eth 14 + IP 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4 + preamble/IFG 20 = 82.
+        InfiniBand: LRH 8 + BTH 12 + ICRC 4 + VCRC 2 (+ start/end) ~ 30.
+        TCP/IP over Ethernet: Eth 14 + IP 20 + TCP 20 + FCS 4 + preamble/IFG 20 = 78.
+        """
+        return {Technology.ROCE: 82, Technology.INFINIBAND: 30, Technology.ETHERNET: 78}[
+            self.technology
+        ]

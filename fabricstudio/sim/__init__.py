@@ -1,0 +1,1 @@
+"""Traffic simulation of the fabric (Qt-free)."""

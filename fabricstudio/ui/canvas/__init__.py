@@ -1,0 +1,1 @@
+"""The design canvas: scene, view and graphics items."""

@@ -1,0 +1,31 @@
+"""Layering guard: the Qt-free packages import no Qt or pyqtgraph (checked in a fresh process)."""
+
+import subprocess
+import sys
+
+import pytest
+
+QT_FREE = ["fabricstudio.model", "fabricstudio.formats", "fabricstudio.topology",
+           "fabricstudio.sim", "fabricstudio.cli"]
+
+
+@pytest.mark.parametrize("package", QT_FREE)
+def test_package_imports_no_qt(package):
+    code = (
+        "import importlib, pkgutil, sys\n"
+        f"pkg = importlib.import_module({package!r})\n"
+        "for info in pkgutil.walk_packages(getattr(pkg, '__path__', []), pkg.__name__ + '.'):\n"
+        "    importlib.import_module(info.name)\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('PySide6', 'shiboken6', 'pyqtgraph') or m.startswith('fabricstudio.ui'))\n"
+        "print(','.join(bad))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"{package} pulled in: {out.stdout.strip()}"
+
+
+def test_model_imports_no_engines():
+    code = ("import sys, fabricstudio.model, fabricstudio.model.commands\n"
+            "print(','.join(m for m in ('networkx', 'simpy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
