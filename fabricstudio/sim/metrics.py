@@ -1,0 +1,181 @@
+"""Time-stamped simulation metrics: Frames, and the append-only MetricStream that holds them.
+
+The engine appends one :class:`Frame` per sample period of simulated time.  Per-link values
+are numpy arrays indexed by the fixed order of :attr:`MetricStream.links` (one entry per
+*directed* link: each cable appears twice, once per direction).  The stream keeps the whole
+history in columnar arrays, so the live view, replay, scrubbing, plots and CSV export all read
+the same data by index or by time.  Appending and reading are safe from different threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: Per-directed-link fields of a frame, their dtype and meaning (all over one sample period
+#: unless marked "at the sample instant").
+LINK_FIELDS: dict[str, tuple[type, str]] = {
+    "utilisation": (np.float32, "fraction of the period the transmitter was sending (0..1)"),
+    "queue_bytes": (np.float32, "bytes queued for this link at the sending port (instant)"),
+    "paused": (np.float32, "fraction of the period the sender was held by PFC PAUSE (0..1)"),
+    "pauses_sent": (np.int32, "PFC PAUSE frames the receiving end sent upstream on this link"),
+    "ecn_marks": (np.int32, "packets ECN-marked when leaving this link's egress queue"),
+    "cnps": (np.int32, "CNPs caused by marks on this link"),
+    "drops": (np.int32, "packets dropped at this link's egress (tail drop or headroom overflow)"),
+    "credit_stall": (np.float32, "fraction of the period data waited for IB credits (0..1)"),
+}
+#: Per-flow fields of a frame.
+FLOW_FIELDS: dict[str, tuple[type, str]] = {
+    "delivered_bytes": (np.float64, "bytes delivered to the destination so far (cumulative)"),
+    "rate_gbps": (np.float32, "goodput over the period (Gb/s)"),
+}
+
+
+@dataclass(frozen=True)
+class DirectedLink:
+    """One direction of a cable: traffic leaves ``src`` on ``src_port`` toward ``dst``."""
+
+    index: int
+    link_id: str
+    src: str
+    src_port: int
+    dst: str
+    dst_port: int
+    speed_gbps: float
+
+    @property
+    def key(self) -> str:
+        """Stable text key, e.g. ``l1:h1>s1``."""
+        return f"{self.link_id}:{self.src}>{self.dst}"
+
+
+@dataclass
+class Frame:
+    """Metrics of one sample period ending at simulated time ``t`` (seconds)."""
+
+    t: float
+    links: dict[str, np.ndarray]
+    flows: dict[str, np.ndarray] = field(default_factory=dict)
+    flow_ids: tuple[int, ...] = ()
+
+    def link(self, name: str) -> np.ndarray:
+        """One per-link field, indexed like :attr:`MetricStream.links`."""
+        return self.links[name]
+
+
+def empty_link_arrays(n_links: int) -> dict[str, np.ndarray]:
+    """Zeroed per-link arrays for one frame."""
+    return {name: np.zeros(n_links, dtype=dtype) for name, (dtype, _) in LINK_FIELDS.items()}
+
+
+class MetricStream:
+    """Append-only history of frames with columnar per-link storage.
+
+    ``links`` fixes the per-link order.  Flows may be added during a run, so per-flow arrays are
+    kept per frame (their ids in ``Frame.flow_ids``).
+    """
+
+    def __init__(self, links: tuple[DirectedLink, ...], sample_period_s: float) -> None:
+        self.links = links
+        self.sample_period_s = sample_period_s
+        self._lock = threading.Lock()
+        self._times = np.zeros(64, dtype=np.float64)
+        self._columns = {name: np.zeros((64, len(links)), dtype=dtype)
+                         for name, (dtype, _) in LINK_FIELDS.items()}
+        self._flows: list[tuple[tuple[int, ...], dict[str, np.ndarray]]] = []
+        self._count = 0
+        self.finished = False
+
+    # ---------------------------------------------------------------- writing
+    def append(self, frame: Frame) -> None:
+        """Add the next frame (times must increase)."""
+        with self._lock:
+            if self._count and frame.t <= self._times[self._count - 1]:
+                raise ValueError("frames must be appended in increasing time")
+            if self._count == len(self._times):
+                self._grow()
+            i = self._count
+            self._times[i] = frame.t
+            for name, column in self._columns.items():
+                column[i] = frame.links[name]
+            self._flows.append((frame.flow_ids, frame.flows))
+            self._count += 1
+
+    def _grow(self) -> None:
+        capacity = 2 * len(self._times)
+        self._times = np.resize(self._times, capacity)
+        for name, column in self._columns.items():
+            grown = np.zeros((capacity, column.shape[1]), dtype=column.dtype)
+            grown[: self._count] = column[: self._count]
+            self._columns[name] = grown
+
+    # ---------------------------------------------------------------- reading
+    def __len__(self) -> int:
+        return self._count
+
+    @property
+    def times(self) -> np.ndarray:
+        """Frame end times so far (a read-only view)."""
+        view = self._times[: self._count]
+        view.flags.writeable = False
+        return view
+
+    def frame(self, index: int) -> Frame:
+        """Frame number ``index`` (negative counts from the end)."""
+        with self._lock:
+            n = self._count
+            if index < 0:
+                index += n
+            if not 0 <= index < n:
+                raise IndexError(f"frame {index} of {n}")
+            links = {name: column[index].copy() for name, column in self._columns.items()}
+            flow_ids, flows = self._flows[index]
+            return Frame(float(self._times[index]), links, flows, flow_ids)
+
+    def latest(self) -> Frame | None:
+        """The newest frame, or None before the first sample."""
+        return self.frame(-1) if self._count else None
+
+    def index_at(self, t: float) -> int:
+        """Index of the frame covering time ``t`` (the last frame ending at or before it,
+        clamped to the recorded range); -1 when empty."""
+        if not self._count:
+            return -1
+        i = bisect_right(self._times[: self._count].tolist(), t) - 1
+        return min(max(i, 0), self._count - 1)
+
+    def frame_at(self, t: float) -> Frame | None:
+        """The frame covering simulated time ``t``."""
+        i = self.index_at(t)
+        return None if i < 0 else self.frame(i)
+
+    def link_series(self, name: str, link_index: int | None = None) -> np.ndarray:
+        """History of a per-link field: shape (frames,) for one link, (frames, links) for all."""
+        column = self._columns[name][: self._count]
+        return column[:, link_index].copy() if link_index is not None else column.copy()
+
+    def flow_series(self, name: str, flow_id: int) -> tuple[np.ndarray, np.ndarray]:
+        """(times, values) of a per-flow field over the frames in which the flow existed."""
+        times, values = [], []
+        for t, (ids, flows) in zip(self.times, self._flows[: self._count]):
+            if flow_id in ids:
+                times.append(t)
+                values.append(flows[name][ids.index(flow_id)])
+        return np.asarray(times), np.asarray(values)
+
+    def first_time(self, name: str) -> float | None:
+        """Time of the first frame where any link's ``name`` is non-zero (e.g. first PAUSE)."""
+        column = self._columns[name][: self._count]
+        rows = np.flatnonzero(column.any(axis=1)) if column.size else []
+        return float(self._times[rows[0]]) if len(rows) else None
+
+    def peak_time(self, name: str) -> float | None:
+        """Time of the frame holding the largest value of ``name`` over all links."""
+        column = self._columns[name][: self._count]
+        if not column.size:
+            return None
+        row = int(np.unravel_index(np.argmax(column), column.shape)[0])
+        return float(self._times[row])

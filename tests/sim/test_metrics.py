@@ -1,0 +1,49 @@
+"""MetricStream: append, read by index and time, columnar series, event times."""
+
+import numpy as np
+import pytest
+
+from fabricstudio.sim.metrics import DirectedLink, Frame, MetricStream, empty_link_arrays
+
+
+def make_stream(n_frames: int) -> MetricStream:
+    links = (DirectedLink(0, "l1", "a", 0, "b", 0, 100.0), DirectedLink(1, "l1", "b", 0, "a", 0, 100.0))
+    stream = MetricStream(links, 1e-5)
+    for i in range(n_frames):
+        arrays = empty_link_arrays(2)
+        arrays["utilisation"][:] = (i / n_frames, 0.0)
+        arrays["pauses_sent"][1] = 1 if i == 70 else 0
+        arrays["queue_bytes"][0] = 1000 if i == 90 else 10
+        stream.append(Frame((i + 1) * 1e-5, arrays, {"delivered_bytes": np.array([i * 10.0]),
+                                                     "rate_gbps": np.array([1.0])}, (7,)))
+    return stream
+
+
+def test_history_survives_growth_and_reads_by_time():
+    stream = make_stream(100)
+    assert len(stream) == 100 and stream.times[-1] == pytest.approx(1e-3)
+    assert stream.frame_at(5.5e-5).t == pytest.approx(5e-5)
+    assert stream.frame_at(0).t == pytest.approx(1e-5)
+    assert stream.frame_at(1).t == pytest.approx(1e-3)
+    assert stream.link_series("utilisation", 0)[50] == pytest.approx(0.5)
+    assert stream.link_series("utilisation").shape == (100, 2)
+    times, delivered = stream.flow_series("delivered_bytes", 7)
+    assert delivered[-1] == 990 and len(times) == 100
+
+
+def test_event_times():
+    stream = make_stream(100)
+    assert stream.first_time("pauses_sent") == pytest.approx(71e-5)
+    assert stream.peak_time("queue_bytes") == pytest.approx(91e-5)
+    assert stream.first_time("drops") is None
+
+
+def test_frames_must_move_forward():
+    stream = make_stream(2)
+    with pytest.raises(ValueError):
+        stream.append(Frame(1e-5, empty_link_arrays(2)))
+
+
+def test_empty_stream():
+    stream = make_stream(0)
+    assert stream.latest() is None and stream.frame_at(1.0) is None and stream.peak_time("drops") is None
