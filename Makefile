@@ -20,8 +20,8 @@ run: $(STAMP)
 	$(VENV)/bin/fabricstudio gui $(EXAMPLE)
 
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
 	$(VENV)/bin/lint-imports
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
 
 screenshots: $(STAMP)
 	$(PY) tools/screenshots.py

@@ -57,3 +57,13 @@ def test_unknown_option_is_a_usage_error():
     out = run_cli("validate", "--frobnicate", "x.json")
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "unrecognized arguments" in out.stderr
+
+
+def test_gui_without_display_says_so(examples_dir):
+    import os
+
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    out = run_cli("gui", str(examples_dir / "tiny.json"), env=env)
+    assert out.returncode == 1 and "no display found" in out.stderr
+    assert "Traceback" not in out.stderr
