@@ -39,6 +39,7 @@ from fabricstudio.topology.builders.specs import (
     check_spec,
 )
 from fabricstudio.topology.builders.wiring import Accumulator
+from fabricstudio.topology.cables import CABLE_CLASSES, cable_class
 from fabricstudio.topology.layout import COLUMN_GAP, ROW_GAP
 
 _FAMILY_LABEL = {"leaf-spine": "Leaf-spine", "fat-tree": "Fat tree",
@@ -124,7 +125,7 @@ def _summary(spec: FabricSpec, compute: ComputePlan, storage: StoragePlan, mgmt:
     switches["storage_spine"] = len(storage.tiers.spines) + len(storage.tiers.cores)
     switches["management"] = kinds.get("mgmt_switch", 0)
     cables = Counter(link.plane.value for link in links)
-    reach = Counter(link.reach_class for link in links)
+    reach = Counter(cable_class(link) for link in links)
     hosts = len(compute.servers) * spec.nics_per_server
     nic_speed = compute.leaf_down_speed
     up_gbps = compute.up_per_leaf * spec.port_speed_gbps
@@ -147,7 +148,7 @@ def _summary(spec: FabricSpec, compute: ComputePlan, storage: StoragePlan, mgmt:
         "links": len(links),
         "cables": {"compute": cables.get("compute", 0), "storage": cables.get("storage", 0),
                    "management": cables.get("management", 0)},
-        "cables_by_reach": {k: reach.get(k, 0) for k in ("DAC", "AOC", "optics")},
+        "cables_by_class": {k: reach.get(k, 0) for k in CABLE_CLASSES},
         "down_ports_per_leaf": compute.down_per_leaf,
         "uplinks_per_leaf": compute.up_per_leaf,
         "links_per_leaf_spine": compute.tiers.links_per_leaf_spine,
