@@ -66,7 +66,9 @@ def place_management(racks: Sequence[tuple[str, Sequence[str]]],
     last_x = -math.inf
     for switch, members in racks:
         xs = [out[m][0] for m in members if m in out] or [0.0]
-        x = max(sum(xs) / len(xs), last_x + COLUMN_GAP)
+        # A rack stacked in one column: step aside so its cables fan out visibly.
+        nudge = COLUMN_GAP * 0.45 if len(set(xs)) == 1 and len(xs) > 1 else 0.0
+        x = max(sum(xs) / len(xs) + nudge, last_x + COLUMN_GAP)
         out[switch] = (x, y)
         last_x = x
     if racks:
