@@ -95,11 +95,11 @@ def build_fabric(spec: FabricSpec) -> FabricBuild:
 
 def _layout(compute: ComputePlan, storage: StoragePlan, mgmt: MgmtPlan) -> dict:
     out: dict[str, tuple[float, float]] = {}
-    pod = compute.tiers.pod_spines if len(compute.tiers.pod_spines) > 0 else []
     right, lowest = place_network(compute.groups, compute.tiers.spines, compute.tiers.cores,
-                                  pod, 0.0, out)
+                                  compute.tiers.pod_spines, 0.0, out,
+                                  column_major=compute.servers_by_leaf)
     if storage.leaves:
-        s_right, s_low = place_network(storage.groups, storage.tiers.spines,
+        _, s_low = place_network(storage.groups, storage.tiers.spines,
                                        storage.tiers.cores, storage.tiers.pod_spines,
                                        right + 4 * COLUMN_GAP, out)
         lowest = max(lowest, s_low)

@@ -49,6 +49,8 @@ class ComputePlan:
     up_per_leaf: int
     leaf_down_speed: float
     max_gpus: int
+    #: True when each group lists its servers leaf by leaf (top-of-rack, fat tree).
+    servers_by_leaf: bool = False
     facts: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
@@ -119,7 +121,8 @@ def build_leaf_spine(acc: Accumulator, spec: LeafSpineSpec) -> ComputePlan:
             for nic in range(n):
                 _nic_link(acc, server, nic, leaf, down_speed, length)
     tiers = two_tier(acc, leaves, up, tpl, spec.spines)
-    plan = ComputePlan(servers, leaves, tiers, groups, hosts_per_leaf, up, down_speed, max_gpus)
+    plan = ComputePlan(servers, leaves, tiers, groups, hosts_per_leaf, up, down_speed, max_gpus,
+                       servers_by_leaf=True)
     plan.facts = {"servers_per_leaf": per_leaf}
     if leaves_n == 1:
         plan.up_per_leaf = 0
@@ -165,7 +168,8 @@ def build_fat_tree(acc: Accumulator, spec: FatTreeSpec) -> ComputePlan:
         members = [s for leaf_members in leaf_servers[first:first + len(pod)]
                    for s in leaf_members]
         groups.append((pod, list(dict.fromkeys(members))))
-    plan = ComputePlan(servers, leaves, tiers, groups, down, up, down_speed, max_gpus)
+    plan = ComputePlan(servers, leaves, tiers, groups, down, up, down_speed, max_gpus,
+                       servers_by_leaf=True)
     plan.facts = {"pods": len(pods), "leaves_per_pod": per_pod, "k": radix}
     if len(pods) == 1:
         plan.notes.append("one pod: no core tier is needed")
