@@ -182,3 +182,11 @@ def test_empty_design_analyses_without_error():
     report = analyze(Design())
     assert report.counts.gpus == 0 and report.bisection.method == "none"
     assert report.paths.hops is None and not report.deadlock.risk
+
+
+def test_design_data_with_links_lacking_ports_is_resolved_first():
+    data = build_fabric(LeafSpineSpec(gpus=16, servers_per_leaf=1)).to_data()
+    bare = data.model_copy(update={"links": tuple(
+        link.model_copy(update={"a_port": None, "b_port": None}) for link in data.links)})
+    report = analyze(bare)
+    assert report.counts.hosts == 16 and not report.errors()

@@ -178,3 +178,19 @@ def test_bom_counts_of_generated_families():
     # k-ary: k^3/4 host links plus k^3/4 per switch tier boundary.
     assert ft.summary["cables"]["compute"] == 3 * 8**3 // 4
     assert ft.summary["cables_by_class"]["optics"] == 8**3 // 4
+
+
+def test_fragment_for_renames_clashing_ids_and_places_beside_existing_devices():
+    from fabricstudio.model.commands import AddFragment
+
+    design = build_fabric(LeafSpineSpec(gpus=16, servers_per_leaf=1)).to_design()
+    build = build_fabric(RailOptimizedSpec(gpus=64, servers_per_su=8))
+    devices, links = build.fragment_for(design)
+    assert devices[0].id == "f2-server1" and links[0].a == "f2-server1"
+    assert min(d.x for d in devices) > max(d.x for d in design.devices.values())
+    command = AddFragment(devices, links)
+    command.do(design)
+    assert len(design.devices) == 4 + 2 + len(build.devices)
+    command.undo(design)
+    assert "f2-server1" not in design
+    assert build.fragment_for(None) == (build.devices, build.links)

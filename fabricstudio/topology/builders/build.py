@@ -67,6 +67,27 @@ class FabricBuild:
         """A new Design holding the build."""
         return Design.from_data(self.to_data())
 
+    def fragment_for(self, design: Design | None) -> tuple[list[Device], list[Link]]:
+        """Devices and links to add to ``design`` with ``AddFragment``: ids that clash with
+        the design's get a common prefix (``f2-server1`` ...), and the fabric is placed to the
+        right of what the design already shows."""
+        if design is None or not len(design.devices):
+            return list(self.devices), list(self.links)
+        taken = set(design.devices) | set(design.links)
+        prefix = ""
+        n = 1
+        ids = [d.id for d in self.devices] + [lk.id for lk in self.links]
+        while any(prefix + i in taken for i in ids):
+            n += 1
+            prefix = f"f{n}-"
+        shift = max(d.x for d in design.devices.values()) + 4 * COLUMN_GAP - min(
+            d.x for d in self.devices)
+        devices = [d.model_copy(update={"id": prefix + d.id, "x": d.x + shift})
+                   for d in self.devices]
+        links = [lk.model_copy(update={"id": prefix + lk.id, "a": prefix + lk.a,
+                                       "b": prefix + lk.b}) for lk in self.links]
+        return devices, links
+
 
 def build_fabric(spec: FabricSpec) -> FabricBuild:
     """Build the fabric ``spec`` describes; BuildError (one sentence) when it cannot be built.
