@@ -108,7 +108,7 @@ def build_fabric(spec: FabricSpec) -> FabricBuild:
     devices = [d.model_copy(update={"x": positions[d.id][0], "y": positions[d.id][1]})
                for d in acc.devices]
     name = spec.name or _default_name(spec, len(compute.servers))
-    summary = _summary(spec, compute, storage, mgmt, devices, acc.links)
+    summary = _summary(spec, compute, storage, devices, acc.links)
     return FabricBuild(name=name, description=_description(spec, summary), spec=spec,
                        devices=devices, links=acc.links,
                        fabric=FabricSettings(technology=spec.technology), summary=summary)
@@ -120,9 +120,8 @@ def _layout(compute: ComputePlan, storage: StoragePlan, mgmt: MgmtPlan) -> dict:
                                   compute.tiers.pod_spines, 0.0, out,
                                   column_major=compute.servers_by_leaf)
     if storage.leaves:
-        _, s_low = place_network(storage.groups, storage.tiers.spines,
-                                       storage.tiers.cores, storage.tiers.pod_spines,
-                                       right + 4 * COLUMN_GAP, out)
+        _, s_low = place_network(storage.groups, storage.tiers.spines, storage.tiers.cores,
+                                 storage.tiers.pod_spines, right + 4 * COLUMN_GAP, out)
         lowest = max(lowest, s_low)
     place_management(mgmt.racks, mgmt.aggregation, lowest + SERVER_ROW_GAP + ROW_GAP * 0.6, out)
     return out
@@ -137,7 +136,7 @@ def _oversub(down_gbps: float, up_gbps: float) -> float | None:
     return round(down_gbps / up_gbps, 4) if up_gbps else None
 
 
-def _summary(spec: FabricSpec, compute: ComputePlan, storage: StoragePlan, mgmt: MgmtPlan,
+def _summary(spec: FabricSpec, compute: ComputePlan, storage: StoragePlan,
              devices: list[Device], links: list[Link]) -> dict[str, Any]:
     kinds = Counter(DeviceKind(d.kind).value for d in devices
                     if Plane.COMPUTE in d.planes or DeviceKind(d.kind) is DeviceKind.MGMT_SWITCH)
@@ -155,7 +154,7 @@ def _summary(spec: FabricSpec, compute: ComputePlan, storage: StoragePlan, mgmt:
     oversub = {"leaf": leaf_ratio}
     if compute.tiers.cores:
         oversub["spine"] = 1.0
-    bisection = _bisection_gbps(spec, compute, links)
+    bisection = _bisection_gbps(compute, links)
     return {
         "topology": spec.topology,
         "technology": spec.technology.value,
@@ -182,7 +181,7 @@ def _summary(spec: FabricSpec, compute: ComputePlan, storage: StoragePlan, mgmt:
     }
 
 
-def _bisection_gbps(spec: FabricSpec, compute: ComputePlan, links: list[Link]) -> float:
+def _bisection_gbps(compute: ComputePlan, links: list[Link]) -> float:
     """Half the narrowest tier: NIC capacity, leaf uplinks, spine uplinks (Clos formula
     hosts/2 x C / o for full fabrics)."""
     leaf_set = set(compute.leaves)
