@@ -64,3 +64,11 @@ def test_explicit_graph_agrees_with_the_certificate_on_a_small_clos():
 
     deps, complete = _dependencies(graph, distances(graph, 10**6))
     assert complete and deps.number_of_edges() > 0 and nx.is_directed_acyclic_graph(deps)
+
+
+def test_a_missing_uplink_forces_the_explicit_graph_which_finds_no_cycle():
+    design = build_fabric(LeafSpineSpec(gpus=64, servers_per_leaf=1, spines=8)).to_design()
+    design.remove_link("leaf1-spine1")
+    report = analyze(design)
+    assert report.deadlock.method == "buffer-dependency graph"
+    assert report.deadlock.dependencies > 0 and not report.deadlock.risk

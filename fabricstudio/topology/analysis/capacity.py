@@ -21,25 +21,23 @@ def _ratio(down: float, up: float) -> float | None:
     return round(down / up, 4) if up > 0 else None
 
 
-def switch_loads(graph: PlaneGraph) -> tuple[list[float], list[float], int]:
-    """(down Gb/s, up Gb/s) per switch index, and the count of lateral switch pairs."""
+def switch_loads(graph: PlaneGraph) -> tuple[list[float], list[float]]:
+    """(down Gb/s, up Gb/s) per switch index; links within a tier count as neither."""
     down = [float(graph.host_gbps.get(i, 0.0)) for i in range(graph.n)]
     up = [0.0] * graph.n
-    lateral = 0
     for (i, j), (_, gbps) in graph.pairs.items():
         ti, tj = graph.tier[i], graph.tier[j]
         if ti == tj:
-            lateral += 1
             continue
         low, high = (i, j) if ti < tj else (j, i)
         up[low] += gbps
         down[high] += gbps
-    return down, up, lateral
+    return down, up
 
 
 def oversubscription(graph: PlaneGraph) -> Oversubscription:
     """Per-tier totals and every leaf's ratio."""
-    down, up, _ = switch_loads(graph)
+    down, up = switch_loads(graph)
     by_tier: dict[int, list[int]] = defaultdict(list)
     for i in range(graph.n):
         by_tier[int(graph.tier[i])].append(i)
@@ -79,7 +77,7 @@ def bisection(view: DesignView, graph: PlaneGraph) -> Bisection:
     if total_hosts < 2:
         return Bisection(gbps=0.0, method="none", exact=True,
                          note="fewer than two GPU NICs are connected")
-    down, up, _ = switch_loads(graph)
+    down, up = switch_loads(graph)
     if _is_symmetric_clos(graph, down, up):
         host_cap = sum(graph.host_gbps.values())
         tier_up: dict[int, float] = defaultdict(float)

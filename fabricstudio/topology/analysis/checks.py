@@ -137,7 +137,7 @@ def resilience(view: DesignView, graph: PlaneGraph) -> list[Issue]:
 def oversubscribed(oversub: Oversubscription, graph: PlaneGraph) -> list[Issue]:
     """One warning per tier with switches whose down capacity exceeds their up capacity."""
     issues = []
-    down, up, _ = switch_loads(graph)
+    down, up = switch_loads(graph)
     for tier in oversub.tiers:
         if tier.worst_ratio is None or tier.worst_ratio <= 1.0 + 1e-9:
             continue

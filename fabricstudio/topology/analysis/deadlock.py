@@ -60,30 +60,43 @@ def _valley_free(graph: PlaneGraph, dists: Distances) -> bool:
 
 
 def _dependencies(graph: PlaneGraph, dists: Distances) -> tuple[nx.DiGraph, bool]:
-    """The explicit dependency graph over the sampled destinations; (graph, complete)."""
-    neighbours: list[list[int]] = [[] for _ in range(graph.n)]
-    for i, j in graph.pairs:
-        neighbours[i].append(j)
-        neighbours[j].append(i)
+    """The explicit dependency graph over the sampled destinations; (graph, complete).
+
+    Nodes are directed switch links (i, j); an edge (x, v) -> (v, w) means a route toward some
+    destination goes x -> v -> w.  Channel x -> v is used toward B when x lies on a shortest
+    path from some access switch A to B: d(A, x) + d(x, B) = d(A, B).
+    """
+    src, dst = _directed_edges(graph)
+    order = np.argsort(src, kind="stable")
+    src_sorted = src[order]
     row_of = {int(s): r for r, s in enumerate(dists.sources)}
-    src_rows = np.array([row_of[int(a)] for a in dists.sources])
-    deps = nx.DiGraph()
-    for r, dest in enumerate(dists.sources):
-        d_b = dists.dist[r]
-        # x is used toward B when some source A has d(A,x) + d(x,B) = d(A,B).
-        d_all = dists.dist[src_rows]
+    d_all = dists.dist[[row_of[int(a)] for a in dists.sources]]
+    codes: list[np.ndarray] = []
+    total = 0
+    complete = True
+    for dest in dists.sources:
+        d_b = dists.dist[row_of[int(dest)]]
         d_ab = d_all[:, int(dest)][:, None]
         used = ((d_all + d_b[None, :] == d_ab) & (d_all >= 0) & (d_b[None, :] >= 0)).any(axis=0)
-        for x in np.nonzero(used & (d_b >= 2))[0]:
-            for v in neighbours[x]:
-                if d_b[v] != d_b[x] - 1:
-                    continue
-                for w in neighbours[v]:
-                    if d_b[w] == d_b[v] - 1:
-                        deps.add_edge((int(x), v), (v, w))
-            if deps.number_of_edges() > MAX_DEPENDENCIES:
-                return deps, False
-    return deps, True
+        toward = (d_b[src] == d_b[dst] + 1) & (d_b[dst] >= 0)
+        incoming = np.nonzero(toward & used[src] & (d_b[dst] >= 1))[0]
+        out_sorted = toward[order]
+        lo = np.searchsorted(src_sorted, dst[incoming], side="left")
+        hi = np.searchsorted(src_sorted, dst[incoming], side="right")
+        for e_in, a, b in zip(incoming, lo, hi):
+            outs = order[a:b][out_sorted[a:b]]
+            codes.append(e_in * len(src) + outs)
+            total += len(outs)
+        if total > MAX_DEPENDENCIES:
+            complete = False
+            break
+    deps = nx.DiGraph()
+    if codes:
+        unique = np.unique(np.concatenate(codes))
+        e_in, e_out = np.divmod(unique, len(src))
+        channel = [(int(a), int(b)) for a, b in zip(src, dst)]
+        deps.add_edges_from((channel[i], channel[o]) for i, o in zip(e_in, e_out))
+    return deps, complete
 
 
 def deadlock_risk(graph: PlaneGraph, dists: Distances, lossless: bool) -> Deadlock:
