@@ -194,3 +194,16 @@ def test_fragment_for_renames_clashing_ids_and_places_beside_existing_devices():
     command.undo(design)
     assert "f2-server1" not in design
     assert build.fragment_for(None) == (build.devices, build.links)
+
+
+@pytest.mark.parametrize("spec,message", [
+    (LeafSpineSpec(gpus=64, servers_per_leaf=0), "servers per leaf 0: must be at least 1"),
+    (LeafSpineSpec(gpus=64, spines=-2), "spine count -2"),
+    (FatTreeSpec(leaves_per_pod=0), "leaves per pod 0"),
+    (RailOptimizedSpec(gpus=64, servers_per_su=0), "servers per scalable unit 0"),
+    (LeafSpineSpec(gpus=64, servers_per_leaf=5), "5 server(s) x 8 NICs do not fit the 32 down"),
+])
+def test_family_options_are_checked(spec, message):
+    with pytest.raises(BuildError) as info:
+        build_fabric(spec)
+    assert message in str(info.value)
