@@ -26,7 +26,11 @@ FAMILIES = [
 ]
 
 
-@pytest.mark.parametrize("spec", FAMILIES, ids=lambda s: f"{s.topology}-{s.gpus}-o{s.oversubscription:g}")
+def family_id(spec):
+    return f"{spec.topology}-{spec.gpus}-o{spec.oversubscription:g}"
+
+
+@pytest.mark.parametrize("spec", FAMILIES, ids=family_id)
 def test_bisection_of_the_families_equals_hosts_over_2_times_c_over_o(spec):
     build = build_fabric(spec)
     report = analyze(build.to_design())
