@@ -6,7 +6,7 @@ import pytest
 
 from fabricstudio.cli import main
 from fabricstudio.formats import load_design, save_design
-from tests.topology.conftest import ring_design
+from tests.topology.designs import ring_design
 
 
 def test_generate_writes_a_valid_design_and_prints_a_summary(tmp_path, capsys):

@@ -10,11 +10,11 @@ from fabricstudio.topology.builders import (
     RailOptimizedSpec,
     build_fabric,
 )
-from tests.topology.conftest import ring_design
+from tests.topology.designs import ring_design
 
 
-def test_a_ring_of_four_switches_has_a_cycle_naming_them(ring4):
-    report = analyze(ring4)
+def test_a_ring_of_four_switches_has_a_cycle_naming_them():
+    report = analyze(ring_design(4))
     assert report.deadlock.risk
     assert report.deadlock.method == "buffer-dependency graph"
     cycle = report.deadlock.cycles[0]

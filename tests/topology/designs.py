@@ -1,7 +1,5 @@
 """Small hand-made designs for the analysis tests."""
 
-import pytest
-
 from fabricstudio.model import Design, FabricSettings, GpuServer, Leaf, Link, Technology
 
 
@@ -17,9 +15,3 @@ def ring_design(switches: int = 4, technology: Technology = Technology.ROCE,
         j = i % switches + 1
         design.add_link(Link(id=f"sw{i}-sw{j}", a=f"sw{i}", b=f"sw{j}"))
     return design
-
-
-@pytest.fixture
-def ring4() -> Design:
-    """Four switches in a ring."""
-    return ring_design(4)
