@@ -194,3 +194,24 @@ def test_design_data_with_links_lacking_ports_is_resolved_first():
         link.model_copy(update={"a_port": None, "b_port": None}) for link in data.links)})
     report = analyze(bare)
     assert report.counts.hosts == 16 and not report.errors()
+
+
+def test_ports_over_radix_in_unvalidated_data_is_an_error():
+    from fabricstudio.model import DesignData
+
+    data = build_fabric(LeafSpineSpec(gpus=16, servers_per_leaf=1)).to_data()
+    shrunk = tuple(d.model_copy(update={"radix": 4}) if d.id == "spine1" else d
+                   for d in data.nodes)
+    report = analyze(DesignData.model_construct(**{**dict(data), "nodes": shrunk}))
+    issue = next(i for i in report.issues if i.code == "ports-over-radix")
+    assert issue.objects == ["spine1"] and "has 4 ports" in issue.message
+
+
+def test_data_with_a_dangling_link_raises_design_error():
+    from fabricstudio.model import DesignData, DesignError, Link
+
+    data = build_fabric(LeafSpineSpec(gpus=16, servers_per_leaf=1)).to_data()
+    bad = DesignData.model_construct(**{**dict(data), "links": data.links + (
+        Link(id="ghost", a="leaf1", b="nowhere", a_port=40, b_port=0),)})
+    with pytest.raises(DesignError, match="nowhere"):
+        analyze(bad)

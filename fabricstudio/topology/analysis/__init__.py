@@ -47,6 +47,7 @@ def analyze(design: Design | DesignData, *, max_pairs: int = DEFAULT_MAX_PAIRS) 
     deadlock = deadlock_risk(compute, dists, lossless)
     oversub = oversubscription(compute)
     issues = checks.unconnected(view)
+    issues += checks.ports_over_radix(view)
     issues += checks.partitions(view, compute)
     storage = plane_graph(view, Plane.STORAGE)
     if storage.host_links:

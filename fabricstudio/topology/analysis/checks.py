@@ -47,6 +47,24 @@ def unconnected(view: DesignView) -> list[Issue]:
     return issues
 
 
+def ports_over_radix(view: DesignView) -> list[Issue]:
+    """Devices with links on ports they do not have.  A Design refuses these; plain
+    DesignData handed to analyze() directly is not checked otherwise."""
+    issues = []
+    for device_id, ports in view.used_ports.items():
+        device = view.devices.get(device_id)
+        if device is None:
+            continue
+        beyond = sorted(p for p in ports if p is not None and p >= device.port_count())
+        if beyond:
+            issues.append(Issue(
+                severity="error", code="ports-over-radix",
+                message=f"{device_id} has {device.port_count()} ports but links use port"
+                        f"{'s' if len(beyond) > 1 else ''} {_names([str(p) for p in beyond])}",
+                objects=[device_id]))
+    return issues
+
+
 def speed_mismatches(view: DesignView) -> list[Issue]:
     """Compute and storage links whose two ports run at different speeds, or that run slower
     than both of their ports."""
@@ -54,7 +72,9 @@ def speed_mismatches(view: DesignView) -> list[Issue]:
     for link in view.links:
         if link.plane is Plane.MANAGEMENT:
             continue
-        a, b = view.devices[link.a], view.devices[link.b]
+        a, b = view.devices.get(link.a), view.devices.get(link.b)
+        if a is None or b is None:
+            continue
         sa, sb = a.speed_of_port(link.a_port), b.speed_of_port(link.b_port)
         if sa != sb:
             issues.append(Issue(

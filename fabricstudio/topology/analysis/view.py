@@ -28,9 +28,11 @@ class DesignView:
     def of(cls, design: Design | DesignData) -> "DesignView":
         """Snapshot ``design`` (a live Design or its plain data; data with links lacking
         ports is resolved as loading would, and DesignError raised if it is invalid)."""
-        if not isinstance(design, Design) and any(
-                link.a_port is None or link.b_port is None for link in design.links):
-            design = Design.from_data(design)  # assigns the missing ports (or DesignError)
+        if not isinstance(design, Design):
+            known = {d.id for d in design.nodes}
+            if any(link.a_port is None or link.b_port is None or link.a not in known
+                   or link.b not in known for link in design.links):
+                design = Design.from_data(design)  # assigns missing ports, or DesignError
         if isinstance(design, Design):
             devices, links = dict(design.devices), list(design.links.values())
         else:
