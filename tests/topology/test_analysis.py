@@ -215,3 +215,23 @@ def test_data_with_a_dangling_link_raises_design_error():
         Link(id="ghost", a="leaf1", b="nowhere", a_port=40, b_port=0),)})
     with pytest.raises(DesignError, match="nowhere"):
         analyze(bad)
+
+
+def test_uniform_but_sparse_wiring_is_not_taken_for_a_clos():
+    # Four leaves and four spines wired as one cycle: every switch alike, bisection halved.
+    from fabricstudio.model import Design, GpuServer, Leaf, Link, Spine
+
+    design = Design("cycle")
+    for i in range(1, 5):
+        design.add_device(Leaf(id=f"leaf{i}", radix=4, x=100.0 * i))
+        design.add_device(Spine(id=f"spine{i}", radix=4, x=100.0 * i))
+        design.add_device(GpuServer(id=f"server{i}", gpus=2, nics=2, x=100.0 * i))
+        for nic in range(2):
+            design.add_link(Link(id=f"server{i}-nic{nic}", a=f"server{i}", b=f"leaf{i}",
+                                 a_port=nic))
+    for i in range(1, 5):
+        design.add_link(Link(id=f"leaf{i}-spine{i}", a=f"leaf{i}", b=f"spine{i}"))
+        design.add_link(Link(id=f"spine{i}-leaf{i % 4 + 1}", a=f"spine{i}", b=f"leaf{i % 4 + 1}"))
+    report = analyze(design)
+    assert report.bisection.method == "max-flow-split" and not report.bisection.exact
+    assert report.bisection.gbps == 2 * 400.0  # the cycle is cut twice

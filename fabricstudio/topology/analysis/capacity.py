@@ -57,8 +57,10 @@ def oversubscription(graph: PlaneGraph) -> Oversubscription:
 
 
 def _is_symmetric_clos(graph: PlaneGraph, down: list[float], up: list[float]) -> bool:
-    """Hosts only on leaves, links only between adjacent tiers, and every switch of a tier
-    with the same down and up capacity (the generated families, fully populated)."""
+    """Hosts only on leaves, links only between adjacent tiers, every switch of a tier with
+    the same down and up capacity, and the tiers fully meshed (the generated families, fully
+    populated).  Uniform degrees alone are not enough: leaves and spines wired as one long
+    cycle are uniform but have a far narrower bisection."""
     hosts_off_leaf = any(graph.tier[i] != 1 for i in graph.hosts)
     if hosts_off_leaf:
         return False
@@ -68,7 +70,57 @@ def _is_symmetric_clos(graph: PlaneGraph, down: list[float], up: list[float]) ->
     by_tier: dict[int, set[tuple[float, float]]] = defaultdict(set)
     for i in range(graph.n):
         by_tier[int(graph.tier[i])].add((round(down[i], 6), round(up[i], 6)))
-    return all(len(shapes) == 1 for shapes in by_tier.values())
+    return all(len(shapes) == 1 for shapes in by_tier.values()) and _fully_meshed(graph)
+
+
+def _fully_meshed(graph: PlaneGraph) -> bool:
+    """Tiers 1..top (top <= 3) where, within each pod (a connected group of leaves and
+    spines), every leaf reaches every spine with the same number of cables, one pod when there
+    is no core, and every core reaches every pod with the same number of cables."""
+    tiers = {int(t) for t in graph.tier}
+    top = max(tiers)
+    if tiers != set(range(1, top + 1)) or top > 3:
+        return False
+    if top == 1:
+        return graph.n == 1
+    pod_of = _pods(graph)
+    pods: dict[int, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
+    for i in range(graph.n):
+        if graph.tier[i] < 3:
+            pods[pod_of[i]][int(graph.tier[i]) - 1].append(i)
+    if top == 2 and len(pods) != 1:
+        return False
+    for leaves, spines in pods.values():
+        counts = {graph.pairs.get((min(a, b), max(a, b)), (0,))[0]
+                  for a in leaves for b in spines}
+        if counts != {next(iter(counts))} or 0 in counts:
+            return False
+    core_links: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    for (i, j), (mult, _) in graph.pairs.items():
+        core, other = (i, j) if graph.tier[i] == 3 else (j, i)
+        if graph.tier[core] == 3:
+            core_links[core][pod_of[other]] += int(mult)
+    for i in range(graph.n):
+        per_pod = core_links.get(i, {}) if graph.tier[i] == 3 else None
+        if per_pod is not None and (set(per_pod) != set(pods) or len(set(per_pod.values())) != 1):
+            return False
+    return True
+
+
+def _pods(graph: PlaneGraph) -> list[int]:
+    """Pod number of every leaf and spine: connected components of leaf-spine links."""
+    parent = list(range(graph.n))
+
+    def find(x: int) -> int:
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for i, j in graph.pairs:
+        if graph.tier[i] < 3 and graph.tier[j] < 3:
+            parent[find(i)] = find(j)
+    return [find(i) for i in range(graph.n)]
 
 
 def bisection(view: DesignView, graph: PlaneGraph) -> Bisection:
