@@ -74,3 +74,10 @@ def test_analyze_bad_file_is_one_line(tmp_path, capsys):
     assert main(["analyze", str(tmp_path / "missing.json")]) == 1
     err = capsys.readouterr().err
     assert "no such file" in err and err.count("\n") == 1
+
+
+def test_generate_json_summary(tmp_path, capsys):
+    assert main(["generate", "leaf-spine", "--gpus", "2048", "--json",
+                 "-o", str(tmp_path / "ls.json")]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["switches"]["leaf"] == 64 and summary["switches"]["spine"] == 32
