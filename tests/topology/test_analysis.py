@@ -235,3 +235,17 @@ def test_uniform_but_sparse_wiring_is_not_taken_for_a_clos():
     report = analyze(design)
     assert report.bisection.method == "max-flow-split" and not report.bisection.exact
     assert report.bisection.gbps == 2 * 400.0  # the cycle is cut twice
+
+
+def test_sparse_bfs_used_beyond_dense_limit_matches_the_dense_one():
+    import numpy as np
+
+    from fabricstudio.topology.analysis.paths import bfs_counts, bfs_counts_sparse
+
+    view = DesignView.of(build_fabric(FatTreeSpec(switch_radix=8, gpus_per_server=1,
+                                                  nics_per_server=1)).to_design())
+    graph = plane_graph(view)
+    sources = np.array(graph.access()[:5])
+    dense = bfs_counts((graph.adjacency() > 0).astype(float), sources)
+    sparse = bfs_counts_sparse(graph, sources)
+    assert np.array_equal(dense[0], sparse[0]) and np.array_equal(dense[1], sparse[1])
