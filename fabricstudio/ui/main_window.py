@@ -343,7 +343,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------ reactions
     def _on_design_changed(self) -> None:
         self._update_counts()
-        self.view.legend.refresh()
+        self.view.refresh_legend()
 
     def _on_selection_changed(self) -> None:
         try:
@@ -371,7 +371,7 @@ class MainWindow(QMainWindow):
 
     def _colour_by(self, mode: str) -> None:
         self.scene.set_colour_mode(mode)
-        self.view.legend.refresh()
+        self.view.refresh_legend()
 
     def _cut(self) -> None:
         if self.editor.copy():
@@ -427,7 +427,7 @@ class MainWindow(QMainWindow):
 
         apply_theme(QApplication.instance(), theme)
         self.scene.set_theme(theme)
-        self.view.legend.update()
+        self.view.viewport().update()
         self.settings.setValue("theme", name)
         (self.act_dark if name == "dark" else self.act_light).setChecked(True)
 

@@ -83,6 +83,8 @@ class FabricScene(QGraphicsScene):
 
     def set_plane_visible(self, plane: Plane, visible: bool) -> None:
         """Show or hide one network (its links, and devices on no other visible network)."""
+        if visible == (plane not in self.hidden_planes):
+            return
         if visible:
             self.hidden_planes.discard(plane)
         else:
@@ -99,7 +101,7 @@ class FabricScene(QGraphicsScene):
         painter.fillRect(rect, self.theme.canvas)
         scale = painter.worldTransform().m11()
         step = GRID * 4
-        if step * scale < 12:
+        if step * scale < 24:
             return
         pen = QPen(self.theme.grid, 2.2 / max(scale, 1e-6))
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)

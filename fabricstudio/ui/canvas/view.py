@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 import math
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import QGraphicsView, QInputDialog, QWidget
+from PySide6.QtWidgets import QGraphicsView, QInputDialog
 
 from fabricstudio.ui.canvas.interactions import NewLinkInteraction
 from fabricstudio.ui.canvas.items.device_item import HANDLE_RADIUS, TILE, DeviceItem
@@ -44,15 +44,17 @@ class FabricView(QGraphicsView):
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
-        self.setOptimizationFlags(QGraphicsView.OptimizationFlag.DontSavePainterState)
-        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
+        self.setOptimizationFlags(QGraphicsView.OptimizationFlag.DontSavePainterState
+                                  | QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing)
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
         self.setAcceptDrops(True)
         self.setFrameShape(QGraphicsView.Shape.NoFrame)
         self.setSceneRect(QRectF(-50_000, -50_000, 100_000, 100_000))
         self.setMouseTracking(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.legend = LegendOverlay(self)
+        self._legend_key = None
+        self._legend_sections: list = []
 
     # ------------------------------------------------------------------ zoom
     def zoom(self) -> float:
@@ -242,51 +244,50 @@ class FabricView(QGraphicsView):
         self.setFocus()
 
     # ----------------------------------------------------------------- legend
+    # The legend is painted in drawForeground in viewport coordinates.  A floating child
+    # widget would overlap the viewport and disable Qt's accelerated scrolling (every pan frame
+    # would repaint everything); instead a scroll repaints only the legend's two rectangles.
     def set_legend_visible(self, visible: bool) -> None:
-        """Show or hide the legend overlay."""
+        """Show or hide the legend."""
         self.show_legend = visible
-        self.legend.setVisible(visible)
-        self._place_legend()
+        self.viewport().update()
 
-    def _place_legend(self) -> None:
-        size = self.legend.sizeHint()
-        self.legend.resize(size)
-        self.legend.move(self.viewport().width() - size.width() - 14,
-                         self.viewport().height() - size.height() - 14)
+    def refresh_legend(self) -> None:
+        """Re-read the design's kinds and speeds (after edits or a colour-mode change)."""
+        self._legend_key = None
+        if self.show_legend:
+            self.viewport().update(self._legend_rect().toAlignedRect().adjusted(-300, -300, 2, 2))
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
-        super().resizeEvent(event)
-        self._place_legend()
+    def _legend(self):
+        scene = self.scene()
+        key = (scene.design.revision, scene.colour_by, id(scene.design))
+        if self._legend_key != key:
+            self._legend_key = key
+            self._legend_sections = legend_entries(scene.design, scene.colour_by)
+        return self._legend_sections
 
-
-class LegendOverlay(QWidget):
-    """The legend floating over the canvas (a child of the view, so panning does not repaint
-    it); it reads the design when painted, so ``update()`` after edits is enough."""
-
-    def __init__(self, view: FabricView) -> None:
-        super().__init__(view)
-        self.view = view
-        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
-
-    def _sections(self):
-        scene = self.view.scene()
-        return legend_entries(scene.design, scene.colour_by)
-
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
-        sections = self._sections()
+    def _legend_rect(self) -> QRectF:
+        sections = self._legend()
         if not sections:
-            return QSize(0, 0)
-        return legend_size(sections).toSize() + QSize(2, 2)
+            return QRectF()
+        size = legend_size(sections)
+        return QRectF(QPointF(self.viewport().width() - size.width() - 14,
+                              self.viewport().height() - size.height() - 14), size)
 
-    def refresh(self) -> None:
-        """Re-read the design (after edits or a colour-mode change)."""
-        self.view._place_legend()
-        self.update()
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
+        if not self.show_legend:
+            return
+        sections = self._legend()
+        if not sections:
+            return
+        painter.save()
+        painter.resetTransform()
+        paint_legend(painter, self._legend_rect().topLeft(), sections, self.scene().theme)
+        painter.restore()
 
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
-        sections = self._sections()
-        if sections:
-            painter = QPainter(self)
-            paint_legend(painter, QPointF(0.5, 0.5), sections, self.view.scene().theme)
-            painter.end()
+    def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt override
+        super().scrollContentsBy(dx, dy)
+        if self.show_legend:
+            rect = self._legend_rect().toAlignedRect().adjusted(-2, -2, 2, 2)
+            self.viewport().update(rect)
+            self.viewport().update(rect.translated(dx, dy))
