@@ -30,6 +30,8 @@ class FabricView(QGraphicsView):
     link_mode_changed = Signal(bool)
 
     def __init__(self, scene, editor, parent=None) -> None:
+        self._legend_key = None
+        self._legend_sections: list = []
         super().__init__(scene, parent)
         self.editor = editor
         self.link_mode = False
@@ -53,8 +55,6 @@ class FabricView(QGraphicsView):
         self.setMouseTracking(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self._legend_key = None
-        self._legend_sections: list = []
 
     # ------------------------------------------------------------------ zoom
     def zoom(self) -> float:
