@@ -316,8 +316,8 @@ class MainWindow(QMainWindow):
             status.addPermanentWidget(label)
 
     def _connect(self) -> None:
-        self.undo_stack.cleanChanged.connect(lambda _clean: self._update_title())
-        self.undo_stack.indexChanged.connect(lambda _i: self._update_title())
+        self.undo_stack.cleanChanged.connect(self._update_title)
+        self.undo_stack.indexChanged.connect(self._update_title)
         self.design.changed.connect(self._on_design_changed)
         self.design.fabric_changed.connect(self._update_technology)
         self.design.name_changed.connect(lambda _n: self._update_title())
@@ -334,6 +334,8 @@ class MainWindow(QMainWindow):
 
     def detach(self) -> None:
         """Disconnect from the design (window closing)."""
+        self.undo_stack.cleanChanged.disconnect(self._update_title)
+        self.undo_stack.indexChanged.disconnect(self._update_title)
         self.design.changed.disconnect(self._on_design_changed)
         self.design.fabric_changed.disconnect(self._update_technology)
         self.scene.detach()
@@ -361,7 +363,7 @@ class MainWindow(QMainWindow):
         self.tech_combo.setCurrentIndex(self.tech_combo.findData(tech))
         self.tech_actions[tech].setChecked(True)
 
-    def _update_title(self) -> None:
+    def _update_title(self, *_args) -> None:
         name = Path(self.path).name if self.path else self.design.name
         star = "*" if self.modified else ""
         self.setWindowTitle(f"{name}{star} - FabricStudio")

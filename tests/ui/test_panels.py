@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QDialog
 from fabricstudio.model import Technology
 from fabricstudio.ui.dialogs.fabric_settings import FabricSettingsDialog
 from fabricstudio.ui.dialogs.wizard import FabricWizard
+from fabricstudio.ui.panels.analysis import OBJECTS_ROLE
 
 
 def test_palette_search_filters_entries(make_window):
@@ -125,3 +126,34 @@ def test_wizard_explains_impossible_request(make_window):
     assert "whole number" in wizard.preview.text()
     assert not wizard.buttons.buttons()[0].isEnabled()
     wizard.deleteLater()
+
+
+def test_analysis_dock_lists_issues_and_selects_their_objects(make_window, small_design, qtbot):
+    window = make_window(small_design)
+    panel = window.analysis
+    panel.start_analysis()
+    panel.wait()
+    qtbot.waitUntil(lambda: panel.report is not None, timeout=5000)
+    problems = panel.tree.topLevelItem(0)
+    issues = [problems.child(i) for i in range(problems.childCount())]
+    unconnected = next(i for i in issues if "gpu1" in (i.data(0, OBJECTS_ROLE) or []))
+    panel.tree.itemClicked.emit(unconnected, 0)
+    selected = {i.device_id for i in window.scene.selectedItems() if hasattr(i, "device_id")}
+    assert "gpu1" in selected
+    texts = [panel.tree.topLevelItem(i).text(0) for i in range(panel.tree.topLevelItemCount())]
+    assert texts[1:] == ["Key figures", "Bill of materials"]
+
+
+def test_analysis_follows_edits(make_window, small_design, qtbot):
+    window = make_window(small_design)
+    panel = window.analysis
+    panel.start_analysis()
+    panel.wait()
+    qtbot.waitUntil(lambda: panel.report is not None, timeout=5000)
+    links_before = panel.report.counts.links
+    window.editor.connect("gpu1", "leaf1")
+    assert panel.timer.isActive()  # debounced, not run on the spot
+    panel.timer.stop()
+    panel.start_analysis()
+    panel.wait()
+    qtbot.waitUntil(lambda: panel.report.counts.links == links_before + 1, timeout=5000)

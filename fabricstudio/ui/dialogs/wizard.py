@@ -157,9 +157,8 @@ def preview_html(s: dict) -> str:
     cables = s["cables"]
     rows.append(("Cables", f"{s['links']:,} (compute {cables['compute']:,}, storage "
                            f"{cables['storage']:,}, management {cables['management']:,})"))
-    reach = s["cables_by_reach"]
-    rows.append(("By reach", f"DAC {reach['DAC']:,} · AOC {reach['AOC']:,} · optics "
-                             f"{reach['optics']:,}"))
+    reach = s.get("cables_by_class") or s.get("cables_by_reach") or {}
+    rows.append(("By type", " · ".join(f"{k} {v:,}" for k, v in reach.items() if v) or "none"))
     rows.append(("Tiers", str(s["tiers"])))
     over = s["oversubscription"]
     rows.append(("Oversubscription", ", ".join(f"{k} {v:g}:1" for k, v in over.items()
