@@ -86,7 +86,7 @@ class FabricView(QGraphicsView):
         self.zoom_by(zoom / self.zoom())
 
     def fit(self, rect: QRectF | None = None) -> None:
-        """Show ``rect`` (default: every visible device) with a margin."""
+        """Show ``rect`` (default: every visible device) with a margin, beside the legend."""
         if rect is None:
             rect = QRectF()
             for item in self.scene().device_items.values():
@@ -94,12 +94,16 @@ class FabricView(QGraphicsView):
                     rect = rect.united(item.sceneBoundingRect())
         if rect.isEmpty():
             rect = QRectF(-300, -200, 600, 400)
-        rect = rect.adjusted(-60, -60, 60, 60)
-        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
-        if self.zoom() > 1.5:
-            self.resetTransform()
-            self.scale(1.5, 1.5)
-            self.centerOn(rect.center())
+        rect = rect.adjusted(-40, -40, 40, 40)
+        legend = self._legend_rect() if self.show_legend else QRectF()
+        free_w = max(self.viewport().width() - (legend.width() + 20 if legend.isValid() else 0), 50)
+        free_h = max(self.viewport().height(), 50)
+        zoom = min(free_w / rect.width(), free_h / rect.height(), 1.5)
+        zoom = min(max(zoom, MIN_ZOOM), MAX_ZOOM)
+        self.resetTransform()
+        self.scale(zoom, zoom)
+        shift = (self.viewport().width() - free_w) / 2 / zoom
+        self.centerOn(rect.center() + QPointF(shift, 0))
         self.zoom_changed.emit(self.zoom())
 
     def wheelEvent(self, event) -> None:  # noqa: N802 - Qt override

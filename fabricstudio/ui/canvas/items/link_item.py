@@ -12,6 +12,9 @@ from fabricstudio.ui.theme import DARK, PLANE_COLOURS, Theme, speed_colour, spee
 
 #: Zoomed out below this, plain links are drawn as 1-px aliased lines (cheap for thousands).
 THIN_BELOW_LOD = 0.5
+#: Where along a bundle (from end a) its count sits; off-centre so crossing bundles'
+#: labels do not land on one another.
+LABEL_AT = 0.38
 _COUNT_FONT = QFont()
 _COUNT_FONT.setPixelSize(10)
 _COUNT_FONT.setBold(True)
@@ -156,7 +159,7 @@ class LinkItem(QGraphicsLineItem):
     def _paint_count(self, painter: QPainter, theme: Theme, lod: float) -> None:
         text = self.bundle_label()
         painter.save()
-        centre = self.line().pointAt(0.5)
+        centre = self.line().pointAt(LABEL_AT)
         painter.translate(centre)
         if lod < 1:  # zoomed out: keep the label readable; zoomed in: it grows with the canvas
             painter.scale(1 / lod, 1 / lod)
