@@ -3,6 +3,7 @@ place devices, connect, delete, copy/paste/duplicate, align and distribute."""
 
 from __future__ import annotations
 
+import atexit
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -145,6 +146,7 @@ class Editor:
         mime.setData(FRAGMENT_MIME, payload.encode())
         mime.setText(payload)
         QApplication.clipboard().setMimeData(mime)
+        _release_clipboard_at_exit()
         self._paste_count = 0
         return True
 
@@ -240,6 +242,27 @@ class Editor:
             self.notify(f"Refused: {exc}")
             return False
         return True
+
+
+_EXIT_HOOK: list[bool] = []
+
+
+def _release_clipboard_at_exit() -> None:
+    """Clear our fragment from the clipboard before Python finalises Qt: a clipboard still
+    holding Python-made QMimeData crashes PySide6 at interpreter exit (offscreen platform)."""
+    if _EXIT_HOOK:
+        return
+    _EXIT_HOOK.append(True)
+
+    def release() -> None:
+        app = QApplication.instance()
+        if app is None:
+            return
+        mime = QApplication.clipboard().mimeData()
+        if mime is not None and mime.hasFormat(FRAGMENT_MIME):
+            QApplication.clipboard().clear()
+
+    atexit.register(release)
 
 
 def _prefix(device_id: str) -> str:

@@ -327,6 +327,8 @@ class MainWindow(QMainWindow):
         self.view.link_mode_changed.connect(
             lambda on: (self.act_link_tool if on else self.act_select_tool).setChecked(True))
         self.inspector.fabric_settings_requested.connect(self.open_fabric_settings)
+        self.palette.list.itemActivated.connect(self._place_from_palette)
+        self.view.context_menu_requested.connect(self._context_menu)
         self.analysis.select_requested.connect(self._select_and_show)
         self.analysis.plane_toggled.connect(self.set_plane_visible)
         self._update_technology()
@@ -639,3 +641,24 @@ class MainWindow(QMainWindow):
     def drop_point(self) -> QPointF:
         """Scene point at the centre of the view (where keyboard-placed devices go)."""
         return self.view.mapToScene(self.view.viewport().rect().center())
+
+    def _place_from_palette(self, item) -> None:
+        """Enter or double-click on a palette entry places it at the centre of the view."""
+        from fabricstudio.ui.panels.palette import ENTRY_ROLE
+
+        entry = item.data(ENTRY_ROLE)
+        self.editor.place_devices(entry["kind"], entry.get("fields", {}), self.drop_point())
+
+    def _context_menu(self, global_pos) -> None:
+        menu = QMenu(self)
+        if self.scene.selectedItems():
+            menu.addActions([self.act_cut, self.act_copy, self.act_duplicate, self.act_delete])
+            menu.addSeparator()
+            align = menu.addMenu("Align")
+            align.addActions(self.align_actions)
+            menu.addAction(self.act_fit_selection)
+        else:
+            menu.addActions([self.act_paste, self.act_select_all, self.act_fit, self.act_layout])
+        menu.addSeparator()
+        menu.addAction(self.act_link_tool)
+        menu.popup(global_pos)

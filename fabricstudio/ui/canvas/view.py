@@ -28,6 +28,8 @@ class FabricView(QGraphicsView):
     message = Signal(str)
     #: Emitted when the link tool is switched on or off.
     link_mode_changed = Signal(bool)
+    #: Emitted with the global position of a right click (after selecting what is under it).
+    context_menu_requested = Signal(object)
 
     def __init__(self, scene, editor, parent=None) -> None:
         self._legend_key = None
@@ -186,6 +188,16 @@ class FabricView(QGraphicsView):
             event.accept()
             return
         super().mouseReleaseEvent(event)
+
+    def contextMenuEvent(self, event) -> None:  # noqa: N802 - Qt override
+        item = self.itemAt(event.pos())
+        while item is not None and not hasattr(item, "device_id") and not hasattr(item, "link_id"):
+            item = item.parentItem()
+        if item is not None and not item.isSelected():
+            self.scene().clearSelection()
+            item.setSelected(True)
+        self.context_menu_requested.emit(event.globalPos())
+        event.accept()
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
         if event.key() == Qt.Key.Key_Escape:
