@@ -60,7 +60,7 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_status_bar()
         self._connect()
-        self.resize(1440, 900)
+        self._default_size()
         self._restore_state()
         self._update_title()
         self._update_counts()
@@ -347,6 +347,8 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------ reactions
     def _on_design_changed(self) -> None:
         self._update_counts()
+        if len(self.design.devices) <= 1:
+            self.view.viewport().update()  # the empty-canvas hint comes or goes
         self.view.refresh_legend()
 
     def _on_selection_changed(self) -> None:
@@ -618,6 +620,16 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
         theme = self.settings.value("theme", "dark")
         self.set_theme(theme if theme in THEMES else "dark")
+
+    def _default_size(self) -> None:
+        """1440 x 900, or 90 % of a smaller screen."""
+        screen = self.screen()
+        width, height = 1440, 900
+        if screen is not None:
+            area = screen.availableGeometry()
+            width = min(width, int(area.width() * 0.92))
+            height = min(height, int(area.height() * 0.92))
+        self.resize(width, height)
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)

@@ -7,7 +7,7 @@ import json
 import math
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QPainter
+from PySide6.QtGui import QFont, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsView, QInputDialog
 
 from fabricstudio.ui.canvas.interactions import NewLinkInteraction
@@ -17,6 +17,9 @@ from fabricstudio.ui.legend import legend_entries, legend_size, paint_legend
 DEVICE_MIME = "application/x-fabricstudio-device"
 MIN_ZOOM, MAX_ZOOM = 0.02, 6.0
 MAX_DROP_COUNT = 1024
+EMPTY_TITLE = "Start a fabric"
+EMPTY_BODY = ("Drag devices from the palette (Shift+drop places several), or let the Fabric "
+              "wizard (Ctrl+Shift+N) build a leaf-spine, fat-tree or rail-optimised fabric.")
 
 
 class FabricView(QGraphicsView):
@@ -291,6 +294,9 @@ class FabricView(QGraphicsView):
                               self.viewport().height() - size.height() - 14), size)
 
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
+        if not self.scene().design.devices:
+            self._paint_empty_hint(painter)
+            return
         if not self.show_legend:
             return
         sections = self._legend()
@@ -299,6 +305,32 @@ class FabricView(QGraphicsView):
         painter.save()
         painter.resetTransform()
         paint_legend(painter, self._legend_rect().topLeft(), sections, self.scene().theme)
+        painter.restore()
+
+    def _paint_empty_hint(self, painter: QPainter) -> None:
+        """What to do on an empty canvas (the first minute matters)."""
+        theme = self.scene().theme
+        painter.save()
+        painter.resetTransform()
+        box = QRectF(0, 0, 460, 150)
+        box.moveCenter(QPointF(self.viewport().rect().center()))
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        pen = QPen(theme.border, 1.5, Qt.PenStyle.DashLine)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRoundedRect(box, 12, 12)
+        title = QFont()
+        title.setPixelSize(17)
+        title.setBold(True)
+        painter.setFont(title)
+        painter.setPen(theme.text)
+        painter.drawText(box.adjusted(0, 22, 0, 0), Qt.AlignmentFlag.AlignHCenter, EMPTY_TITLE)
+        body = QFont()
+        body.setPixelSize(13)
+        painter.setFont(body)
+        painter.setPen(theme.muted)
+        painter.drawText(box.adjusted(24, 58, -24, -10),
+                         Qt.AlignmentFlag.AlignHCenter | Qt.TextFlag.TextWordWrap, EMPTY_BODY)
         painter.restore()
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt override
