@@ -125,26 +125,28 @@ class LinkItem(QGraphicsLineItem):
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
+        # The hot path of a zoomed-out fabric: keep it to a few calls per link.
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
-        if self.isSelected():
+        selected = self.isSelected()
+        thin = lod < THIN_BELOW_LOD and self.bundle_size == 1 and not selected
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, not thin)
+        if thin:
+            painter.setPen(self._thin_pen)
+        elif selected:
             pen = QPen(self.pen())
             pen.setColor(getattr(self.scene(), "theme", DARK).highlight)
             pen.setWidthF(pen.widthF() + 1.5)
             painter.setPen(pen)
-        elif lod < THIN_BELOW_LOD and self.bundle_size == 1:
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-            painter.setPen(self._thin_pen)
         else:
             painter.setPen(self.pen())
         exposed = option.exposedRect
-        visible = self.line() if exposed.contains(self._bounds) else \
-            clip_line(self.line(), exposed.adjusted(-4, -4, 4, 4))
+        line = self.line()
+        visible = line if exposed.contains(self._bounds) else \
+            clip_line(line, exposed.adjusted(-4, -4, 4, 4))
         if visible is not None:
             painter.drawLine(visible)
-        theme: Theme = getattr(self.scene(), "theme", DARK)
-        if self.bundle_size > 1 and lod > 0.45 and (self.show_count or self.isSelected()
-                                                    or self._hovered):
-            self._paint_count(painter, theme, lod)
+        if self.bundle_size > 1 and lod > 0.45 and (self.show_count or selected or self._hovered):
+            self._paint_count(painter, getattr(self.scene(), "theme", DARK), lod)
 
     def hoverEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
         self._hovered = True
