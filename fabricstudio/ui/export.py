@@ -94,6 +94,8 @@ def _prepared(scene: FabricScene, options: ExportOptions, vector: bool):
         for item in scene.device_items.values():
             cached.append((item, item.cacheMode()))
             item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+    batching = scene.batching
+    scene.set_batching(False)  # exports draw every link antialiased at export scale
     brush = scene.backgroundBrush()
     old_draw = scene.drawBackground
     scene.drawBackground = lambda painter, rect: None  # no grid in exports
@@ -101,6 +103,7 @@ def _prepared(scene: FabricScene, options: ExportOptions, vector: bool):
         yield
     finally:
         scene.drawBackground = old_draw
+        scene.set_batching(batching)
         scene.setBackgroundBrush(brush)
         for item, mode in cached:
             item.setCacheMode(mode)

@@ -117,3 +117,24 @@ def test_hiding_a_network_hides_its_links_and_devices(make_window, small_design)
     window.plane_actions[Plane.COMPUTE].setChecked(True)
     assert window.scene.link_items["l1"].isVisible()
     assert window.analysis.plane_boxes[Plane.COMPUTE].isChecked()
+
+
+def test_zoomed_out_links_are_batched_and_stay_selectable(make_window, small_design, qtbot):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QGraphicsItem
+
+    from .conftest import viewport_point
+
+    no_contents = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
+    window = make_window(small_design)
+    _connected(window)
+    item = window.scene.link_items["l1"]
+    window.view.set_zoom(0.3)
+    assert window.scene.batching and item.flags() & no_contents
+    middle = item.line().pointAt(0.5)
+    qtbot.mouseClick(window.view.viewport(), Qt.MouseButton.LeftButton,
+                     pos=viewport_point(window, middle))
+    assert item.isSelected() and not item.flags() & no_contents
+    assert window.inspector.link_ids == ["l1"]
+    window.view.set_zoom(1.0)
+    assert not window.scene.batching and not item.flags() & no_contents

@@ -84,6 +84,10 @@ class FabricView(QGraphicsView):
             self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
             self.scale(factor, factor)
             self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self._zoomed()
+
+    def _zoomed(self) -> None:
+        self.scene().set_view_scale(self.zoom())
         self.zoom_changed.emit(self.zoom())
 
     def set_zoom(self, zoom: float) -> None:
@@ -109,7 +113,7 @@ class FabricView(QGraphicsView):
         self.scale(zoom, zoom)
         shift = (self.viewport().width() - free_w) / 2 / zoom
         self.centerOn(rect.center() + QPointF(shift, 0))
-        self.zoom_changed.emit(self.zoom())
+        self._zoomed()
 
     def wheelEvent(self, event) -> None:  # noqa: N802 - Qt override
         delta = event.angleDelta().y() or event.angleDelta().x()
