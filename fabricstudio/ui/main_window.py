@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QPointF, QSettings, Qt
+from PySide6.QtCore import QByteArray, QPointF, QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QMainWindow, QMenu,
                                QMessageBox, QWidget)
@@ -18,7 +18,7 @@ from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.canvas.view import FabricView
 from fabricstudio.ui.dialogs.fabric_settings import FabricSettingsDialog
 from fabricstudio.ui.editor import Editor
-from fabricstudio.ui.icons import app_icon
+from fabricstudio.ui.icons import action_icon, app_icon
 from fabricstudio.ui.panels.inspector import InspectorPanel, design_summary
 from fabricstudio.ui.panels.palette import PalettePanel
 from fabricstudio.ui.theme import THEMES, apply_theme
@@ -284,7 +284,8 @@ class MainWindow(QMainWindow):
         bar = self.addToolBar("Main")
         bar.setObjectName("toolbar-main")
         bar.setMovable(False)
-        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        bar.setIconSize(QSize(18, 18))
         bar.addActions([self.act_new, self.act_open, self.act_save])
         bar.addSeparator()
         bar.addActions([self.act_undo, self.act_redo])
@@ -423,6 +424,16 @@ class MainWindow(QMainWindow):
         self._commit(command)
         self.show_message(f"Fabric technology: {technology.label}")
 
+    def _theme_icons(self, theme) -> None:
+        """Toolbar icons in the theme's text colour."""
+        for action, name in ((self.act_new, "new"), (self.act_open, "open"),
+                             (self.act_save, "save"), (self.act_undo, "undo"),
+                             (self.act_redo, "redo"), (self.act_select_tool, "select"),
+                             (self.act_link_tool, "connect"), (self.act_wizard, "wizard"),
+                             (self.act_fit, "fit"), (self.act_fabric_settings, "settings"),
+                             (self.act_export_png, "export")):
+            action.setIcon(action_icon(name, theme.text))
+
     def set_theme(self, name: str) -> None:
         """Switch between the dark and light themes (remembered)."""
         theme = THEMES[name]
@@ -433,6 +444,7 @@ class MainWindow(QMainWindow):
 
         apply_theme(QApplication.instance(), theme)
         self.scene.set_theme(theme)
+        self._theme_icons(theme)
         self.view.viewport().update()
         self.settings.setValue("theme", name)
         (self.act_dark if name == "dark" else self.act_light).setChecked(True)

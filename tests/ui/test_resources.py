@@ -33,3 +33,10 @@ def test_resources_are_package_data():
     config = tomllib.loads((root / "pyproject.toml").read_text())
     assert "resources/**/*" in config["tool"]["setuptools"]["package-data"]["fabricstudio"]
     assert (root / "fabricstudio" / "resources" / "icons" / "gpu_server.svg").is_file()
+
+
+def test_toolbar_actions_have_icons(make_window):
+    window = make_window()
+    for action in (window.act_new, window.act_open, window.act_save, window.act_undo,
+                   window.act_link_tool, window.act_wizard, window.act_export_png):
+        assert not action.icon().isNull()
