@@ -52,7 +52,7 @@ def page_size(scene: FabricScene, rect: QRectF, options: ExportOptions) -> QSize
     """Size (scene units) of the picture: the drawing plus a legend column on its right."""
     width, height = rect.width(), rect.height()
     if options.legend:
-        sections = legend_entries(scene.design, scene.colour_by)
+        sections = legend_entries(scene.design, scene.colour_by, frozenset(scene.hidden_planes))
         if sections:
             legend = legend_size(sections)
             width += legend.width() + LEGEND_GAP
@@ -126,7 +126,7 @@ def _paint(scene: FabricScene, painter: QPainter, source: QRectF, options: Expor
     scene.render(painter, QRectF(0, top, source.width(), source.height()), source,
                  Qt.AspectRatioMode.KeepAspectRatio)
     if options.legend:
-        sections = legend_entries(scene.design, scene.colour_by)
+        sections = legend_entries(scene.design, scene.colour_by, frozenset(scene.hidden_planes))
         if sections:
             size = legend_size(sections)
             corner = QPointF(source.width() + LEGEND_GAP * 0.25,

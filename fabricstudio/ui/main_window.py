@@ -396,6 +396,7 @@ class MainWindow(QMainWindow):
     def set_plane_visible(self, plane: Plane, visible: bool) -> None:
         """Show or hide one network on the canvas."""
         self.scene.set_plane_visible(plane, visible)
+        self.view.refresh_legend()
         action = self.plane_actions.get(plane)
         if action is not None and action.isChecked() != visible:
             action.setChecked(visible)

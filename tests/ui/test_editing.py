@@ -114,6 +114,11 @@ def test_hiding_a_network_hides_its_links_and_devices(make_window, small_design)
     assert not window.scene.device_items["leaf1"].isVisible()
     assert window.scene.device_items["mgmt1"].isVisible()
     assert not window.plane_actions[Plane.COMPUTE].isChecked()
+    from fabricstudio.ui.legend import legend_entries
+
+    legend = dict(legend_entries(window.design, "plane", frozenset(window.scene.hidden_planes)))
+    assert "Links" not in legend  # the only link is on the hidden compute network
+    assert [e.text for e in legend["Devices"]] == ["Management switch"]
     window.plane_actions[Plane.COMPUTE].setChecked(True)
     assert window.scene.link_items["l1"].isVisible()
     assert window.analysis.plane_boxes[Plane.COMPUTE].isChecked()

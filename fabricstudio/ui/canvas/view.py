@@ -283,10 +283,11 @@ class FabricView(QGraphicsView):
 
     def _legend(self):
         scene = self.scene()
-        key = (scene.design.revision, scene.colour_by, id(scene.design))
+        hidden = frozenset(scene.hidden_planes)
+        key = (scene.design.revision, scene.colour_by, id(scene.design), hidden)
         if self._legend_key != key:
             self._legend_key = key
-            self._legend_sections = legend_entries(scene.design, scene.colour_by)
+            self._legend_sections = legend_entries(scene.design, scene.colour_by, hidden)
         return self._legend_sections
 
     def _legend_rect(self) -> QRectF:
