@@ -226,6 +226,24 @@ class Editor:
         if changed:
             self._run(MoveDevices(changed, {i: pos[i] for i in changed}))
 
+    def nudge(self, dx: float, dy: float) -> None:
+        """Move the selected devices by (dx, dy) as one step."""
+        ids = self.selected_device_ids()
+        if not ids:
+            return
+        old = {i: (self.design.device(i).x, self.design.device(i).y) for i in ids}
+        self._run(MoveDevices({i: (x + dx, y + dy) for i, (x, y) in old.items()}, old))
+
+    def find(self, text: str) -> list[str]:
+        """Select devices whose id or name contains ``text`` (case-insensitive)."""
+        needle = text.strip().lower()
+        found = [d.id for d in self.design.devices.values()
+                 if needle and (needle in d.id.lower() or needle in d.name.lower())]
+        self.select_ids(found)
+        self.notify(f"Found {len(found)} device(s) matching {text!r}" if found
+                    else f"No device matches {text!r}")
+        return found
+
     # --------------------------------------------------------------- helpers
     def _run(self, command) -> bool:
         try:

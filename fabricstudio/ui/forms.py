@@ -16,7 +16,7 @@ MIXED = object()
 
 _UNITS = (("_gbps", "Gb/s"), ("_mbps", "Mb/s"), ("_bytes", "bytes"), ("_ns_per_m", "ns/m"),
           ("_ns", "ns"), ("_us", "µs"), ("_tb", "TB"), ("_m", "m"))
-_WORDS = {"nic": "NIC", "nics": "NICs", "gpus": "GPUs", "mgmt": "management", "mtu": "MTU",
+_WORDS = {"a": "A", "b": "B","nic": "NIC", "nics": "NICs", "gpus": "GPUs", "mgmt": "management", "mtu": "MTU",
           "nvlink": "NVLink", "rai": "R_AI", "rhai": "R_HAI", "cnp": "CNP", "vl": "VL",
           "rto": "RTO", "dupack": "dup-ACK", "pmax": "P max", "kmin": "Kmin", "kmax": "Kmax",
           "g": "g (alpha gain)", "tb": "TB"}

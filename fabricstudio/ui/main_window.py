@@ -163,6 +163,8 @@ class MainWindow(QMainWindow):
         self.act_delete = self._action("&Delete", e.delete_selection,
                                        [QKeySequence.StandardKey.Delete, "Backspace"])
         self.act_select_all = self._action("Select &All", e.select_all, std.SelectAll)
+        self.act_find = self._action("&Find devices…", self.find_devices, std.Find,
+                                     "Select devices by id or name")
         self.align_actions = [
             self._action(label, lambda how=how: e.align(how), key)
             for label, how, key in (("Align &left", "left", "Alt+Left"),
@@ -243,7 +245,7 @@ class MainWindow(QMainWindow):
         edit.addActions([self.act_cut, self.act_copy, self.act_paste, self.act_duplicate,
                          self.act_delete])
         edit.addSeparator()
-        edit.addAction(self.act_select_all)
+        edit.addActions([self.act_select_all, self.act_find])
         align = edit.addMenu("A&lign")
         align.addActions(self.align_actions[:6])
         align.addSeparator()
@@ -403,6 +405,14 @@ class MainWindow(QMainWindow):
         if hasattr(self, "analysis"):
             self.analysis.set_plane_checked(plane, visible)
 
+    def find_devices(self) -> None:
+        """Ask for a text, select the matching devices and zoom to them."""
+        from PySide6.QtWidgets import QInputDialog
+
+        text, ok = QInputDialog.getText(self, "Find devices", "Id or name contains:")
+        if ok and self.editor.find(text):
+            self.fit_selection()
+
     def fit_selection(self) -> None:
         """Zoom to the selected devices."""
         items = [i for i in self.scene.selectedItems() if hasattr(i, "device_id")]
@@ -498,6 +508,7 @@ class MainWindow(QMainWindow):
                  "<tr><td>Draw a link</td><td><b>Drag from a device's blue handle, or Connect "
                  "tool</b></td></tr>",
                  "<tr><td>Cancel</td><td><b>Esc</b></td></tr>",
+                 "<tr><td>Nudge the selection</td><td><b>Arrow keys (one grid step)</b></td></tr>",
                  "<tr><td>Place several</td><td><b>Shift + drop from the palette</b></td></tr>"]
         QMessageBox.information(self, "Keyboard shortcuts",
                                 "<table cellspacing='6'>" + "".join(rows) + "</table>")

@@ -157,3 +157,31 @@ def test_analysis_follows_edits(make_window, small_design, qtbot):
     panel.start_analysis()
     panel.wait()
     qtbot.waitUntil(lambda: panel.report.counts.links == links_before + 1, timeout=5000)
+
+
+def test_inspector_edits_link_ports_and_shows_port_usage(make_window, small_design):
+    window = make_window(small_design)
+    window.editor.connect("gpu1", "leaf1")
+    window.editor.select_ids(["gpu1"])
+    assert window.inspector._ports_label.text() == "compute 1/2 · management 0/1"
+    window.editor.select_ids(["l1"])
+    editor = window.inspector.editors["b_port"]
+    editor.widget.setText("5")
+    editor.widget.editingFinished.emit()
+    assert window.design.link("l1").b_port == 5
+    editor.widget.setText("99")
+    editor.widget.editingFinished.emit()
+    assert window.design.link("l1").b_port == 5
+    assert "out of range" in window.inspector.error.text()
+
+
+def test_find_and_nudge(make_window, small_design, qtbot):
+    from PySide6.QtCore import Qt
+
+    window = make_window(small_design)
+    assert window.editor.find("LEAF") == ["leaf1", "leaf2"]
+    window.view.setFocus()
+    qtbot.keyClick(window.view, Qt.Key.Key_Right)
+    assert window.design.device("leaf1").x == -150 + 15 and window.design.device("leaf2").x == 165
+    window.undo_stack.undo()
+    assert window.design.device("leaf1").x == -150

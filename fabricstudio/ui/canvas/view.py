@@ -12,11 +12,14 @@ from PySide6.QtWidgets import QGraphicsView, QInputDialog
 
 from fabricstudio.ui.canvas.interactions import NewLinkInteraction
 from fabricstudio.ui.canvas.items.device_item import HANDLE_RADIUS, TILE, DeviceItem
+from fabricstudio.ui.canvas.scene import GRID
 from fabricstudio.ui.legend import legend_entries, legend_size, paint_legend
 
 DEVICE_MIME = "application/x-fabricstudio-device"
 MIN_ZOOM, MAX_ZOOM = 0.02, 6.0
 MAX_DROP_COUNT = 1024
+NUDGE_STEPS = {Qt.Key.Key_Left: (-1, 0), Qt.Key.Key_Right: (1, 0), Qt.Key.Key_Up: (0, -1),
+               Qt.Key.Key_Down: (0, 1)}
 EMPTY_TITLE = "Start a fabric"
 EMPTY_BODY = ("Drag devices from the palette (Shift+drop places several), or let the Fabric "
               "wizard (Ctrl+Shift+N) build a leaf-spine, fat-tree or rail-optimised fabric.")
@@ -215,6 +218,11 @@ class FabricView(QGraphicsView):
                 self.set_link_mode(False)
             else:
                 self.scene().clearSelection()
+            event.accept()
+            return
+        step = NUDGE_STEPS.get(event.key())
+        if step is not None and self.editor.selected_device_ids():
+            self.editor.nudge(step[0] * GRID, step[1] * GRID)
             event.accept()
             return
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
