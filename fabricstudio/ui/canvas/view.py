@@ -108,7 +108,10 @@ class FabricView(QGraphicsView):
             rect = QRectF(-300, -200, 600, 400)
         rect = rect.adjusted(-40, -40, 40, 40)
         legend = self._legend_rect() if self.show_legend else QRectF()
-        free_w = max(self.viewport().width() - (legend.width() + 20 if legend.isValid() else 0), 50)
+        free_w = self.viewport().width() - (legend.width() + 20 if legend.isValid() else 0)
+        if free_w < self.viewport().width() * 0.6:  # narrow canvas: let the legend overlap
+            free_w = self.viewport().width()
+        free_w = max(free_w, 50)
         free_h = max(self.viewport().height(), 50)
         zoom = min(free_w / rect.width(), free_h / rect.height(), 1.5)
         zoom = min(max(zoom, MIN_ZOOM), MAX_ZOOM)
