@@ -64,7 +64,9 @@ def rail_fabric(app, settings, out: Path) -> None:
     build = build_fabric(RailOptimizedSpec(gpus=256, storage_servers=4, management=True))
     window = _window(build.to_design(), settings, "dark")
     _settle(app, window)
-    window.view.fit()
+    window.view.set_zoom(0.8)
+    first_leaf = next(d for d in window.design.devices.values() if d.kind == "leaf")
+    window.view.centerOn(QPointF(first_leaf.x + 420, first_leaf.y + 150))
     window.editor.select_ids(["leaf1", "leaf2", "leaf3"] if "leaf1" in window.design.devices
                              else [d.id for d in window.design.devices.values()
                                    if d.kind == "leaf"][:3])
