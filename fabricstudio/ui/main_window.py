@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QPointF, QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QMainWindow, QMenu,
-                               QMessageBox, QWidget)
+                               QMessageBox, QUndoView, QWidget)
 
 from fabricstudio.formats import DesignFileError, load_design, save_design
 from fabricstudio.model import Design, DesignData, DesignError, Plane, Technology
@@ -113,6 +113,11 @@ class MainWindow(QMainWindow):
         self.palette_dock = self._dock("palette", "Devices", self.palette, left)
         self.inspector_dock = self._dock("inspector", "Inspector", self.inspector, right)
         self.analysis_dock = self._dock("analysis", "Analysis", self.analysis, right)
+        history = QUndoView(self.undo_stack)
+        history.setEmptyLabel("Opened design")
+        self.history_dock = self._dock("history", "History", history, right)
+        self.tabifyDockWidget(self.analysis_dock, self.history_dock)
+        self.analysis_dock.raise_()
         self.palette_dock.setMinimumWidth(220)
         self.inspector_dock.setMinimumWidth(300)
         self.resizeDocks([self.palette_dock], [240], Qt.Orientation.Horizontal)

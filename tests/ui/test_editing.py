@@ -155,3 +155,14 @@ def test_zoomed_out_links_are_batched_and_stay_selectable(make_window, small_des
     assert window.inspector.link_ids == ["l1"]
     window.view.set_zoom(1.0)
     assert not window.scene.batching and not item.flags() & no_contents
+
+
+def test_history_dock_lists_steps_and_jumps_back(make_window, small_design):
+    window = make_window(small_design)
+    window.editor.connect("gpu1", "leaf1")
+    window.editor.connect("gpu1", "leaf2")
+    view = window.history_dock.widget()
+    assert view.stack() is window.undo_stack and window.undo_stack.count() == 2
+    assert window.undo_stack.text(0).startswith("Connect gpu1")
+    window.undo_stack.setIndex(0)  # what clicking "Opened design" in the list does
+    assert not window.design.links
