@@ -162,17 +162,21 @@ class Editor:
             self.notify("The clipboard does not hold FabricStudio devices")
             return []
         self._paste_count += 1
-        return self.add_fragment(fragment, PASTE_OFFSET * self._paste_count, "Paste")
+        offset = PASTE_OFFSET * self._paste_count
+        return self.add_fragment(fragment, QPointF(offset, offset), "Paste")
 
     def duplicate(self) -> list[str]:
         """Copy the selection next to itself (with links among the copies); one step."""
         ids = self.selected_device_ids()
         if not ids:
             return []
-        return self.add_fragment(self.fragment(ids), PASTE_OFFSET, "Duplicate")
+        return self.add_fragment(self.fragment(ids), QPointF(PASTE_OFFSET, PASTE_OFFSET),
+                                 "Duplicate")
 
-    def add_fragment(self, fragment: dict, offset: float, label: str) -> list[str]:
-        """Add copies of a fragment's devices and links under fresh ids."""
+    def add_fragment(self, fragment: dict, offset: QPointF, label: str,
+                     mark_copies: bool = True) -> list[str]:
+        """Add a fragment's devices and links under fresh ids, moved by ``offset``, as one
+        step (``mark_copies`` appends ' copy' to non-empty names)."""
         taken: set[str] = set()
         renamed: dict[str, str] = {}
         devices = []
@@ -181,8 +185,11 @@ class Editor:
                 new_id = self._fresh_id(_prefix(data["id"]), taken)
                 renamed[data["id"]] = new_id
                 name = data.get("name") or ""
-                devices.append(parse_device({**data, "id": new_id, "name": name and f"{name} copy",
-                                             "x": data["x"] + offset, "y": data["y"] + offset}))
+                if name and mark_copies:
+                    name = f"{name} copy"
+                devices.append(parse_device({**data, "id": new_id, "name": name,
+                                             "x": data["x"] + offset.x(),
+                                             "y": data["y"] + offset.y()}))
             links = []
             for data in fragment["links"]:
                 new_id = self._fresh_id("l", taken)
@@ -191,7 +198,8 @@ class Editor:
         except (KeyError, TypeError, ValueError) as exc:
             self.notify(f"Cannot paste: {exc}")
             return []
-        if not self._run(AddFragment(devices, links, label=f"{label} {len(devices)} devices")):
+        if not self._run(AddFragment(devices, links, label=label if not mark_copies
+                                     else f"{label} {len(devices)} devices")):
             return []
         self.select_ids(renamed.values())
         return list(renamed.values())

@@ -470,9 +470,13 @@ class MainWindow(QMainWindow):
         """Generate a fabric; the build replaces the canvas as one undo step."""
         from fabricstudio.ui.dialogs.wizard import FabricWizard
 
-        wizard = FabricWizard(self.design.fabric.technology, self)
+        wizard = FabricWizard(self.design.fabric.technology, self,
+                              can_add=bool(self.design.devices))
         if wizard.exec() and wizard.build is not None:
-            self.apply_build(wizard.build)
+            if wizard.add_alongside.isChecked() and self.design.devices:
+                self.add_build_alongside(wizard.build)
+            else:
+                self.apply_build(wizard.build)
 
     def apply_build(self, build) -> None:
         """Put a FabricBuild on the canvas (one undo step) and fit it."""
@@ -480,6 +484,21 @@ class MainWindow(QMainWindow):
         self._commit(ReplaceContents(data, label=f"Build {build.name}"))
         self.view.fit()
         self.show_message(f"Built {build.name}: {design_summary(self.design)}")
+
+    def add_build_alongside(self, build) -> list[str]:
+        """Add a FabricBuild to the right of the current devices (one undo step)."""
+        right = max(d.x for d in self.design.devices.values())
+        top = min(d.y for d in self.design.devices.values())
+        left = min(d.x for d in build.devices)
+        build_top = min(d.y for d in build.devices)
+        fragment = {"devices": [d.model_dump(mode="json") for d in build.devices],
+                    "links": [lk.model_dump(mode="json") for lk in build.links]}
+        offset = QPointF(right + 300 - left, top - build_top)
+        ids = self.editor.add_fragment(fragment, offset, f"Add {build.name}", mark_copies=False)
+        if ids:
+            self.fit_selection()
+            self.show_message(f"Added {build.name}: {design_summary(self.design)}")
+        return ids
 
     def open_fabric_settings(self) -> None:
         """Edit PFC/ECN/DCQCN/credit parameters (one undo step)."""

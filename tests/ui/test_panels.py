@@ -185,3 +185,26 @@ def test_find_and_nudge(make_window, small_design, qtbot):
     assert window.design.device("leaf1").x == -150 + 15 and window.design.device("leaf2").x == 165
     window.undo_stack.undo()
     assert window.design.device("leaf1").x == -150
+
+
+def test_wizard_can_add_next_to_the_design(make_window, small_design, monkeypatch):
+    window = make_window(small_design)
+    before = set(window.design.devices)
+
+    def run(self):
+        assert self.add_alongside.isEnabled()
+        self.family.setCurrentIndex(self.family.findData("leaf-spine"))
+        self.gpus.setValue(64)
+        self.add_alongside.setChecked(True)
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(FabricWizard, "exec", run)
+    window.act_wizard.trigger()
+    added = set(window.design.devices) - before
+    assert before <= set(window.design.devices)
+    assert sum(window.design.device(d).gpus for d in added
+               if window.design.device(d).kind == "gpu_server") == 64
+    assert min(window.design.device(d).x for d in added) > 300
+    assert window.undo_stack.count() == 1
+    window.undo_stack.undo()
+    assert set(window.design.devices) == before

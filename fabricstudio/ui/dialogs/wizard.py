@@ -36,7 +36,8 @@ def _spin(low: int, high: int, value: int, step: int = 1) -> QSpinBox:
 class FabricWizard(QDialog):
     """Parameters on the left, a live preview of what will be built on the right."""
 
-    def __init__(self, technology: Technology = Technology.ROCE, parent=None) -> None:
+    def __init__(self, technology: Technology = Technology.ROCE, parent=None,
+                 can_add: bool = False) -> None:
         super().__init__(parent)
         self.setWindowTitle("New fabric")
         self.build: FabricBuild | None = None
@@ -93,10 +94,15 @@ class FabricWizard(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Build fabric")
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
-        note = QLabel("Building replaces the canvas; Ctrl+Z brings the previous design back.")
+        self.add_alongside = QCheckBox("Add next to the current design (keep its devices; "
+                                       "fresh ids; the design's technology stays)")
+        self.add_alongside.setEnabled(can_add)
+        note = QLabel("Otherwise building replaces the canvas. Either way it is one step: "
+                      "Ctrl+Z undoes it.")
         note.setStyleSheet("color: palette(placeholder-text);")
         layout = QVBoxLayout(self)
         layout.addLayout(columns)
+        layout.addWidget(self.add_alongside)
         layout.addWidget(note)
         layout.addWidget(self.buttons)
         for widget in (self.family, self.technology, self.nic_speed, self.port_speed, self.tiers):
