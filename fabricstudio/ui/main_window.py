@@ -60,7 +60,7 @@ class MainWindow(QMainWindow):
         self._build_toolbar()
         self._build_status_bar()
         self._connect()
-        self._default_size()
+        self.resize(1440, 900)
         self._restore_state()
         self._update_title()
         self._update_counts()
@@ -663,16 +663,18 @@ class MainWindow(QMainWindow):
         geometry = self.settings.value("geometry")
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
+        else:
+            self._fit_to_screen()
         state = self.settings.value("windowState")
         if isinstance(state, QByteArray):
             self.restoreState(state)
         theme = self.settings.value("theme", "dark")
         self.set_theme(theme if theme in THEMES else "dark")
 
-    def _default_size(self) -> None:
-        """1440 x 900, or 90 % of a smaller screen."""
+    def _fit_to_screen(self) -> None:
+        """Shrink to 92 % of a screen smaller than the window."""
         screen = self.screen()
-        width, height = 1440, 900
+        width, height = self.width(), self.height()
         if screen is not None:
             area = screen.availableGeometry()
             width = min(width, int(area.width() * 0.92))
