@@ -351,6 +351,9 @@ class MainWindow(QMainWindow):
         self.scene.detach()
         self.inspector.detach()
         self.analysis.shutdown()
+        # A closed window's scene is destroyed later; its item removal must not reach
+        # selection listeners (ours or a plug-in's) through a half-deleted window.
+        self.scene.blockSignals(True)
 
     # ------------------------------------------------------------ reactions
     def _on_design_changed(self) -> None:
