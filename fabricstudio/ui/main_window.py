@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QPointF, QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (QComboBox, QDockWidget, QFileDialog, QLabel, QMainWindow, QMenu,
-                               QMessageBox, QUndoView, QWidget)
+                               QMessageBox, QToolBar, QUndoView, QWidget)
 
 from fabricstudio.formats import DesignFileError, load_design, save_design
 from fabricstudio.model import Design, DesignData, DesignError, Plane, Technology
@@ -669,8 +669,9 @@ class MainWindow(QMainWindow):
         else:
             self._fit_to_screen()
         state = self.settings.value("windowState")
-        if isinstance(state, QByteArray):
-            self.restoreState(state)
+        if isinstance(state, QByteArray) and self.settings.value("windowDocks") == \
+                self._dock_signature():
+            self.restoreState(state)  # only a layout saved with the same set of docks
         theme = self.settings.value("theme", "dark")
         self.set_theme(theme if theme in THEMES else "dark")
 
@@ -683,6 +684,12 @@ class MainWindow(QMainWindow):
             width = min(width, int(area.width() * 0.92))
             height = min(height, int(area.height() * 0.92))
         self.resize(width, height)
+
+    def _dock_signature(self) -> str:
+        """The docks and toolbars present, so a layout saved by another set is not applied."""
+        names = [w.objectName() for w in self.findChildren(QDockWidget)]
+        names += [w.objectName() for w in self.findChildren(QToolBar)]
+        return ",".join(sorted(n for n in names if n))
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
@@ -699,6 +706,7 @@ class MainWindow(QMainWindow):
             return
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("windowState", self.saveState())
+        self.settings.setValue("windowDocks", self._dock_signature())
         self.detach()
         self.closed = True
         event.accept()
