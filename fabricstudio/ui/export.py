@@ -139,7 +139,8 @@ def render_image(scene: FabricScene, options: ExportOptions = ExportOptions()) -
     return _render_rect(scene, export_rect(scene, options.selection_only), options)
 
 
-def save_png(scene: FabricScene, path: str | Path, options: ExportOptions = ExportOptions()) -> QSize:
+def save_png(scene: FabricScene, path: str | Path,
+             options: ExportOptions = ExportOptions()) -> QSize:
     """Write a PNG; returns its pixel size.  The rect is taken before anything is hidden."""
     image = render_image(scene, options)
     if not image.save(str(path), "PNG"):
@@ -163,7 +164,8 @@ def _render_rect(scene: FabricScene, rect: QRectF, options: ExportOptions) -> QI
     return image
 
 
-def save_svg(scene: FabricScene, path: str | Path, options: ExportOptions = ExportOptions()) -> None:
+def save_svg(scene: FabricScene, path: str | Path,
+             options: ExportOptions = ExportOptions()) -> None:
     """Write an SVG of the design (vector: devices, links, labels and legend)."""
     rect = export_rect(scene, options.selection_only)
     page = page_size(scene, rect, options)

@@ -145,7 +145,8 @@ QGroupBox {{ border: 1px solid {border}; border-radius: 6px; margin-top: 14px; p
 QGroupBox::title {{ subcontrol-origin: margin; left: 8px; padding: 0 4px; color: {muted}; }}
 QLabel#sectionTitle {{ color: {muted}; font-weight: 600; text-transform: uppercase; }}
 QLabel#errorLabel {{ color: {INVALID.name()}; }}
-QPushButton {{ padding: 5px 12px; border: 1px solid {border}; border-radius: 5px; background: {panel}; }}
+QPushButton {{ padding: 5px 12px; border: 1px solid {border}; border-radius: 5px;
+               background: {panel}; }}
 QPushButton:hover {{ border-color: {ACCENT.name()}; }}
 QPushButton:default {{ background: {ACCENT.name()}; color: white; border-color: {ACCENT.name()}; }}
 QTabBar::tab {{ padding: 6px 12px; }}

@@ -41,7 +41,8 @@ EDITS = {
                         w.editor.paste()),
     "align": lambda w: (w.editor.select_ids(["gpu1", "mgmt1"]), w.editor.align("left")),
     "technology": lambda w: w.set_technology(Technology.INFINIBAND),
-    "fabric": lambda w: w._commit(SetFabric(w.design.fabric.model_copy(update={"mtu_bytes": 9000}))),
+    "fabric": lambda w: w._commit(SetFabric(w.design.fabric.model_copy(
+        update={"mtu_bytes": 9000}))),
     "layout": lambda w: w.auto_layout(),
     "properties": lambda w: _inspector_set(w, ["leaf1", "leaf2"], "radix", "16"),
     "link_properties": lambda w: _inspector_set(w, ["l1"], "length_m", "12"),

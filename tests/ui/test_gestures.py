@@ -98,7 +98,8 @@ def test_escape_cancels_link_drawing(make_window, small_design, qtbot):
     window = make_window(small_design)
     window.act_link_tool.trigger()
     viewport = window.view.viewport()
-    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=viewport_point(window, QPointF(0, 300)))
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton,
+                     pos=viewport_point(window, QPointF(0, 300)))
     qtbot.mouseMove(viewport, viewport_point(window, QPointF(-150, 0)))
     assert window.view.interaction is not None
     qtbot.keyClick(window.view, Qt.Key.Key_Escape)

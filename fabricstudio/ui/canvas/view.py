@@ -133,7 +133,8 @@ class FabricView(QGraphicsView):
         """Link tool: dragging from any device draws a link instead of moving it."""
         if on != self.link_mode:
             self.link_mode = on
-            self.viewport().setCursor(Qt.CursorShape.CrossCursor if on else Qt.CursorShape.ArrowCursor)
+            cursor = Qt.CursorShape.CrossCursor if on else Qt.CursorShape.ArrowCursor
+            self.viewport().setCursor(cursor)
             self.link_mode_changed.emit(on)
 
     def notify(self, text: str) -> None:

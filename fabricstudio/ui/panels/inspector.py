@@ -176,8 +176,9 @@ class InspectorPanel(QWidget):
             for plane, box in self.plane_boxes.items():
                 states = {plane in d.planes for d in devices}
                 box.setTristate(len(states) > 1)
-                box.setCheckState(Qt.CheckState.PartiallyChecked if len(states) > 1 else
-                                  (Qt.CheckState.Checked if states.pop() else Qt.CheckState.Unchecked))
+                state = (Qt.CheckState.PartiallyChecked if len(states) > 1 else
+                         Qt.CheckState.Checked if states.pop() else Qt.CheckState.Unchecked)
+                box.setCheckState(state)
             if len(devices) == 1:
                 self.title.setText(devices[0].label)
                 if self._ports_label is not None:
