@@ -1,45 +1,92 @@
-"""A link drawn between two device items; parallel links fan out."""
+"""A link between two device items.  Parallel links fan out; a bundle of many parallel links
+is drawn by its first member as one thick line with a count ("8 x 400G"), the others hidden."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QLineF, QPointF
-from PySide6.QtGui import QColor, QPen
-from PySide6.QtWidgets import QGraphicsLineItem
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
+from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen
+from PySide6.QtWidgets import QGraphicsLineItem, QStyleOptionGraphicsItem, QWidget
 
-from fabricstudio.model import Link, Plane
+from fabricstudio.model import Link
+from fabricstudio.ui.theme import DARK, PLANE_COLOURS, Theme, speed_colour, speed_text
 
-PLANE_COLOURS = {
-    Plane.COMPUTE: QColor("#4D4D4D"),
-    Plane.STORAGE: QColor("#AA4499"),
-    Plane.MANAGEMENT: QColor("#A0A0A0"),
-}
+#: Zoomed out below this, plain links are drawn as 1-px aliased lines (cheap for thousands).
+THIN_BELOW_LOD = 0.5
+#: Where along a bundle (from end a) its count sits; off-centre so crossing bundles'
+#: labels do not land on one another.
+LABEL_AT = 0.38
+_COUNT_FONT = QFont()
+_COUNT_FONT.setPixelSize(10)
+_COUNT_FONT.setBold(True)
 
 
 class LinkItem(QGraphicsLineItem):
-    """Canvas item of one link; ``offset`` shifts it sideways to fan parallel links."""
+    """Canvas item of one link.
+
+    ``link`` is the model value; ``line()`` is the drawn centre line (shifted by ``offset``
+    for fanned parallel links); ``bundle_size`` > 1 marks the member that draws a bundle.
+    """
 
     def __init__(self, link: Link) -> None:
         super().__init__()
         self.link_id = link.id
         self.link = link
         self.offset = 0.0
+        self.bundle_size = 1
+        self.colour_by = "speed"
+        #: Draw the bundle count permanently (the scene turns it off when bundles crowd).
+        self.show_count = True
+        self._hovered = False
+        self.setAcceptHoverEvents(True)
+        self._bounds = QRectF()
         self.setZValue(1)
         self.setFlag(QGraphicsLineItem.GraphicsItemFlag.ItemIsSelectable)
+        # exposedRect lets paint() clip long lines to the repainted strip
+        self.setFlag(QGraphicsLineItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         self._apply_style()
 
     def set_link(self, link: Link) -> None:
         """Show a new value of the link."""
-        self.link = link
-        self._apply_style()
+        if link != self.link:
+            self.link = link
+            self._apply_style()
+
+    def set_colour_mode(self, mode: str) -> None:
+        """'speed' or 'plane'."""
+        if mode != self.colour_by:
+            self.colour_by = mode
+            self._apply_style()
+
+    def set_bundle_size(self, size: int) -> None:
+        """How many parallel links this item stands for (1 = itself only)."""
+        if size != self.bundle_size:
+            self.bundle_size = size
+            self._update_bounds()
+            self._apply_style()
+
+    def colour(self):
+        """The link's colour in the current mode."""
+        if self.colour_by == "plane":
+            return PLANE_COLOURS[self.link.plane]
+        return speed_colour(self.link.speed_gbps)
 
     def _apply_style(self) -> None:
-        width = 1.0 + min(self.link.speed_gbps, 800.0) / 400.0
-        pen = QPen(PLANE_COLOURS[self.link.plane], width)
+        # 1-px cosmetic lines take the raster engine's fast antialiased path (a 2-px line costs
+        # ~50x more); speed shows as colour, bundles as width.
+        width = 1.0
+        if self.bundle_size > 1:
+            width = min(3.0 + self.bundle_size ** 0.5 * 1.2, 12.0)
+        pen = QPen(self.colour(), width)
         pen.setCosmetic(True)
+        if width > 1:
+            pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         self.setPen(pen)
-        self.setToolTip(f"{self.link.id}: {self.link.a}:{self.link.a_port} - "
-                        f"{self.link.b}:{self.link.b_port}, {self.link.speed_gbps:g} Gb/s, "
-                        f"{self.link.length_m:g} m ({self.link.plane.value})")
+        self._thin_pen = QPen(self.colour(), 0)
+        lk = self.link
+        count = f"{self.bundle_size} parallel links, " if self.bundle_size > 1 else ""
+        self.setToolTip(f"<b>{lk.id}</b>: {lk.a}:{lk.a_port} &harr; {lk.b}:{lk.b_port}<br>"
+                        f"{count}{lk.speed_gbps:g} Gb/s, {lk.length_m:g} m {lk.reach_class}, "
+                        f"{lk.plane.value} network")
 
     def set_ends(self, a: QPointF, b: QPointF) -> None:
         """Place the line between two points, shifted by ``offset`` perpendicular to it."""
@@ -50,3 +97,113 @@ class LinkItem(QGraphicsLineItem):
             line = QLineF(a + shift, b + shift)
         if line != self.line():
             self.setLine(line)
+            self._update_bounds()
+
+    def bundle_label(self) -> str:
+        """'8 x 400G' for a bundle, '' otherwise."""
+        if self.bundle_size <= 1:
+            return ""
+        return f"{self.bundle_size} x {speed_text(self.link.speed_gbps)}"
+
+    # ------------------------------------------------------------------- Qt API
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+        return self._bounds
+
+    def _update_bounds(self) -> None:
+        line = self.line()
+        rect = QRectF(line.p1(), line.p2()).normalized()
+        margin = (80.0, 20.0) if self.bundle_size > 1 else (6.0, 6.0)
+        self.prepareGeometryChange()
+        self._bounds = rect.adjusted(-margin[0], -margin[1], margin[0], margin[1])
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath(self.line().p1())
+        path.lineTo(self.line().p2())
+        stroker = QPainterPathStroker()
+        stroker.setWidth(8)
+        return stroker.createStroke(path)
+
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
+              widget: QWidget | None = None) -> None:
+        # The hot path of a zoomed-out fabric: keep it to a few calls per link.
+        lod = option.levelOfDetailFromTransform(painter.worldTransform())
+        selected = self.isSelected()
+        thin = lod < THIN_BELOW_LOD and self.bundle_size == 1 and not selected
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, not thin)
+        if thin:
+            painter.setPen(self._thin_pen)
+        elif selected:
+            pen = QPen(self.pen())
+            pen.setColor(getattr(self.scene(), "theme", DARK).highlight)
+            pen.setWidthF(pen.widthF() + 1.5)
+            painter.setPen(pen)
+        else:
+            painter.setPen(self.pen())
+        exposed = option.exposedRect
+        line = self.line()
+        visible = line if exposed.contains(self._bounds) else \
+            clip_line(line, exposed.adjusted(-4, -4, 4, 4))
+        if visible is not None:
+            painter.drawLine(visible)
+        if self.bundle_size > 1 and lod > 0.45 and (self.show_count or selected or self._hovered):
+            self._paint_count(painter, getattr(self.scene(), "theme", DARK), lod)
+
+    def hoverEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self._hovered = True
+        self.update()
+        super().hoverEnterEvent(event)
+
+    def hoverLeaveEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self._hovered = False
+        self.update()
+        super().hoverLeaveEvent(event)
+
+    def _paint_count(self, painter: QPainter, theme: Theme, lod: float) -> None:
+        text = self.bundle_label()
+        painter.save()
+        centre = self.line().pointAt(LABEL_AT)
+        painter.translate(centre)
+        if lod < 1:  # zoomed out: keep the label readable; zoomed in: it grows with the canvas
+            painter.scale(1 / lod, 1 / lod)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setFont(_COUNT_FONT)
+        width = QFontMetricsF(_COUNT_FONT).horizontalAdvance(text) + 10
+        rect = QRectF(-width / 2, -8, width, 16)
+        painter.setPen(QPen(self.colour(), 1.2))
+        painter.setBrush(theme.panel)
+        painter.drawRoundedRect(rect, 8, 8)
+        painter.setPen(theme.text)
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+        painter.restore()
+
+
+def clip_line(line: QLineF, rect: QRectF | None) -> QLineF | None:
+    """The part of ``line`` inside ``rect`` (Liang-Barsky), None when it misses.
+
+    The raster engine rasterises a long antialiased line in full even when only a strip of it
+    is exposed (a pan repaints a 12-px strip crossed by thousands of links), so links clip
+    themselves first.
+    """
+    if rect is None or rect.isEmpty():
+        return line
+    x0, y0, x1, y1 = line.x1(), line.y1(), line.x2(), line.y2()
+    dx, dy = x1 - x0, y1 - y0
+    t0, t1 = 0.0, 1.0
+    for p, q in ((-dx, x0 - rect.left()), (dx, rect.right() - x0),
+                 (-dy, y0 - rect.top()), (dy, rect.bottom() - y0)):
+        if p == 0:
+            if q < 0:
+                return None
+            continue
+        t = q / p
+        if p < 0:
+            if t > t1:
+                return None
+            t0 = max(t0, t)
+        else:
+            if t < t0:
+                return None
+            t1 = min(t1, t)
+    if t0 == 0.0 and t1 == 1.0:
+        return line
+    return QLineF(x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx, y0 + t1 * dy)

@@ -1,0 +1,358 @@
+"""The canvas view: zoom under the mouse, pan (middle button or Space+drag), rubber band,
+palette drops (Shift+drop asks how many), link drawing, and the legend overlay."""
+
+from __future__ import annotations
+
+import json
+import math
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QFont, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsView, QInputDialog
+
+from fabricstudio.ui.canvas.interactions import NewLinkInteraction
+from fabricstudio.ui.canvas.items.device_item import HANDLE_RADIUS, TILE, DeviceItem
+from fabricstudio.ui.canvas.scene import GRID
+from fabricstudio.ui.legend import legend_entries, legend_size, paint_legend
+
+DEVICE_MIME = "application/x-fabricstudio-device"
+MIN_ZOOM, MAX_ZOOM = 0.02, 6.0
+MAX_DROP_COUNT = 1024
+NUDGE_STEPS = {Qt.Key.Key_Left: (-1, 0), Qt.Key.Key_Right: (1, 0), Qt.Key.Key_Up: (0, -1),
+               Qt.Key.Key_Down: (0, 1)}
+EMPTY_TITLE = "Start a fabric"
+EMPTY_BODY = ("Drag devices from the palette (Shift+drop places several), or let the Fabric "
+              "wizard (Ctrl+Shift+N) build a leaf-spine, fat-tree or rail-optimised fabric.")
+
+
+class FabricView(QGraphicsView):
+    """The interactive view of a FabricScene; ``editor`` performs the edits."""
+
+    #: Emitted with the new zoom factor (1.0 = 100 %).
+    zoom_changed = Signal(float)
+    #: Emitted with a status-bar message.
+    message = Signal(str)
+    #: Emitted when the link tool is switched on or off.
+    link_mode_changed = Signal(bool)
+    #: Emitted with the global position of a right click (after selecting what is under it).
+    context_menu_requested = Signal(object)
+
+    def __init__(self, scene, editor, parent=None) -> None:
+        self._legend_key = None
+        self._legend_sections: list = []
+        super().__init__(scene, parent)
+        self.editor = editor
+        self.link_mode = False
+        self.show_legend = True
+        self._interaction: NewLinkInteraction | None = None
+        self._pan_from: QPointF | None = None
+        self._space_down = False
+        self.setRenderHints(QPainter.RenderHint.Antialiasing
+                            | QPainter.RenderHint.SmoothPixmapTransform
+                            | QPainter.RenderHint.TextAntialiasing)
+        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setOptimizationFlags(QGraphicsView.OptimizationFlag.DontSavePainterState
+                                  | QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing)
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
+        self.setAcceptDrops(True)
+        self.setFrameShape(QGraphicsView.Shape.NoFrame)
+        self.setSceneRect(QRectF(-50_000, -50_000, 100_000, 100_000))
+        self.setMouseTracking(True)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+
+    # ------------------------------------------------------------------ zoom
+    def zoom(self) -> float:
+        """Current scale factor."""
+        return self.transform().m11()
+
+    def zoom_by(self, factor: float, anchor: QPointF | None = None) -> None:
+        """Scale by ``factor`` (clamped), keeping ``anchor`` (viewport pos) fixed."""
+        target = min(max(self.zoom() * factor, MIN_ZOOM), MAX_ZOOM)
+        factor = target / self.zoom()
+        if math.isclose(factor, 1.0):
+            return
+        if anchor is not None:
+            before = self.mapToScene(anchor.toPoint())
+            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
+            self.scale(factor, factor)
+            after = self.mapToScene(anchor.toPoint())
+            delta = after - before
+            self.translate(delta.x(), delta.y())
+            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        else:
+            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+            self.scale(factor, factor)
+            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self._zoomed()
+
+    def _zoomed(self) -> None:
+        self.scene().set_view_scale(self.zoom())
+        self.zoom_changed.emit(self.zoom())
+
+    def set_zoom(self, zoom: float) -> None:
+        """Set an absolute zoom about the view centre."""
+        self.zoom_by(zoom / self.zoom())
+
+    def fit(self, rect: QRectF | None = None) -> None:
+        """Show ``rect`` (default: every visible device) with a margin, beside the legend."""
+        if rect is None:
+            rect = QRectF()
+            for item in self.scene().device_items.values():
+                if item.isVisible():
+                    rect = rect.united(item.sceneBoundingRect())
+        if rect.isEmpty():
+            rect = QRectF(-300, -200, 600, 400)
+        rect = rect.adjusted(-40, -40, 40, 40)
+        legend = self._legend_rect() if self.show_legend else QRectF()
+        free_w = self.viewport().width() - (legend.width() + 20 if legend.isValid() else 0)
+        if free_w < self.viewport().width() * 0.6:  # narrow canvas: let the legend overlap
+            free_w = self.viewport().width()
+        free_w = max(free_w, 50)
+        free_h = max(self.viewport().height(), 50)
+        zoom = min(free_w / rect.width(), free_h / rect.height(), 1.5)
+        zoom = min(max(zoom, MIN_ZOOM), MAX_ZOOM)
+        self.resetTransform()
+        self.scale(zoom, zoom)
+        shift = (self.viewport().width() - free_w) / 2 / zoom
+        self.centerOn(rect.center() + QPointF(shift, 0))
+        self._zoomed()
+
+    def wheelEvent(self, event) -> None:  # noqa: N802 - Qt override
+        delta = event.angleDelta().y() or event.angleDelta().x()
+        if not delta:
+            return
+        self.zoom_by(2 ** (delta / 480), event.position())
+        event.accept()
+
+    # -------------------------------------------------------------- link mode
+    def set_link_mode(self, on: bool) -> None:
+        """Link tool: dragging from any device draws a link instead of moving it."""
+        if on != self.link_mode:
+            self.link_mode = on
+            cursor = Qt.CursorShape.CrossCursor if on else Qt.CursorShape.ArrowCursor
+            self.viewport().setCursor(cursor)
+            self.link_mode_changed.emit(on)
+
+    def notify(self, text: str) -> None:
+        """Show a status message."""
+        self.message.emit(text)
+
+    @property
+    def interaction(self) -> NewLinkInteraction | None:
+        """The gesture in progress, if any."""
+        return self._interaction
+
+    def _link_source_at(self, scene_pos: QPointF) -> DeviceItem | None:
+        for item in self.scene().items(scene_pos):
+            if isinstance(item, DeviceItem):
+                if self.link_mode:
+                    return item
+                local = item.mapFromScene(scene_pos)
+                if (local - QPointF(TILE / 2, 0)).manhattanLength() <= HANDLE_RADIUS * 2:
+                    return item
+                return None
+        return None
+
+    # ----------------------------------------------------------------- mouse
+    def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if event.button() == Qt.MouseButton.MiddleButton or (
+                event.button() == Qt.MouseButton.LeftButton and self._space_down):
+            self._pan_from = event.position()
+            self.viewport().setCursor(Qt.CursorShape.ClosedHandCursor)
+            event.accept()
+            return
+        if event.button() == Qt.MouseButton.LeftButton:
+            source = self._link_source_at(self.mapToScene(event.position().toPoint()))
+            if source is not None:
+                self._interaction = NewLinkInteraction(self, source,
+                                                       self.mapToScene(event.position().toPoint()))
+                event.accept()
+                return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if self._pan_from is not None:
+            delta = event.position() - self._pan_from
+            self._pan_from = event.position()
+            self.horizontalScrollBar().setValue(self.horizontalScrollBar().value() - int(delta.x()))
+            self.verticalScrollBar().setValue(self.verticalScrollBar().value() - int(delta.y()))
+            event.accept()
+            return
+        if self._interaction is not None:
+            self._interaction.move(self.mapToScene(event.position().toPoint()))
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if self._pan_from is not None and event.button() in (Qt.MouseButton.MiddleButton,
+                                                             Qt.MouseButton.LeftButton):
+            self._pan_from = None
+            self.viewport().setCursor(Qt.CursorShape.OpenHandCursor if self._space_down
+                                      else Qt.CursorShape.ArrowCursor)
+            event.accept()
+            return
+        if self._interaction is not None and event.button() == Qt.MouseButton.LeftButton:
+            interaction, self._interaction = self._interaction, None
+            interaction.finish(self.mapToScene(event.position().toPoint()))
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    def contextMenuEvent(self, event) -> None:  # noqa: N802 - Qt override
+        item = self.itemAt(event.pos())
+        while item is not None and not hasattr(item, "device_id") and not hasattr(item, "link_id"):
+            item = item.parentItem()
+        if item is not None and not item.isSelected():
+            self.scene().clearSelection()
+            item.setSelected(True)
+        self.context_menu_requested.emit(event.globalPos())
+        event.accept()
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if event.key() == Qt.Key.Key_Escape:
+            if self._interaction is not None:
+                self._interaction.cancel()
+                self._interaction = None
+            elif self.link_mode:
+                self.set_link_mode(False)
+            else:
+                self.scene().clearSelection()
+            event.accept()
+            return
+        step = NUDGE_STEPS.get(event.key())
+        if step is not None and self.editor.selected_device_ids():
+            self.editor.nudge(step[0] * GRID, step[1] * GRID)
+            event.accept()
+            return
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space_down = True
+            self.viewport().setCursor(Qt.CursorShape.OpenHandCursor)
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    def keyReleaseEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
+            self._space_down = False
+            self._pan_from = None
+            self.viewport().setCursor(Qt.CursorShape.CrossCursor if self.link_mode
+                                      else Qt.CursorShape.ArrowCursor)
+            event.accept()
+            return
+        super().keyReleaseEvent(event)
+
+    # ------------------------------------------------------------ drag & drop
+    def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if event.mimeData().hasFormat(DEVICE_MIME):
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dragMoveEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if event.mimeData().hasFormat(DEVICE_MIME):
+            event.acceptProposedAction()
+        else:
+            super().dragMoveEvent(event)
+
+    def dropEvent(self, event) -> None:  # noqa: N802 - Qt override
+        mime = event.mimeData()
+        if not mime.hasFormat(DEVICE_MIME):
+            super().dropEvent(event)
+            return
+        entry = json.loads(bytes(mime.data(DEVICE_MIME)).decode())
+        pos = self.mapToScene(event.position().toPoint())
+        count = 1
+        if event.modifiers() & Qt.KeyboardModifier.ShiftModifier:
+            count, ok = QInputDialog.getInt(self, "Place several",
+                                            f"How many {entry.get('title', 'devices')}?",
+                                            8, 1, MAX_DROP_COUNT)
+            if not ok:
+                event.ignore()
+                return
+        self.editor.place_devices(entry["kind"], entry.get("fields", {}), pos, count)
+        event.acceptProposedAction()
+        self.setFocus()
+
+    # ----------------------------------------------------------------- legend
+    # The legend is painted in drawForeground in viewport coordinates.  A floating child
+    # widget would overlap the viewport and disable Qt's accelerated scrolling (every pan frame
+    # would repaint everything); instead a scroll repaints only the legend's two rectangles.
+    def set_legend_visible(self, visible: bool) -> None:
+        """Show or hide the legend."""
+        self.show_legend = visible
+        self.viewport().update()
+
+    def refresh_legend(self) -> None:
+        """Re-read the design's kinds and speeds (after edits or a colour-mode change)."""
+        self._legend_key = None
+        if self.show_legend:
+            self.viewport().update(self._legend_rect().toAlignedRect().adjusted(-300, -300, 2, 2))
+
+    def _legend(self):
+        scene = self.scene()
+        hidden = frozenset(scene.hidden_planes)
+        key = (scene.design.revision, scene.colour_by, id(scene.design), hidden)
+        if self._legend_key != key:
+            self._legend_key = key
+            self._legend_sections = legend_entries(scene.design, scene.colour_by, hidden)
+        return self._legend_sections
+
+    def _legend_rect(self) -> QRectF:
+        sections = self._legend()
+        if not sections:
+            return QRectF()
+        size = legend_size(sections)
+        return QRectF(QPointF(self.viewport().width() - size.width() - 14,
+                              self.viewport().height() - size.height() - 14), size)
+
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
+        if not self.scene().design.devices:
+            self._paint_empty_hint(painter)
+            return
+        if not self.show_legend:
+            return
+        sections = self._legend()
+        if not sections:
+            return
+        painter.save()
+        painter.resetTransform()
+        paint_legend(painter, self._legend_rect().topLeft(), sections, self.scene().theme)
+        painter.restore()
+
+    def _paint_empty_hint(self, painter: QPainter) -> None:
+        """What to do on an empty canvas (the first minute matters)."""
+        theme = self.scene().theme
+        painter.save()
+        painter.resetTransform()
+        box = QRectF(0, 0, 460, 150)
+        box.moveCenter(QPointF(self.viewport().rect().center()))
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        pen = QPen(theme.border, 1.5, Qt.PenStyle.DashLine)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRoundedRect(box, 12, 12)
+        title = QFont()
+        title.setPixelSize(17)
+        title.setBold(True)
+        painter.setFont(title)
+        painter.setPen(theme.text)
+        painter.drawText(box.adjusted(0, 22, 0, 0), Qt.AlignmentFlag.AlignHCenter, EMPTY_TITLE)
+        body = QFont()
+        body.setPixelSize(13)
+        painter.setFont(body)
+        painter.setPen(theme.muted)
+        painter.drawText(box.adjusted(24, 58, -24, -10),
+                         Qt.AlignmentFlag.AlignHCenter | Qt.TextFlag.TextWordWrap, EMPTY_BODY)
+        painter.restore()
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt override
+        super().scrollContentsBy(dx, dy)
+        if self.show_legend:
+            rect = self._legend_rect().toAlignedRect().adjusted(-2, -2, 2, 2)
+            self.viewport().update(rect)
+            self.viewport().update(rect.translated(dx, dy))
