@@ -9,7 +9,7 @@ def server(sid: str, speed: float = 100.0, gpus: int = 1, nics: int = 1) -> GpuS
     return GpuServer(id=sid, gpus=gpus, nics=nics, nic_speed_gbps=speed, mgmt_ports=0)
 
 
-def leaf(sid: str, speed: float = 100.0, buffer: int = 16 * 1024**2, radix: int = 16) -> Leaf:
+def leaf(sid: str, speed: float = 100.0, buffer: int = 16 * 1024**2, radix: int = 64) -> Leaf:
     return Leaf(id=sid, radix=radix, port_speed_gbps=speed, buffer_bytes=buffer)
 
 
