@@ -175,7 +175,7 @@ class RoceSwitch(Switch):
         size = cell.bytes
         self.used -= size
         if self.ecn_on:
-            self.ecn(cell, out, out.q_bytes + size)
+            self.ecn(cell, out, out.q_bytes)
         if not self.pfc:
             return
         via = cell.via
@@ -235,7 +235,7 @@ class IbSwitch(Switch):
         via = cell.via
         self.clock.call(via.prop + self.credit_delay, via.return_credits, size)
         if self.fecn:
-            self.ecn(cell, out, out.q_bytes + size)
+            self.ecn(cell, out, out.q_bytes)
 
 
 class Host(Node):
