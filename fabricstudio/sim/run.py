@@ -86,7 +86,7 @@ class Simulation:
     def finished(self) -> bool:
         """True when there is nothing left to run (all traffic done, or the stop time reached;
         with an explicit horizon the run always goes on to ``until_s``)."""
-        if self.now >= self.stop_s * (1 - 1e-12):
+        if self.now >= self.stop_s:
             return True
         return self.scenario.until_s is None and self.complete
 
@@ -108,6 +108,8 @@ class Simulation:
         Stops early when the scenario has no horizon and every workload is done.
         """
         target = min(until_s, self.stop_s)
+        if target >= self.stop_s * (1 - 1e-9):  # slices summed in floating point
+            target = self.stop_s
         window = self.scenario.measure_from_s
         if self._window_base is None and target >= window:
             if self.now < window:
