@@ -115,9 +115,19 @@ def _is_regular(ranks: list[str]) -> bool:
     return len(groups) > 1 and len({len(g) for g in groups}) == 1 and len(groups[0]) > 1
 
 
+#: Slices per chunk on NVLink-only rings (NCCL_STEPS).
+NVLINK_SLICES = 8
+
+
 def _flows_of(phases: list[list[RingSpec]], slice_bytes: int) -> int:
-    return sum(len(r.hops) * r.steps * max(1, -(-r.chunk_bytes // slice_bytes))
-               for phase in phases for r in phase)
+    total = 0
+    for phase in phases:
+        for r in phase:
+            nvlink = all(server_of(a) == server_of(b) for a, b in r.hops)
+            slices = -(-r.chunk_bytes // slice_bytes)
+            total += len(r.hops) * r.steps * max(1, min(slices, NVLINK_SLICES) if nvlink
+                                                 else slices)
+    return total
 
 
 def plan(design: Any, name: str, ranks: list[str], size: int, slice_bytes: int,
@@ -204,12 +214,19 @@ class Collective(Workload):
                 finished.succeed()
 
         passes = [RingPass(self.ctx.engine, list(r.hops), r.steps, r.chunk_bytes,
-                           self.slice_bytes, self.tag, one_done) for r in rings]
+                           self._slice_for(r), self.tag, one_done) for r in rings]
         for ring_pass in passes:
             ring_pass.start()
         yield finished
         for ring_pass in passes:
             self.flow_ids.extend(ring_pass.flow_ids)
+
+    def _slice_for(self, ring: RingSpec) -> int:
+        """Slice size of a pass: NVLink-only rings (contention-free) need no finer pipelining
+        than NCCL's 8 steps per chunk."""
+        if all(server_of(a) == server_of(b) for a, b in ring.hops):
+            return max(self.slice_bytes, math.ceil(ring.chunk_bytes / NVLINK_SLICES))
+        return self.slice_bytes
 
     def _run_direct(self):
         """All-to-all: every rank sends S/N to every other rank at once (N(N-1) flows)."""
