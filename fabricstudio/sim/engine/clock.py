@@ -1,13 +1,15 @@
 """A thin callback scheduler on top of the SimPy clock.
 
 The hot path schedules plain callbacks, not generator processes: each call is one tiny event
-object pushed on SimPy's own event queue, so workloads written as SimPy processes interleave
-with the engine on the same clock.  Time unit: seconds (float).
+object pushed on SimPy's own event queue (the same ``(time, priority, id, event)`` entries
+``Environment.schedule`` pushes), so workload processes interleave with the engine on one
+clock and ``env.run``/``env.step`` process both.  Time unit: seconds (float).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from heapq import heappush
 
 import simpy
 from simpy.events import NORMAL
@@ -16,7 +18,8 @@ from simpy.events import NORMAL
 class Call:
     """A minimal SimPy-compatible event: processed by ``env.step`` like any other event.
 
-    ``callbacks`` holds one function taking the event; ``arg`` is its payload.
+    ``callbacks`` is a tuple of functions taking the event (SimPy only iterates it);
+    ``arg`` is the payload.
     """
 
     __slots__ = ("callbacks", "arg")
@@ -27,19 +30,25 @@ class Call:
 class Clock:
     """Schedules callbacks on a SimPy environment and counts them."""
 
-    __slots__ = ("env", "events", "_schedule")
+    __slots__ = ("env", "events", "queue", "eid")
 
     def __init__(self, env: simpy.Environment) -> None:
         self.env = env
         self.events = 0
-        self._schedule = env.schedule
+        # SimPy's own heap and id counter (Environment.schedule pushes onto the same).
+        self.queue = env._queue
+        self.eid = env._eid
 
     def call(self, delay: float, fn: Callable[[Call], None], arg: object = None) -> None:
         """Run ``fn(event)`` after ``delay`` seconds; ``event.arg`` is ``arg``."""
+        self.post(delay, (fn,), arg)
+
+    def post(self, delay: float, callbacks: tuple, arg: object = None) -> None:
+        """Like :meth:`call` with a prebuilt callbacks tuple (hot path)."""
         event = Call()
-        event.callbacks = [fn]
+        event.callbacks = callbacks
         event.arg = arg
-        self._schedule(event, NORMAL, delay)  # type: ignore[arg-type]
+        heappush(self.queue, (self.env._now + delay, NORMAL, next(self.eid), event))
         self.events += 1
 
     @property

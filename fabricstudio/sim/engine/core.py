@@ -212,6 +212,7 @@ class Engine:
             rec.delivered_bytes = rec.size_bytes
             rec.finish_s = self.env.now
             self.nvlink_bytes += rec.size_bytes
+            self.sampler.track(rec)
             if on_done is not None:
                 on_done(rec)
 

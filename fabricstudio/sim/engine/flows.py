@@ -30,7 +30,7 @@ class Flow:
 
     __slots__ = ("rec", "engine", "clock", "nic", "path", "dst_ep", "size", "cell_bytes",
                  "remaining", "seq", "next_time", "active", "rev_delay", "on_done",
-                 "full_npkts", "full_wire", "mtu", "overhead", "frame_delivered", "hash_key")
+                 "full_npkts", "full_wire", "mtu", "overhead", "frame_mark")
 
     def __init__(self, engine, rec: FlowRecord, nic: NicPort, path: tuple[Port, ...] | None,
                  dst_ep: int, rev_delay: float,
@@ -53,7 +53,7 @@ class Flow:
         self.overhead = engine.wire_overhead
         self.full_npkts = -(-self.cell_bytes // self.mtu)
         self.full_wire = self.cell_bytes + self.full_npkts * self.overhead
-        self.frame_delivered = 0
+        self.frame_mark = -1  # last frame number in which the sampler was told of progress
 
     # ------------------------------------------------------------------ sending
     def has_data(self) -> bool:

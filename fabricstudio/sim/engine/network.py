@@ -80,7 +80,7 @@ class Network:
                            link.length_m * prop_per_m, engine.clock, engine)
                 owner, peer = self.node(src), self.node(dst)
                 port.owner, port.peer = owner, peer
-                port.peer_receive = peer.receive
+                port.peer_receive = (peer.receive,)
                 if isinstance(peer, Host):
                     port.to_host = True
                     port.arrive_delay = nic_latency

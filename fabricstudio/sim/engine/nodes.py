@@ -255,4 +255,9 @@ class Host(Node):
         via = cell.via
         if via.credit_based:
             self.clock.call(via.prop + self.credit_delay, via.return_credits, cell.bytes)
-        cell.flow.on_arrival(cell, self.clock.env._now)
+        flow = cell.flow
+        sampler = engine.sampler
+        if flow.frame_mark != sampler.count:
+            flow.frame_mark = sampler.count
+            sampler.track(flow.rec)
+        flow.on_arrival(cell, self.clock.env._now)

@@ -58,6 +58,7 @@ class Port:
         # wiring
         "index", "link_id", "src", "dst", "src_port", "dst_port", "speed_gbps", "rate",
         "prop", "clock", "engine", "owner", "peer", "to_host", "arrive_delay", "peer_receive",
+        "done_cbs",
         # transmitter
         "queue", "q_bytes", "busy", "tx_start", "paused", "paused_since",
         "credit_based", "credits", "credit_max", "stalled_since",
@@ -85,7 +86,8 @@ class Port:
         self.peer = None  # the node that receives
         self.to_host = False
         self.arrive_delay = prop_s
-        self.peer_receive = None
+        self.peer_receive = ()
+        self.done_cbs = (self._tx_done,)
         self.queue: deque[Cell] = deque()
         self.q_bytes = 0
         self.busy = False
@@ -158,11 +160,11 @@ class Port:
         cell.via = self
         tail = end + self.prop
         cell.tail = tail
-        clock.call(end - now, self._tx_done)
+        clock.post(end - now, self.done_cbs)
         if self.to_host:
-            clock.call(tail - now + self.arrive_delay, self.peer_receive, cell)
+            clock.post(tail - now + self.arrive_delay, self.peer_receive, cell)
         else:
-            clock.call(self.arrive_delay, self.peer_receive, cell)
+            clock.post(self.arrive_delay, self.peer_receive, cell)
 
     def _tx_done(self, _event: Call) -> None:
         self.busy = False

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 
 from fabricstudio.sim.engine.clock import Call
@@ -25,25 +27,26 @@ class Sampler:
         n = len(self.ports)
         self._last = {attr: np.zeros(n) for attr in (*_TIME_FIELDS, *_COUNT_FIELDS)}
         self._last_t = 0.0
-        self._count = 0
-        self._flows: list[FlowRecord] = []
-        self._flow_last: dict[int, int] = {}
+        self.count = 0
+        self._flows: dict[int, FlowRecord] = {}  # flows to report in the next frame
+        self._flow_last: dict[int, int] = {}  # delivered bytes at the last report
         engine.clock.call(self.period, self._tick)
 
     def track(self, rec: FlowRecord) -> None:
-        """Report ``rec`` in frames until the frame in which it finishes."""
-        self._flows.append(rec)
-        self._flow_last[rec.id] = 0
+        """Report ``rec`` in the next frame (its first progress or its creation)."""
+        if rec.id not in self._flows:
+            self._flows[rec.id] = rec
+            self._flow_last.setdefault(rec.id, 0)
 
     def _cumulative(self, attr: str) -> np.ndarray:
-        return np.fromiter((getattr(p, attr) for p in self.ports), dtype=np.float64,
+        return np.fromiter(map(attrgetter(attr), self.ports), dtype=np.float64,
                            count=len(self.ports))
 
     def _tick(self, _event: Call) -> None:
         now = self.engine.env.now
-        self._count += 1
+        self.count += 1
         self.take(now)
-        self.engine.clock.call((self._count + 1) * self.period - now, self._tick)
+        self.engine.clock.call((self.count + 1) * self.period - now, self._tick)
 
     def take(self, now: float) -> None:
         """Append the frame for ``(last sample, now]``."""
@@ -71,20 +74,20 @@ class Sampler:
         self._last_t = now
 
     def _flow_columns(self, dt: float) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
-        flows = self._flows
+        """Flows that were added, progressed or finished in this period (a flow missing from
+        a frame made no progress in it)."""
+        flows = [self._flows[i] for i in sorted(self._flows)]
         last = self._flow_last
         ids = tuple(rec.id for rec in flows)
         delivered = np.fromiter((rec.delivered_bytes for rec in flows), np.float64, len(flows))
         before = np.fromiter((last[rec.id] for rec in flows), np.float64, len(flows))
         rates = ((delivered - before) * 8e-9 / dt).astype(np.float32)
-        keep = []
         for rec in flows:
             if rec.finish_s is None:
-                keep.append(rec)
                 last[rec.id] = rec.delivered_bytes
             else:
                 del last[rec.id]
-        self._flows = keep
+        self._flows = {}
         return ids, delivered, rates
 
     # ------------------------------------------------------------------ windows
