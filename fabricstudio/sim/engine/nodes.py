@@ -12,7 +12,7 @@ Three switch flavours share forwarding and differ in buffer admission:
   exceeds its dynamic share ``(B - used)``.
 * :class:`IbSwitch` - InfiniBand: the upstream port only sends with credits, so the input
   buffer never overflows; credits go back one link delay + processing after a cell leaves.
-  Optional FECN marking (IB congestion control) with the same ramp as ECN.
+  Optional FECN marking (IB congestion control): every cell leaving a congested root port.
 """
 
 from __future__ import annotations
@@ -221,6 +221,8 @@ class IbSwitch(Switch):
         super().__init__(engine, device, latency_s, index)
         self.credit_delay = engine.fabric.infiniband.credit_processing_ns * 1e-9
         self.fecn = engine.ib_cc
+        self.cc_threshold = engine.ibcc_params.threshold_fraction * \
+            engine.fabric.infiniband.vl_buffer_bytes
 
     def receive(self, event: Call) -> None:
         """Queue the cell (credits guaranteed it a buffer)."""
@@ -234,8 +236,13 @@ class IbSwitch(Switch):
         self.used -= size
         via = cell.via
         self.clock.call(via.prop + self.credit_delay, via.return_credits, size)
-        if self.fecn:
-            self.ecn(cell, out, out.q_bytes)
+        if self.fecn and out.q_bytes > self.cc_threshold and 2 * out.credits >= out.credit_max:
+            # root of congestion (queue above threshold while downstream still grants
+            # credits); a victim port starved of credits does not mark (IBTA CC annex A10)
+            out.marks += cell.npkts
+            self.engine.ecn_marks += cell.npkts
+            if cell.mark < 0:
+                cell.mark = out.index
 
 
 class Host(Node):

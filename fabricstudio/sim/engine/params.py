@@ -47,10 +47,14 @@ class TcpParams:
 @dataclass(frozen=True, slots=True)
 class IbCcParams:
     """InfiniBand congestion control (CCT).  Values follow the shape of the IBTA CC annex;
-    the exact vendor tables are not public, so the step is a documented assumption:
-    each CCT index adds ``ipd_step`` serialisation times of delay per cell."""
+    the exact vendor tables are not public, so these are documented assumptions: a switch
+    port is congested when its queue exceeds ``threshold_fraction`` of a VL buffer while it
+    still has credits; each BECN raises the CCT index by ``ccti_increase``; every
+    ``ccti_timer`` it drops by one; each index adds ``ipd_step`` serialisation times of
+    inter-cell delay."""
 
     ccti_increase: int = 1
     ccti_limit: int = 128
-    ccti_timer: float = 10e-6
+    ccti_timer: float = 20e-6
     ipd_step: float = 0.125
+    threshold_fraction: float = 0.5  # port congested above this share of one VL buffer

@@ -188,3 +188,19 @@ def test_v7_default_headroom_never_drops_even_under_heavy_incast():
     eng.advance(2e-3)
     assert eng.totals()["drops"] == 0 and eng.totals()["pfc_pauses"] > 0
     assert_conserved(eng)
+
+
+def test_infiniband_congestion_control_relieves_the_victim():
+    """FECN/BECN CC throttles the flows into the hot port, so the victim is no longer held
+    to C/4 by credit back-pressure (V4 on InfiniBand with CC on)."""
+    from fabricstudio.model import InfinibandSettings
+
+    settings = fabric(Technology.INFINIBAND,
+                      infiniband=InfinibandSettings(congestion_control=True))
+    eng = Engine(victim(settings=settings), EngineConfig())
+    ids = [eng.add_flow(s, d, 1e12) for s, d in
+           (("a", "r"), ("b1", "r"), ("b2", "r"), ("b3", "r"), ("v", "w"))]
+    rates = rates_gbps(eng, ids, 3e-3, 6e-3)
+    assert rates[-1] > 0.45 * C
+    assert eng.totals()["cnps"] > 0 and eng.totals()["drops"] == 0
+    assert_conserved(eng)
