@@ -27,13 +27,15 @@ from fabricstudio.model import Design, GpuServer, Leaf, Link, Spine, Technology
 from fabricstudio.sim import Scenario, build_simulation, parse_size
 
 
-def rail_optimised(gpus: int) -> Design:
-    """The topology helper's rail-optimised builder when available, else a local equivalent."""
+def rail_optimised(gpus: int) -> tuple[Design, str]:
+    """(design, builder name): the topology package's rail-optimised builder when available,
+    else a local equivalent."""
     try:
         from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
     except ImportError:
-        return _local_rail_optimised(gpus)
-    return build_fabric(RailOptimizedSpec(gpus=gpus, technology=Technology.ROCE)).to_design()
+        return _local_rail_optimised(gpus), "local helper"
+    spec = RailOptimizedSpec(gpus=gpus, technology=Technology.ROCE)
+    return build_fabric(spec).to_design(), "topology.builders"
 
 
 def _local_rail_optimised(gpus: int, per_server: int = 8, radix: int = 64) -> Design:
@@ -66,7 +68,7 @@ def _local_rail_optimised(gpus: int, per_server: int = 8, radix: int = 64) -> De
 def measure(gpus: int, cell_bytes: int, size: int) -> dict:
     """Build and run one size in this process; returns the figures."""
     t0 = time.perf_counter()
-    design = rail_optimised(gpus)
+    design, builder = rail_optimised(gpus)
     scenario = Scenario.model_validate({
         "name": f"ring all-reduce, {gpus} GPUs", "cell_bytes": cell_bytes,
         "workloads": [{"type": "all_reduce", "ranks": "all", "size_bytes": size}]})
@@ -75,7 +77,8 @@ def measure(gpus: int, cell_bytes: int, size: int) -> dict:
     result = sim.run()
     t2 = time.perf_counter()
     c = result.collective
-    return {"gpus": gpus, "devices": len(design.devices), "links": len(design.links),
+    return {"gpus": gpus, "builder": builder, "devices": len(design.devices),
+            "links": len(design.links),
             "algorithm": f"{c['algorithm']} x{c['channels']}", "time_s": c["time_s"],
             "busbw_gbps": c["busbw_gbps"], "flows": len(sim.engine.flows),
             "events": result.engine["events"], "cell_hops": result.engine["cell_hops"],
@@ -111,7 +114,7 @@ def main() -> None:
         print(f"{r['gpus']:>6} {r['links']:>6} {r['algorithm']:>16} "
               f"{r['time_s'] * 1e3:>7.3f} ms {r['busbw_gbps']:>5.0f} Gb/s {r['flows']:>9,} "
               f"{r['events']:>11,} {r['cell_hops']:>10,} {r['build_s']:>6.1f}s "
-              f"{r['run_s']:>6.1f}s {r['peak_mb']:>6.0f} MB")
+              f"{r['run_s']:>6.1f}s {r['peak_mb']:>6.0f} MB  ({r['builder']})")
     print("target: 1,024 GPUs in under 60 s (build + run), memory well under 2 GB")
 
 
