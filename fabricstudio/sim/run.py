@@ -308,13 +308,12 @@ def estimate_duration(design: Design, workloads: list[Workload]) -> float:
 
 
 def _mean_hops(graph: nx.Graph, pairs: list[tuple[str, str]]) -> float:
+    """Mean link count between the servers of ``pairs`` that cross the fabric (sampled)."""
     fabric_pairs = [(server_of(a), server_of(b)) for a, b in pairs if server_of(a) != server_of(b)]
     if not fabric_pairs:
         return 0.0
-    step = max(1, len(fabric_pairs) // 64)
-    sample = fabric_pairs[::step]
-    lengths = [nx.shortest_path_length(graph, a, b) for a, b in sample]
-    return sum(lengths) / len(lengths) * len(fabric_pairs) / len(pairs)
+    sample = fabric_pairs[::max(1, len(fabric_pairs) // 64)]
+    return sum(nx.shortest_path_length(graph, a, b) for a, b in sample) / len(sample)
 
 
 def check_work(design: Design, graph: nx.Graph, workloads: list[Workload], scenario: Scenario,
@@ -329,7 +328,7 @@ def check_work(design: Design, graph: nx.Graph, workloads: list[Workload], scena
         senders = {src for src, _ in workload.hops}
         capacity = sum(_send_rate_bps(design, s) for s in senders) * max(
             0.0, horizon_s - getattr(workload, "at_s", 0.0))
-        moved = min(workload.planned_bytes, capacity)
+        moved = min(workload.network_bytes, capacity)
         cell_hops += moved / scenario.cell_bytes * _mean_hops(graph, workload.hops)
     if max_cell_hops is not None and cell_hops > max_cell_hops:
         bigger = min(16 * 2**20, scenario.cell_bytes * 2 ** math.ceil(

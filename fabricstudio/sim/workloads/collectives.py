@@ -169,12 +169,17 @@ class Collective(Workload):
             self._phases: list[list[RingSpec]] = []
             n = len(ranks)
             self.planned_bytes = n * (n - 1) * math.ceil(size_bytes / n)
+            self.network_bytes = math.ceil(size_bytes / n) * sum(
+                1 for a in ranks for b in ranks if server_of(a) != server_of(b))
             self.planned_flows = n * (n - 1)
             return
         self.algorithm, self.channels, self._phases = plan(
             ctx.design, name, ranks, size_bytes, slice_bytes, channels, algorithm)
         self.planned_bytes = sum(len(r.hops) * r.steps * r.chunk_bytes
                                  for phase in self._phases for r in phase)
+        self.network_bytes = sum(
+            sum(1 for a, b in r.hops if server_of(a) != server_of(b)) * r.steps * r.chunk_bytes
+            for phase in self._phases for r in phase)
         self.planned_flows = _flows_of(self._phases, slice_bytes)
 
     @property
