@@ -89,7 +89,6 @@ class Flow:
     def finish(self, now: float) -> None:
         """The last byte is delivered."""
         self.rec.finish_s = now
-        self.engine.flow_finished(self)
         if self.on_done is not None:
             self.on_done(self.rec)
 
