@@ -79,8 +79,12 @@ def test_the_statistics_window_excludes_the_ramp_up():
 
 
 def test_open_horizon_runs_until_the_traffic_completes():
-    s = scenario(flows=[{"src": "h1", "dst": "h2", "bytes": "1MiB"}])
-    result = run_simulation(star(), s)
+    s = scenario(workloads=[{"type": "all_reduce", "ranks": ["h1/gpu0", "h2/gpu0", "h3/gpu0"],
+                             "size_bytes": "3MiB"}],
+                 flows=[{"src": "h1", "dst": "h2", "bytes": "1MiB"}])
+    seen = []
+    result = run_simulation(star(), s, progress=seen.append)
+    assert seen == sorted(seen) and seen[-1] == 1.0 and 0 < seen[len(seen) // 2] < 1
     assert result.finished and result.flows[0]["finish_s"] == result.completion_time_s
     assert result.flows[0]["delivered_bytes"] == 2**20
     assert result.end_s >= result.completion_time_s

@@ -219,7 +219,8 @@ class Collective(Workload):
                 finished.succeed()
 
         passes = [RingPass(self.ctx.engine, list(r.hops), r.steps, r.chunk_bytes,
-                           self._slice_for(r), self.tag, one_done) for r in rings]
+                           self._slice_for(r), self.tag, one_done, on_bytes=self.account)
+                  for r in rings]
         for ring_pass in passes:
             ring_pass.start()
         yield finished
@@ -240,7 +241,8 @@ class Collective(Workload):
         share = math.ceil(self.size_bytes / len(self.ranks))
         pending = [len(self.ranks) * (len(self.ranks) - 1)]
 
-        def one_done(_record: Any) -> None:
+        def one_done(record: Any) -> None:
+            self.account(record.size_bytes)
             pending[0] -= 1
             if not pending[0]:
                 finished.succeed()

@@ -29,12 +29,14 @@ def split_evenly(total: int, parts: int) -> list[int]:
 class RingPass:
     """One ring of ``len(hops)`` positions running ``steps`` dependent steps of ``chunk_bytes``.
 
-    ``on_finish(time_s)`` is called once, when the last slice of the last step has arrived.
+    ``on_finish(time_s)`` is called once, when the last slice of the last step has arrived;
+    ``on_bytes(n)``, if given, after every slice with its size (progress accounting).
     """
 
     def __init__(self, engine: Any, hops: list[tuple[str, str]], steps: int, chunk_bytes: int,
                  slice_bytes: int, tag: str, on_finish: Callable[[float], None],
-                 window: int = DEFAULT_WINDOW) -> None:
+                 window: int = DEFAULT_WINDOW,
+                 on_bytes: Callable[[int], None] | None = None) -> None:
         if len(hops) < 2 or steps < 1:
             raise ValueError("a ring pass needs at least two positions and one step")
         self._engine = engine
@@ -48,6 +50,7 @@ class RingPass:
         self._tag = tag
         self._window = window
         self._on_finish = on_finish
+        self._on_bytes = on_bytes
         self._next = [0] * self._n
         self._inflight = [0] * self._n
         self._arrived = [[-1] * self._m for _ in range(self._n)]
@@ -89,6 +92,8 @@ class RingPass:
         else:
             self._early[q].add((k, j))
         self._remaining -= 1
+        if self._on_bytes is not None:
+            self._on_bytes(self._slice_sizes[j])
         self._issue(q)
         self._issue(p)
         if not self._remaining:

@@ -38,7 +38,8 @@ class FlowSet(Workload):
                                                  on_done=self._one_done, tag=tag or self.tag))
         self.start_s = self.at_s
 
-    def _one_done(self, _record: Any) -> None:
+    def _one_done(self, record: Any) -> None:
+        self.done_bytes += record.size_bytes
         self._pending -= 1
         if not self._pending:
             self.finish_s = self.ctx.engine.now
