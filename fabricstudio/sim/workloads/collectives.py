@@ -18,15 +18,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from fabricstudio.sim.scenario import ScenarioError
 from fabricstudio.sim.workloads.addresses import group_by_server, rail_of, server_of
 from fabricstudio.sim.workloads.base import Workload, WorkloadContext
 from fabricstudio.sim.workloads.ring import RingPass, split_evenly
-
-CollectiveName = Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
-Algorithm = Literal["auto", "ring", "hierarchical"]
 
 
 def bus_factor(name: str, n: int) -> float:
