@@ -51,6 +51,7 @@ class RingSpec:
     hops: tuple[tuple[str, str], ...]
     steps: int
     chunk_bytes: int
+    qp: int = 0  #: queue pair of the ring's connections (NCCL: one per channel)
 
 
 def _ring_hops(order: list[str], exits: dict[str, str] | None = None) -> tuple:
@@ -84,7 +85,7 @@ def flat_ring_phases(name: str, ranks: list[str], size: int, channels: int) -> l
         order = [address for group in rotated for address in group]
         exits = ({server_of(g[0]): g[0] for g in rotated}
                  if len(groups) > 1 and max(len(g) for g in groups) > 1 else None)
-        rings.append(RingSpec(_ring_hops(order, exits), steps, math.ceil(share / n)))
+        rings.append(RingSpec(_ring_hops(order, exits), steps, math.ceil(share / n), channel))
     return [rings]
 
 
@@ -216,7 +217,8 @@ class Collective(Workload):
                 finished.succeed()
 
         passes = [RingPass(self.ctx.engine, list(r.hops), r.steps, r.chunk_bytes,
-                           self._slice_for(r), self.tag, one_done, on_bytes=self.account)
+                           self._slice_for(r), self.tag, one_done, on_bytes=self.account,
+                           qp=r.qp)
                   for r in rings]
         for ring_pass in passes:
             ring_pass.start()

@@ -30,13 +30,15 @@ class RingPass:
     """One ring of ``len(hops)`` positions running ``steps`` dependent steps of ``chunk_bytes``.
 
     ``on_finish(time_s)`` is called once, when the last slice of the last step has arrived;
-    ``on_bytes(n)``, if given, after every slice with its size (progress accounting).
+    ``on_bytes(n)``, if given, after every slice with its size (progress accounting).  All
+    slices of a hop travel on queue pair ``qp`` of that connection (one ECMP path, as NCCL
+    reuses a connection for every step).
     """
 
     def __init__(self, engine: Any, hops: list[tuple[str, str]], steps: int, chunk_bytes: int,
                  slice_bytes: int, tag: str, on_finish: Callable[[float], None],
                  window: int = DEFAULT_WINDOW,
-                 on_bytes: Callable[[int], None] | None = None) -> None:
+                 on_bytes: Callable[[int], None] | None = None, qp: int = 0) -> None:
         if len(hops) < 2 or steps < 1:
             raise ValueError("a ring pass needs at least two positions and one step")
         self._engine = engine
@@ -51,6 +53,7 @@ class RingPass:
         self._window = window
         self._on_finish = on_finish
         self._on_bytes = on_bytes
+        self._qp = qp
         self._next = [0] * self._n
         self._inflight = [0] * self._n
         self._arrived = [[-1] * self._m for _ in range(self._n)]
@@ -75,7 +78,7 @@ class RingPass:
             self._inflight[p] += 1
             src, dst = self._hops[p]
             fid = self._engine.add_flow(
-                src, dst, self._slice_sizes[j], tag=self._tag,
+                src, dst, self._slice_sizes[j], tag=self._tag, qp=self._qp,
                 on_done=lambda record, p=p, k=k, j=j: self._done(p, k, j))
             self.flow_ids.append(fid)
 

@@ -10,7 +10,8 @@ from fabricstudio.sim.workloads.base import Workload, WorkloadContext
 
 
 class FlowSet(Workload):
-    """A fixed set of flows ``(src, dst, bytes, start_s, tag)`` registered at the start."""
+    """A fixed set of flows ``(src, dst, bytes, start_s, tag)`` registered at the start; each
+    is its own connection (queue pair), so parallel flows between two hosts hash apart."""
 
     kind = "flows"
 
@@ -33,8 +34,8 @@ class FlowSet(Workload):
     def start(self) -> None:
         """Register every flow with its own start time (the engine starts it then)."""
         engine = self.ctx.engine
-        for src, dst, size, start_s, tag in self.flows:
-            self.flow_ids.append(engine.add_flow(src, dst, size, start_s=start_s,
+        for qp, (src, dst, size, start_s, tag) in enumerate(self.flows):
+            self.flow_ids.append(engine.add_flow(src, dst, size, start_s=start_s, qp=qp,
                                                  on_done=self._one_done, tag=tag or self.tag))
         self.start_s = self.at_s
 
