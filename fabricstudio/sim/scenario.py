@@ -134,7 +134,7 @@ class CollectiveSpec(_Spec):
     algorithm: Literal["auto", "ring", "hierarchical"] = Field(
         default="auto",
         description="ring = NCCL flat ring; hierarchical = NVLink rings + per-rail rings; "
-                    "auto = the flat ring unless it needs more than a million flows",
+                    "auto = the flat ring unless it needs more than two million flows",
     )
 
 

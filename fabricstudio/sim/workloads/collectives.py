@@ -105,7 +105,7 @@ def hierarchical_phases(name: str, ranks: list[str], size: int) -> list[list[Rin
 
 
 #: ``auto`` uses the flat ring up to this many flows, then the hierarchical ring.
-AUTO_FLAT_RING_MAX_FLOWS = 1_000_000
+AUTO_FLAT_RING_MAX_FLOWS = 2_000_000
 
 
 def _is_regular(ranks: list[str]) -> bool:
