@@ -201,6 +201,10 @@ class Simulation:
             warnings.append(
                 f"lossless fabric dropped {totals['drops']} packet(s): the PFC headroom or "
                 "buffer is too small for the link delay (configuration error)")
+        if self.now < self.scenario.measure_from_s:
+            warnings.append(f"the run ended at {self.now:.6g} s, before the statistics window "
+                            f"opened (measure_from_s {self.scenario.measure_from_s:g} s): link "
+                            "statistics are empty and flow throughputs cover their lifetimes")
         if not self.complete:
             left = [w.tag for w in self.workloads if not w.done]
             what = "the horizon" if self.scenario.until_s is not None else "the safety cap"

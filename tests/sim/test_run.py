@@ -166,3 +166,11 @@ def test_fabric_overrides_reach_the_engine():
     result = run_simulation(star(), s)
     assert result.run["technology"] == "infiniband" and result.run["routing"] == "static"
     assert result.run["cell_bytes"] == 4096 and result.engine["cell_bytes"] == 4096
+
+
+def test_a_window_opening_after_the_traffic_is_reported():
+    s = scenario(measure_from_s=0.5, flows=[{"src": "h1", "dst": "h2", "bytes": "1MiB"}])
+    result = run_simulation(star(), s)
+    assert result.finished and all(link["utilisation"] == 0 for link in result.links)
+    assert result.flows[0]["throughput_gbps"] > 90  # over its lifetime
+    assert any("before the statistics window" in w for w in result.warnings)
