@@ -48,7 +48,6 @@ class Engine:
         dcqcn = fabric.dcqcn.enabled if self.config.dcqcn is None else self.config.dcqcn
         self.dcqcn_enabled = roce and bool(dcqcn)
         self.ib_cc = self.technology is Technology.INFINIBAND and fabric.infiniband.congestion_control
-        self.lossy = self.technology is Technology.ETHERNET or (roce and not fabric.pfc.enabled)
         self.dcqcn_params = DcqcnParams.from_fabric(fabric)
         self.tcp_params = TcpParams.from_fabric(fabric)
         self.ibcc_params = IbCcParams()
@@ -86,7 +85,7 @@ class Engine:
                                         "generated, DCQCN never reacts")
         if self.technology is Technology.ROCE and not self.fabric.pfc.enabled:
             self.config_warnings.append("PFC is off on RoCE: the fabric is lossy; senders "
-                                        "recover losses TCP-style")
+                                        "recover lost cells by go-back-N")
 
     @property
     def now(self) -> float:
@@ -199,7 +198,7 @@ class Engine:
         return route
 
     def _flow_class(self) -> type[Flow]:
-        if self.lossy:
+        if self.technology is Technology.ETHERNET:
             return TcpFlow
         if self.dcqcn_enabled:
             return DcqcnFlow
@@ -248,6 +247,7 @@ class Engine:
         self.dropped += cell.bytes
         self.in_flight -= cell.bytes
         self.drops += cell.npkts
+        cell.flow.on_drop(cell)
 
     # ------------------------------------------------------------------ running
     def advance(self, until_s: float) -> None:

@@ -112,3 +112,29 @@ def test_infiniband_warns_when_credits_cannot_cover_the_loop():
     # 8 KB of credits over a ~2.6 us credit loop: far below 100 Gb/s
     assert eng.flows[fid].delivered_bytes * 8 / 1e-3 < 50e9
     assert eng.totals()["credit_stall_time_s"] > 0
+
+
+def test_roce_without_pfc_recovers_losses_by_go_back_n_at_a_high_cost():
+    from fabricstudio.model import PfcSettings
+
+    def incast(settings):
+        eng = Engine(star([f"h{i}" for i in range(8)] + ["r"], buffer=1_000_000,
+                          length_m=3.0, settings=settings), EngineConfig(dcqcn=False))
+        for i in range(8):
+            eng.add_flow(f"h{i}", "r", 2_000_000)
+        eng.advance(0.1)
+        assert all(r.done for r in eng.flows)
+        assert_conserved(eng)
+        return eng, max(r.finish_s for r in eng.flows)
+
+    lossy, lossy_done = incast(fabric(pfc=PfcSettings(enabled=False)))
+    lossless, lossless_done = incast(fabric())
+    assert any("go-back-N" in w for w in lossy.config_warnings)
+    totals = lossy.totals()
+    assert totals["drops"] > 0 and totals["lossless_violations"] == 0
+    # go-back-N: cells behind a gap reach the receiver and are discarded, then resent
+    assert totals["duplicate_bytes"] > 0
+    assert totals["retransmitted_bytes"] >= totals["dropped_bytes"] + totals["duplicate_bytes"]
+    assert totals["goodput_bytes"] == 16_000_000
+    assert lossless.totals()["drops"] == 0
+    assert lossy_done > 2 * lossless_done
