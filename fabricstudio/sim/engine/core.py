@@ -19,6 +19,7 @@ from fabricstudio.sim.engine.params import DcqcnParams, IbCcParams, TcpParams
 from fabricstudio.sim.engine.ports import Cell
 from fabricstudio.sim.engine.routing import Endpoint, Router, mix64
 from fabricstudio.sim.engine.sampler import Sampler
+from fabricstudio.sim.engine.stall import ReceiverStall
 from fabricstudio.sim.metrics import MetricStream
 
 #: Latency of an NVLink transfer between GPUs of one server (SimAI: 25 ns).
@@ -58,7 +59,7 @@ class Engine:
         self.offered = self.delivered = self.dropped = self.retransmitted = 0
         self.in_flight = self.duplicates = self.nvlink_bytes = 0
         self.drops = self.pfc_pauses = self.ecn_marks = self.cnps = 0
-        self.lossless_violations = self.timeouts = 0
+        self.lossless_violations = self.timeouts = self.watchdog_drops = 0
         self._wall = 0.0
         self.flows: list[FlowRecord] = []
         self._routes: dict[tuple[int, int, int], tuple[tuple | None, float]] = {}
@@ -185,6 +186,21 @@ class Engine:
         self.clock.call(start - now + self.fabric.nic_latency_ns * 1e-9, self._start, flow)
         return rec.id
 
+    def stall_receiver(self, address: str, start_s: float, duration_s: float) -> None:
+        """Make the NIC of ``address`` stop draining received data for ``duration_s`` from
+        ``start_s`` (a stuck host: PFC pause storm on RoCE, withheld credits on InfiniBand,
+        drops on lossy Ethernet).  See :mod:`fabricstudio.sim.engine.stall`."""
+        device, nic, _ = self.resolve(address)
+        if nic < 0:
+            raise EngineError(f"{address!r}: {device} has no NIC")
+        ep = self._endpoint(address, device, nic)
+        now = self.env.now
+        if not float(duration_s) > 0:
+            raise EngineError(f"stall of {address}: duration {duration_s} s must be positive")
+        if float(start_s) < now:
+            raise EngineError(f"stall of {address}: start {start_s} s is before now ({now} s)")
+        ReceiverStall(self, self.net.hosts[device], ep.down, float(start_s), float(duration_s))
+
     def _route(self, sep: Endpoint, dep: Endpoint, qp: int) -> tuple[tuple | None, float]:
         """(path or None for adaptive routing, one-way base delay) of a connection, cached."""
         key = (sep.index, dep.index, qp)
@@ -297,6 +313,7 @@ class Engine:
             "cnps": self.cnps,
             "credit_stall_time_s": sum(p.stall_time for p in self.ports),
             "lossless_violations": self.lossless_violations,
+            "watchdog_drops": self.watchdog_drops,
             "timeouts": self.timeouts,
         }
 

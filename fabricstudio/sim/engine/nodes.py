@@ -254,8 +254,16 @@ class Host(Node):
         self.credit_delay = engine.fabric.infiniband.credit_processing_ns * 1e-9
 
     def receive(self, event: Call) -> None:
-        """The tail of a cell reached this NIC: deliver it to its flow."""
+        """The tail of a cell reached this NIC: deliver it (unless the NIC is stuck)."""
         cell = event.arg
+        hold = cell.via.rx_hold
+        if hold is None:
+            self.deliver(cell)
+        else:
+            hold.hold(cell)
+
+    def deliver(self, cell: Cell) -> None:
+        """Hand ``cell`` to its flow; free its receive buffer (InfiniBand credits)."""
         engine = self.engine
         engine.in_flight -= cell.bytes
         engine.delivered += cell.bytes

@@ -69,7 +69,7 @@ class Port:
         # ECN ramp at this egress (bytes)
         "kmin", "kmax", "pmax",
         # ingress accounting at the receiving switch (RoCE MMU)
-        "rx_bytes", "rx_hdrm", "rx_paused", "headroom", "alpha",
+        "rx_bytes", "rx_hdrm", "rx_paused", "headroom", "alpha", "rx_hold",
         # counters (cumulative)
         "busy_time", "tx_cells", "tx_bytes", "max_q", "frame_max_q", "pauses_sent",
         "paused_time", "marks", "cnps", "drops", "stall_time",
@@ -111,6 +111,7 @@ class Port:
         self.rx_paused = False
         self.headroom = 0
         self.alpha = 0.125
+        self.rx_hold = None  # a ReceiverStall while the receiving NIC is stuck
         self.busy_time = 0.0
         self.tx_cells = 0
         self.tx_bytes = 0

@@ -124,3 +124,51 @@ def test_big_cells_move_small_flows_and_respect_credits():
         assert_conserved(eng)
         last = max(r.finish_s for r in eng.flows)
         assert last < 2 * 10.6e6 * 8 / 100e9 + 200e-6
+
+
+@pytest.mark.parametrize("tech", [Technology.ROCE, Technology.INFINIBAND])
+def test_a_stuck_receiver_spreads_back_pressure_to_innocent_flows(tech):
+    """Pause storm (sim-anchors V9): h00 stops draining; flows to it back up through the spine
+    and block a flow that never goes near h00; all recover after the stall."""
+    eng = Engine(leaf_spine(tech), EngineConfig(dcqcn=False))
+    for src in ("h01", "h10", "h11"):
+        eng.add_flow(src, "h00", 4_000_000)
+    innocent = eng.add_flow("h12", "h02", 1e12)
+    eng.stall_receiver("h00", 0.2e-3, 1.5e-3)
+    (blocked,) = rates_gbps(eng, [innocent], 0.8e-3, 1.6e-3)
+    assert blocked < 5
+    stats = {(s["from"], s["to"]): s for s in eng.link_stats(0.8e-3)}
+    held = "paused_time_s" if tech is Technology.ROCE else "credit_stall_time_s"
+    for hop in (("lf0", "h00"), ("sp0", "lf0"), ("lf1", "sp0"), ("h12", "lf1")):
+        assert stats[hop][held] > 0.5e-3
+    (recovered,) = rates_gbps(eng, [innocent], 5e-3, 6e-3)
+    assert recovered > 90
+    assert all(r.done for r in eng.flows[:3])
+    assert eng.totals()["drops"] == 0
+    assert_conserved(eng)
+
+
+def test_stall_of_an_unknown_receiver_is_refused():
+    from fabricstudio.sim.engine import EngineError
+
+    eng = Engine(leaf_spine(Technology.ROCE), EngineConfig())
+    with pytest.raises(EngineError, match="unknown device"):
+        eng.stall_receiver("nobody", 0.0, 1e-3)
+    with pytest.raises(EngineError, match="positive"):
+        eng.stall_receiver("h00", 0.0, 0.0)
+
+
+def test_nic_watchdog_stops_the_pause_storm_after_100_ms():
+    eng = Engine(leaf_spine(Technology.ROCE), EngineConfig(dcqcn=False, sample_period_s=1e-3))
+    eng.add_flow("h01", "h00", 1e12)
+    eng.stall_receiver("h00", 0.0, 0.3)
+    eng.advance(0.09)
+    assert eng.totals()["drops"] == 0 and eng.totals()["pfc_pauses"] > 0
+    eng.advance(0.12)
+    totals = eng.totals()
+    assert totals["drops"] == totals["watchdog_drops"] > 0  # dropped by design, no violation
+    assert totals["lossless_violations"] == 0
+    stats = {(s["from"], s["to"]): s for s in eng.link_stats(0.11)}
+    assert stats[("lf0", "h00")]["paused_time_s"] == 0
+    assert stats[("lf0", "h00")]["utilisation"] > 0.9
+    assert_conserved(eng)
