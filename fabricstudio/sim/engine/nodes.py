@@ -123,6 +123,7 @@ class RoceSwitch(Switch):
         self.pause_delay_extra = settings.response_time_ns * 1e-9
         self.total_hdrm = 0
         self.total_rsrv = 0
+        self.fixed = 0  # headroom + reserve set aside from the shared pool
         self.shared_used = 0
         self.ecn_on = engine.ecn_enabled
 
@@ -130,17 +131,24 @@ class RoceSwitch(Switch):
         """Totals of reserved headroom and reserve over the connected ingress ports."""
         self.total_hdrm = sum(p.headroom for p in ingress)
         self.total_rsrv = self.reserve * len(ingress)
+        self.fixed = self.total_hdrm + self.total_rsrv
 
     def threshold(self, via: Port) -> float:
-        """Dynamic PFC threshold for ingress ``via`` (bytes of shared buffer)."""
-        free = self.buffer - self.total_hdrm - self.total_rsrv - self.shared_used
-        return via.alpha * free if free > 0 else 0.0
+        """Dynamic PFC threshold for ingress ``via`` (bytes of shared buffer; may be negative
+        when headroom and reserve exceed the buffer, which then pauses at once)."""
+        return via.alpha * (self.buffer - self.fixed - self.shared_used)
 
     def receive(self, event: Call) -> None:
         """A cell's head is ready to forward: admit it (or drop it), then queue it."""
         cell = event.arg
         via = cell.via
-        out = self.route(cell)
+        path = cell.flow.path
+        if path is not None:
+            hop = cell.hop + 1
+            cell.hop = hop
+            out = path[hop]
+        else:
+            out = self.route(cell)
         size = cell.bytes
         if not self.pfc:
             if self.used + size > self.buffer or out.q_bytes + size > self.buffer - self.used:
@@ -153,7 +161,7 @@ class RoceSwitch(Switch):
         new = via.rx_bytes + size
         if new <= reserve:
             via.rx_bytes = new
-        elif new - reserve > self.threshold(via):
+        elif new - reserve > via.alpha * (self.buffer - self.fixed - self.shared_used):
             if via.rx_hdrm + size > via.headroom or self.used + size > self.buffer:
                 self.engine.lossless_violations += 1
                 self.drop(cell, via)
@@ -161,9 +169,10 @@ class RoceSwitch(Switch):
             via.rx_hdrm += size
         else:
             via.rx_bytes = new
-            self.shared_used += min(size, new - reserve)
+            self.shared_used += size if size < new - reserve else new - reserve
         self.used += size
-        if not via.rx_paused and (via.rx_hdrm > 0 or via.rx_bytes - reserve >= self.threshold(via)):
+        if not via.rx_paused and (via.rx_hdrm > 0 or via.rx_bytes - reserve >= via.alpha * (
+                self.buffer - self.fixed - self.shared_used)):
             via.rx_paused = True
             via.pauses_sent += 1
             self.engine.pfc_pauses += 1

@@ -16,7 +16,10 @@ finishes at ``max(s + wire / C, tail arrival at this node)``; its head reaches t
 from __future__ import annotations
 
 from collections import deque
+from heapq import heappush
 from typing import TYPE_CHECKING
+
+from simpy.events import NORMAL
 
 from fabricstudio.sim.engine.clock import Call, Clock
 
@@ -168,7 +171,10 @@ class Port:
         self.transmit(cell)
 
     def transmit(self, cell: Cell) -> None:
-        """Serialise ``cell`` now; schedule end of transmission and arrival downstream."""
+        """Serialise ``cell`` now; schedule end of transmission and arrival downstream.
+
+        (Hot path: events are pushed straight onto SimPy's heap, as ``Clock.post`` does.)
+        """
         clock = self.clock
         now = clock.env._now
         end = now + cell.wire / self.rate
@@ -184,15 +190,24 @@ class Port:
         cell.via = self
         tail = end + self.prop
         cell.tail = tail
+        heap = clock.queue
+        eid = clock.eid
         if self.queue or self.pulls:
             self.done_pending = True
-            clock.post(end - now, self.done_cbs)
+            done = Call()
+            done.callbacks = self.done_cbs
+            heappush(heap, (end, NORMAL, next(eid), done))
+            clock.events += 2
         else:
             self.done_pending = False
+            clock.events += 1
+        arrive = Call()
+        arrive.callbacks = self.peer_receive
+        arrive.arg = cell
         if self.to_host:
-            clock.post(tail - now + self.arrive_delay, self.peer_receive, cell)
+            heappush(heap, (tail + self.arrive_delay, NORMAL, next(eid), arrive))
         else:
-            clock.post(self.arrive_delay, self.peer_receive, cell)
+            heappush(heap, (now + self.arrive_delay, NORMAL, next(eid), arrive))
 
     def _tx_done(self, _event: Call) -> None:
         self.done_pending = False
