@@ -13,6 +13,7 @@ from fabricstudio.model import Design, Technology
 from fabricstudio.model.devices import GpuServer, StorageServer
 from fabricstudio.sim.engine.clock import Call, Clock
 from fabricstudio.sim.engine.config import EngineConfig, EngineError, FlowRecord
+from fabricstudio.sim.engine.dcqcn import DcqcnRp
 from fabricstudio.sim.engine.flows import DcqcnFlow, Flow, IbCcFlow, TcpFlow
 from fabricstudio.sim.engine.network import Network
 from fabricstudio.sim.engine.params import DcqcnParams, IbCcParams, TcpParams
@@ -64,6 +65,7 @@ class Engine:
         self.flows: list[FlowRecord] = []
         self._routes: dict[tuple[int, int, int], tuple[tuple | None, float]] = {}
         self._addresses: dict[str, tuple[str, int, int | None]] = {}
+        self._rate_states: dict[tuple[int, int, int], DcqcnRp] = {}
         self.net = Network(self, self.design)
         self.ports = self.net.ports
         self.router = Router(self.net.switches, self.net.endpoints, self._routing_mode(),
@@ -179,8 +181,14 @@ class Engine:
                               "another server")
         sep = self._endpoint(src, sdev, snic)
         dep = self._endpoint(dst, ddev, dnic)
-        path, delay = self._route(sep, dep, int(qp))
-        flow = self._flow_class()(self, rec, sep.up, path, dep.index, delay, on_done)
+        qp = int(qp)
+        path, delay = self._route(sep, dep, qp)
+        cls = self._flow_class()
+        if cls is DcqcnFlow:
+            flow = cls(self, rec, sep.up, path, dep.index, delay, on_done,
+                       rp=self._rate_state(sep, dep, qp))
+        else:
+            flow = cls(self, rec, sep.up, path, dep.index, delay, on_done)
         self.flows.append(rec)
         self.sampler.track(rec)
         self.clock.call(start - now + self.fabric.nic_latency_ns * 1e-9, self._start, flow)
@@ -212,6 +220,14 @@ class Engine:
             route = (None if mode == "adaptive" else path, self._path_delay(path))
             self._routes[key] = route
         return route
+
+    def _rate_state(self, sep: Endpoint, dep: Endpoint, qp: int) -> DcqcnRp:
+        """DCQCN state of a queue pair (kept across the flows that use it)."""
+        key = (sep.index, dep.index, qp)
+        rp = self._rate_states.get(key)
+        if rp is None:
+            rp = self._rate_states[key] = DcqcnRp(self.clock, self.dcqcn_params, sep.up.rate)
+        return rp
 
     def _flow_class(self) -> type[Flow]:
         if self.technology is Technology.ETHERNET:

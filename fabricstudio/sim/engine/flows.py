@@ -3,11 +3,8 @@
 * :class:`Flow` - no end-to-end congestion control (InfiniBand, or RoCE "PFC only"): the NIC
   sends at line rate whenever the link lets it (credits / no PAUSE); go-back-N recovery of
   lost cells (RoCE with PFC off, or lossless violations).
-* :class:`DcqcnFlow` - RoCE with DCQCN (Zhu et al., SIGCOMM 2015): the receiver (NP) sends at
-  most one CNP per flow per CNP interval for ECN-marked cells; the sender (RP) cuts its rate
-  ``Rc *= 1 - alpha/2`` and recovers by fast recovery / additive / hyper increase driven by a
-  timer and a byte counter.  Alpha decays lazily: ``alpha *= (1-g)^k`` for ``k`` whole alpha
-  periods without a CNP, computed when next needed instead of one event per period.
+* :class:`DcqcnFlow` - RoCE with DCQCN: paced at its queue pair's rate; the receiver sends at
+  most one CNP per queue pair per CNP interval for ECN-marked cells (see :mod:`.dcqcn`).
 * :class:`TcpFlow` - lossy Ethernet: a TCP-like sender (window, slow start, congestion
   avoidance, fast retransmit after ``dupack_threshold`` duplicate ACKs with window halving,
   retransmission timeout with go-back-N and exponential backoff); the receiver buffers
@@ -23,6 +20,7 @@ from collections.abc import Callable
 
 from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.config import FlowRecord
+from fabricstudio.sim.engine.dcqcn import DcqcnRp
 from fabricstudio.sim.engine.ports import INF, Cell, NicPort, Port
 
 
@@ -172,108 +170,32 @@ class Flow:
 
 
 class DcqcnFlow(Flow):
-    """RoCE flow with DCQCN rate control (reaction point at the sender, NP at the receiver)."""
+    """RoCE flow paced by its queue pair's DCQCN rate (see :mod:`.dcqcn`)."""
 
-    __slots__ = ("line", "rc", "rt", "alpha", "alpha_ref", "t_count", "bc_count", "byte_ctr",
-                 "timer_deadline", "timer_pending", "last_cnp", "p")
+    __slots__ = ("rp",)
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, rp: DcqcnRp, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.p = self.engine.dcqcn_params
-        self.line = self.nic.rate
-        self.rc = self.line
-        self.rt = self.line
-        self.alpha = 1.0
-        self.alpha_ref = 0.0
-        self.t_count = 0
-        self.bc_count = 0
-        self.byte_ctr = 0
-        self.timer_deadline = INF
-        self.timer_pending = False
-        self.last_cnp = -INF
+        self.rp = rp
 
     def make_cell(self, now: float) -> Cell:
         """Cut the next cell and pace the following one at the current rate Rc."""
         cell = Flow.make_cell(self, now)
-        rc = self.rc
-        if rc < self.line:
-            self.next_time = now + cell.wire / rc
-            p = self.p
-            if p.byte_counter:
-                self.byte_ctr += cell.bytes
-                if self.byte_ctr >= p.byte_counter:
-                    self.byte_ctr -= p.byte_counter
-                    self.bc_count += 1
-                    self._increase()
+        rp = self.rp
+        if rp.rc < rp.line:
+            self.next_time = now + cell.wire / rp.rc
+            rp.sent(cell.bytes)
         return cell
 
     def on_arrival(self, cell: Cell, now: float) -> None:
-        """Notification point: at most one CNP per flow per interval for marked cells."""
-        if cell.mark >= 0 and now - self.last_cnp >= self.p.cnp_interval:
-            self.last_cnp = now
+        """Notification point: at most one CNP per queue pair per interval for marked cells."""
+        rp = self.rp
+        if cell.mark >= 0 and now - rp.last_cnp >= rp.p.cnp_interval:
+            rp.last_cnp = now
             self.engine.ports[cell.mark].cnps += 1
             self.engine.cnps += 1
-            self.clock.call(self.rev_delay, self.on_cnp)
+            self.clock.call(self.rev_delay, rp.on_cnp)
         Flow.on_arrival(self, cell, now)
-
-    def _decay(self, now: float) -> None:
-        """Apply the alpha decays of the whole periods since the last update (lazy timer)."""
-        p = self.p
-        k = int((now - self.alpha_ref) / p.alpha_period)
-        if k > 0:
-            self.alpha *= p.one_minus_g ** k
-            self.alpha_ref += k * p.alpha_period
-
-    def alpha_at(self, now: float) -> float:
-        """Current alpha (with lazy decay applied)."""
-        self._decay(now)
-        return self.alpha
-
-    def on_cnp(self, _event: Call) -> None:
-        """Reaction point: cut the rate, raise alpha, restart the increase machinery."""
-        if self.rec.finish_s is not None:
-            return
-        now = self.clock.env._now
-        p = self.p
-        self._decay(now)
-        self.rt = self.rc
-        self.rc = max(self.rc * (1.0 - self.alpha / 2.0), p.min_rate)
-        self.alpha = p.one_minus_g * self.alpha + p.g
-        self.alpha_ref = now
-        self.t_count = self.bc_count = 0
-        self.byte_ctr = 0
-        self.timer_deadline = now + p.timer
-        if not self.timer_pending:
-            self.timer_pending = True
-            self.clock.call(p.timer, self._on_timer)
-
-    def _on_timer(self, _event: Call) -> None:
-        now = self.clock.env._now
-        if self.rec.finish_s is not None or self.rc >= self.line:
-            self.timer_pending = False
-            return
-        if now < self.timer_deadline - 1e-15:  # restarted by a CNP: sleep until the new expiry
-            self.clock.call(self.timer_deadline - now, self._on_timer)
-            return
-        self.t_count += 1
-        self._increase()
-        self.timer_deadline = now + self.p.timer
-        self.clock.call(self.p.timer, self._on_timer)
-
-    def _increase(self) -> None:
-        """One rate-increase event: fast recovery, additive or hyper increase."""
-        p = self.p
-        t, bc = self.t_count, self.bc_count
-        if max(t, bc) > p.fast_recovery:  # past fast recovery (F events)
-            if min(t, bc) > p.fast_recovery:
-                self.rt += (min(t, bc) - p.fast_recovery) * p.rhai
-            else:
-                self.rt += p.rai
-        if self.rt > self.line:
-            self.rt = self.line
-        self.rc = (self.rt + self.rc) / 2.0
-        if self.line - self.rc < 1e-6 * self.line:
-            self.rc = self.line
 
 
 class IbCcFlow(Flow):
