@@ -9,7 +9,7 @@ from random import Random
 
 import simpy
 
-from fabricstudio.model import Design, Technology
+from fabricstudio.model import Design, FabricSettings, Technology
 from fabricstudio.model.devices import GpuServer, StorageServer
 from fabricstudio.sim.engine.clock import Call, Clock
 from fabricstudio.sim.engine.config import EngineConfig, EngineError, FlowRecord
@@ -37,9 +37,8 @@ class Engine:
     def __init__(self, design: Design, config: EngineConfig | None = None) -> None:
         self.config = config or EngineConfig()
         self.design = design.copy()
-        fabric = self.config.fabric or self.design.fabric
-        if self.config.technology is not None:
-            fabric = fabric.model_copy(update={"technology": self.config.technology})
+        fabric = self._effective_fabric(self.config, self.design.fabric)
+        self.design.set_fabric(fabric)  # the frozen copy shows what this run uses
         self.fabric = fabric
         self.technology: Technology = fabric.technology
         self.cell_bytes = int(self.config.cell_bytes)
@@ -47,9 +46,9 @@ class Engine:
         self.wire_overhead = fabric.wire_overhead_bytes()
         roce = self.technology is Technology.ROCE
         self.ecn_enabled = roce and fabric.ecn.enabled
-        dcqcn = fabric.dcqcn.enabled if self.config.dcqcn is None else self.config.dcqcn
-        self.dcqcn_enabled = roce and bool(dcqcn)
-        self.ib_cc = self.technology is Technology.INFINIBAND and fabric.infiniband.congestion_control
+        self.dcqcn_enabled = roce and fabric.dcqcn.enabled
+        self.ib_cc = (self.technology is Technology.INFINIBAND
+                      and fabric.infiniband.congestion_control)
         self.dcqcn_params = DcqcnParams.from_fabric(fabric)
         self.tcp_params = TcpParams.from_fabric(fabric)
         self.ibcc_params = IbCcParams()
@@ -76,6 +75,17 @@ class Engine:
         self.sampler = Sampler(self)
 
     # ------------------------------------------------------------------ setup helpers
+    @staticmethod
+    def _effective_fabric(config: EngineConfig, fabric: FabricSettings) -> FabricSettings:
+        """The design's fabric settings with the run's overrides applied."""
+        fabric = config.fabric or fabric
+        if config.technology is not None:
+            fabric = fabric.model_copy(update={"technology": config.technology})
+        if config.dcqcn is not None:
+            dcqcn = fabric.dcqcn.model_copy(update={"enabled": bool(config.dcqcn)})
+            fabric = fabric.model_copy(update={"dcqcn": dcqcn})
+        return fabric
+
     def _routing_mode(self) -> str:
         mode = self.config.routing
         if mode == "default":

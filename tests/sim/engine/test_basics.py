@@ -80,3 +80,15 @@ def test_frames_record_link_and_flow_metrics():
     assert frame.link("utilisation")[index] == pytest.approx(1.0, abs=0.01)
     times, rates = eng.stream.flow_series("rate_gbps", fid)
     assert rates[-10:].mean() == pytest.approx(98.0, rel=0.02)  # cells make single frames lumpy
+
+
+def test_config_overrides_apply_to_the_run_not_the_design():
+    design = star(["h1", "h2"])
+    eng = Engine(design, EngineConfig(technology="infiniband", dcqcn=False))
+    assert eng.technology is Technology.INFINIBAND
+    assert eng.design.fabric.technology is Technology.INFINIBAND
+    assert not eng.design.fabric.dcqcn.enabled
+    assert design.fabric.technology is Technology.ROCE and design.fabric.dcqcn.enabled
+    for bad in (dict(technology="token-ring"), dict(routing="ospf"), dict(cell_bytes=10)):
+        with pytest.raises(EngineError):
+            EngineConfig(**bad)
