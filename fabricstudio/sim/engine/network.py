@@ -80,6 +80,8 @@ class Network:
                            link.length_m * prop_per_m, engine.clock, engine)
                 owner, peer = self.node(src), self.node(dst)
                 port.owner, port.peer = owner, peer
+                if isinstance(owner, Switch):
+                    port.on_dequeue = owner.on_dequeue
                 port.peer_receive = (peer.receive,)
                 if isinstance(peer, Host):
                     port.to_host = True

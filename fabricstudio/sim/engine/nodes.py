@@ -183,7 +183,7 @@ class RoceSwitch(Switch):
         """Release the cell's buffer, RESUME its ingress if below XON, ECN-mark it."""
         size = cell.bytes
         self.used -= size
-        if self.ecn_on:
+        if self.ecn_on and out.q_bytes > out.kmin:
             self.ecn(cell, out, out.q_bytes)
         if not self.pfc:
             return

@@ -64,7 +64,7 @@ class Port:
         # wiring
         "index", "link_id", "src", "dst", "src_port", "dst_port", "speed_gbps", "rate",
         "prop", "clock", "engine", "owner", "peer", "to_host", "arrive_delay", "peer_receive",
-        "done_cbs",
+        "done_cbs", "on_dequeue",
         # transmitter
         "queue", "q_bytes", "busy", "tx_start", "free_at", "done_pending", "paused",
         "paused_since",
@@ -95,6 +95,7 @@ class Port:
         self.arrive_delay = prop_s
         self.peer_receive = ()
         self.done_cbs = (self._tx_done,)
+        self.on_dequeue = None  # the owning switch's buffer release hook
         self.queue: deque[Cell] = deque()
         self.q_bytes = 0
         self.busy = False
@@ -167,7 +168,7 @@ class Port:
             return
         self.queue.popleft()
         self.q_bytes -= cell.bytes
-        self.owner.on_dequeue(cell, self)
+        self.on_dequeue(cell, self)
         self.transmit(cell)
 
     def transmit(self, cell: Cell) -> None:
