@@ -176,7 +176,10 @@ class RoceSwitch(Switch):
             via.rx_paused = True
             via.pauses_sent += 1
             self.engine.pfc_pauses += 1
-            self.clock.call(via.prop + self.pause_delay_extra, via.set_paused, True)
+            # The ingress MMU decides when the head arrives; this model admits the cell one
+            # switch latency later, so the PAUSE is sent back-dated by that latency.
+            delay = via.prop + self.pause_delay_extra - self.latency
+            self.clock.call(delay if delay > 0.0 else 0.0, via.set_paused, True)
         out.enqueue(cell)
 
     def on_dequeue(self, cell: Cell, out: Port) -> None:

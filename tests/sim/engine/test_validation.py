@@ -182,10 +182,21 @@ def test_v7_headroom_below_two_propagation_delays_loses_packets_and_says_so():
     assert_conserved(eng)
 
 
-def test_v7_default_headroom_never_drops_even_under_heavy_incast():
-    eng = incast(Technology.ROCE, 12, 1e12, buffer=2 * 1024**2)
+@pytest.mark.parametrize("speed, length_m, cell, senders, buffer", [
+    (100, 100, 16384, 12, 2 * 1024**2),
+    (400, 3, 4096, 24, 4_000_000),  # short cables: switch latency dominates the PFC loop
+    (400, 1000, 65536, 12, 16_000_000),  # long cables: propagation dominates
+    (800, 100, 65536, 16, 32_000_000),
+])
+def test_v7_default_headroom_never_drops_even_under_heavy_incast(speed, length_m, cell,
+                                                                 senders, buffer):
+    hosts = [f"h{i}" for i in range(senders)]
+    eng = Engine(star(hosts + ["r"], speed=speed, length_m=length_m, buffer=buffer),
+                 EngineConfig(dcqcn=False, cell_bytes=cell))
+    for h in hosts:
+        eng.add_flow(h, "r", 1e12)
     assert not eng.config_warnings
-    eng.advance(2e-3)
+    eng.advance(1e-3)
     assert eng.totals()["drops"] == 0 and eng.totals()["pfc_pauses"] > 0
     assert_conserved(eng)
 
