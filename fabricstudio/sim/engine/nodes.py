@@ -80,11 +80,12 @@ class Switch(Node):
             return ports[0]
         self._rr += 1
         n = len(ports)
+        now = self.clock.env._now
         best = None
         best_key = None
         for k in range(n):
             port = ports[(self._rr + k) % n]
-            key = (port.paused, port.q_bytes + (1 if port.busy else 0))
+            key = (port.paused, port.q_bytes + (1 if port.free_at > now else 0))
             if best_key is None or key < best_key:
                 best, best_key = port, key
         return best
