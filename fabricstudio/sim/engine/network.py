@@ -121,6 +121,12 @@ class Network:
             elif tech is Technology.ROCE and isinstance(port.peer, Switch):
                 port.headroom = self._headroom(port)
                 port.alpha = fabric.pfc.alpha * max(1.0, port.speed_gbps / ref_speed)
+        if tech is not Technology.INFINIBAND:
+            tiny = [sw.id for sw in self.switches.values() if sw.buffer < 2 * engine.cell_bytes]
+            if tiny:
+                self.warnings.append(
+                    f"{', '.join(tiny[:MAX_WARNINGS_PER_KIND])}: packet buffer below two cells "
+                    f"of {engine.cell_bytes} B: almost every cell will be dropped")
         if tech is Technology.ROCE:
             for switch in self.switches.values():
                 ingress = [p for p in self.ports if p.peer is switch]

@@ -92,3 +92,8 @@ def test_config_overrides_apply_to_the_run_not_the_design():
     for bad in (dict(technology="token-ring"), dict(routing="ospf"), dict(cell_bytes=10)):
         with pytest.raises(EngineError):
             EngineConfig(**bad)
+
+
+def test_a_switch_without_buffer_is_flagged():
+    eng = Engine(star(["h1", "h2"], Technology.ETHERNET, buffer=0), EngineConfig())
+    assert any("s: packet buffer below two cells" in w for w in eng.config_warnings)
