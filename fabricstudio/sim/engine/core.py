@@ -319,10 +319,9 @@ class Engine:
 
     def totals(self) -> dict:
         """Fabric-wide byte and event counts (conservation:
-        offered = delivered + dropped + in flight)."""
+        offered = delivered + dropped + in flight).  Read-only: safe to call between slices
+        or from another thread while the engine runs (values may then be a slice apart)."""
         now = self.env.now
-        for port in self.ports:
-            port.settle(now)
         return {
             "offered_bytes": self.offered,
             "delivered_bytes": self.delivered,
@@ -334,10 +333,10 @@ class Engine:
             "nvlink_bytes": self.nvlink_bytes,
             "drops": self.drops,
             "pfc_pauses": self.pfc_pauses,
-            "paused_time_s": sum(p.paused_time for p in self.ports),
+            "paused_time_s": sum(p.paused_until(now) for p in self.ports),
             "ecn_marks": self.ecn_marks,
             "cnps": self.cnps,
-            "credit_stall_time_s": sum(p.stall_time for p in self.ports),
+            "credit_stall_time_s": sum(p.stalled_until(now) for p in self.ports),
             "lossless_violations": self.lossless_violations,
             "watchdog_drops": self.watchdog_drops,
             "timeouts": self.timeouts,

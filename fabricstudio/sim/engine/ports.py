@@ -74,7 +74,7 @@ class Port:
         # ingress accounting at the receiving switch (RoCE MMU)
         "rx_bytes", "rx_hdrm", "rx_paused", "headroom", "alpha", "rx_hold",
         # counters (cumulative)
-        "busy_time", "tx_cells", "tx_bytes", "max_q", "frame_max_q", "pauses_sent",
+        "busy_time", "tx_cells", "tx_bytes", "frame_max_q", "pauses_sent",
         "paused_time", "marks", "cnps", "drops", "stall_time",
     )
 
@@ -119,7 +119,6 @@ class Port:
         self.busy_time = 0.0
         self.tx_cells = 0
         self.tx_bytes = 0
-        self.max_q = 0
         self.frame_max_q = 0
         self.pauses_sent = 0
         self.paused_time = 0.0
@@ -238,21 +237,22 @@ class Port:
         self.kick()
 
     # ------------------------------------------------------------------ metrics
-    def settle(self, now: float) -> None:
-        """Fold the running busy / paused / stalled intervals into the counters up to ``now``."""
+    def busy_until(self, now: float) -> float:
+        """Seconds spent transmitting up to ``now`` (read-only)."""
         if self.busy:
-            if not self.done_pending and now >= self.free_at:
-                self.busy = False
-                self.busy_time += self.free_at - self.tx_start
-            else:
-                self.busy_time += now - self.tx_start
-                self.tx_start = now
-        if self.paused:
-            self.paused_time += now - self.paused_since
-            self.paused_since = now
+            end = self.free_at if self.free_at < now else now
+            return self.busy_time + (end - self.tx_start if end > self.tx_start else 0.0)
+        return self.busy_time
+
+    def paused_until(self, now: float) -> float:
+        """Seconds held by PFC PAUSE up to ``now`` (read-only)."""
+        return self.paused_time + (now - self.paused_since if self.paused else 0.0)
+
+    def stalled_until(self, now: float) -> float:
+        """Seconds waiting for credits up to ``now`` (read-only)."""
         if self.stalled_since >= 0:
-            self.stall_time += now - self.stalled_since
-            self.stalled_since = now
+            return self.stall_time + now - self.stalled_since
+        return self.stall_time
 
 
 class NicPort(Port):

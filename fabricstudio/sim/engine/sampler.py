@@ -10,8 +10,10 @@ from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.config import FlowRecord
 from fabricstudio.sim.metrics import Frame
 
-#: Cumulative per-port counters: port attribute -> frame field (fractions divide by the period).
-_TIME_FIELDS = {"busy_time": "utilisation", "paused_time": "paused", "stall_time": "credit_stall"}
+#: Cumulative per-port times: Port reader -> frame field (fractions of the period).
+_TIME_FIELDS = {"busy_until": "utilisation", "paused_until": "paused",
+                "stalled_until": "credit_stall"}
+#: Cumulative per-port counters: port attribute -> frame field.
 _COUNT_FIELDS = {"pauses_sent": "pauses_sent", "marks": "ecn_marks", "cnps": "cnps",
                  "drops": "drops"}
 
@@ -38,9 +40,13 @@ class Sampler:
             self._flows[rec.id] = rec
             self._flow_last.setdefault(rec.id, 0)
 
-    def _cumulative(self, attr: str) -> np.ndarray:
-        return np.fromiter(map(attrgetter(attr), self.ports), dtype=np.float64,
-                           count=len(self.ports))
+    def _cumulative(self, attr: str, now: float) -> np.ndarray:
+        """Per-port cumulative value of a counter attribute or a time reader at ``now``."""
+        if attr in _TIME_FIELDS:
+            values = (getattr(p, attr)(now) for p in self.ports)
+        else:
+            values = map(attrgetter(attr), self.ports)
+        return np.fromiter(values, dtype=np.float64, count=len(self.ports))
 
     def _tick(self, _event: Call) -> None:
         now = self.engine.env.now
@@ -52,15 +58,13 @@ class Sampler:
         """Append the frame for ``(last sample, now]``."""
         ports = self.ports
         dt = now - self._last_t
-        for port in ports:
-            port.settle(now)
         links = {}
         for attr, field in _TIME_FIELDS.items():
-            value = self._cumulative(attr)
+            value = self._cumulative(attr, now)
             links[field] = ((value - self._last[attr]) / dt).astype(np.float32)
             self._last[attr] = value
         for attr, field in _COUNT_FIELDS.items():
-            value = self._cumulative(attr)
+            value = self._cumulative(attr, now)
             links[field] = (value - self._last[attr]).astype(np.int32)
             self._last[attr] = value
         links["queue_bytes"] = np.fromiter((p.q_bytes for p in ports), np.float32, len(ports))
@@ -104,17 +108,16 @@ class Sampler:
         lengths = ends - begins
         overlap = np.clip(ends - np.maximum(begins, start), 0.0, None)
         weight = np.divide(overlap, lengths, out=np.zeros_like(overlap), where=lengths > 0)
-        for port in self.ports:
-            port.settle(now)
         tail_len = now - self._last_t
         tail_w = 1.0 if self._last_t >= start else (now - start) / tail_len if tail_len > 0 else 0
         sums = {}
         for attr, field in _TIME_FIELDS.items():
             framed = (stream.link_series(field) * lengths[:, None] * weight[:, None]).sum(axis=0)
-            sums[attr] = framed + (self._cumulative(attr) - self._last[attr]) * tail_w
+            sums[attr] = framed + (self._cumulative(attr, now) - self._last[attr]) * tail_w
         for attr, field in _COUNT_FIELDS.items():
             framed = (stream.link_series(field) * weight[:, None]).sum(axis=0)
-            sums[attr] = np.rint(framed + (self._cumulative(attr) - self._last[attr]) * tail_w)
+            sums[attr] = np.rint(framed + (self._cumulative(attr, now) - self._last[attr])
+                                 * tail_w)
         qmax = stream.link_series("queue_max_bytes")
         in_window = weight > 0
         framed_max = qmax[in_window].max(axis=0) if in_window.any() else np.zeros(len(self.ports))
@@ -127,13 +130,13 @@ class Sampler:
                 "from_port": port.src_port,
                 "to_port": port.dst_port,
                 "speed_gbps": port.speed_gbps,
-                "utilisation": float(sums["busy_time"][i] / span) if span > 0 else 0.0,
+                "utilisation": float(sums["busy_until"][i] / span) if span > 0 else 0.0,
                 "max_queue_bytes": int(max(framed_max[i], port.frame_max_q)),
                 "pfc_pauses_sent": int(sums["pauses_sent"][i]),
-                "paused_time_s": float(sums["paused_time"][i]),
+                "paused_time_s": float(sums["paused_until"][i]),
                 "ecn_marks": int(sums["marks"][i]),
                 "cnps": int(sums["cnps"][i]),
                 "drops": int(sums["drops"][i]),
-                "credit_stall_time_s": float(sums["stall_time"][i]),
+                "credit_stall_time_s": float(sums["stalled_until"][i]),
             })
         return stats
