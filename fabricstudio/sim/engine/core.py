@@ -267,6 +267,7 @@ class Engine:
         duration = NVLINK_LATENCY_S + rec.size_bytes * 8 / (device.nvlink_gbps * 1e9)
         self.flows.append(rec)
         self.sampler.track(rec)
+        self.sampler.track_fluid(rec, start + NVLINK_LATENCY_S, start + duration)
 
         def done(_event: Call) -> None:
             rec.delivered_bytes = rec.size_bytes

@@ -32,6 +32,7 @@ class Sampler:
         self.count = 0
         self._flows: dict[int, FlowRecord] = {}  # flows to report in the next frame
         self._flow_last: dict[int, int] = {}  # delivered bytes at the last report
+        self._fluid: dict[int, tuple[FlowRecord, float, float]] = {}
         engine.clock.call(self.period, self._tick)
 
     def track(self, rec: FlowRecord) -> None:
@@ -39,6 +40,20 @@ class Sampler:
         if rec.id not in self._flows:
             self._flows[rec.id] = rec
             self._flow_last.setdefault(rec.id, 0)
+
+    def track_fluid(self, rec: FlowRecord, begin: float, end: float) -> None:
+        """A transfer that moves at a constant rate from ``begin`` to ``end`` (NVLink): frames
+        show its progress (and its record's delivered bytes grow) linearly, not in one step."""
+        self._fluid[rec.id] = (rec, begin, end)
+
+    def _advance_fluid(self, now: float) -> None:
+        for fid, (rec, begin, end) in list(self._fluid.items()):
+            if rec.finish_s is not None:
+                del self._fluid[fid]
+            elif now > begin:
+                share = (now - begin) / (end - begin) if end > begin else 1.0
+                rec.delivered_bytes = min(rec.size_bytes - 1, int(rec.size_bytes * share))
+                self.track(rec)
 
     def _cumulative(self, attr: str, now: float) -> np.ndarray:
         """Per-port cumulative value of a counter attribute or a time reader at ``now``."""
@@ -58,6 +73,8 @@ class Sampler:
         """Append the frame for ``(last sample, now]``."""
         ports = self.ports
         dt = now - self._last_t
+        if self._fluid:
+            self._advance_fluid(now)
         links = {}
         for attr, field in _TIME_FIELDS.items():
             value = self._cumulative(attr, now)

@@ -97,3 +97,16 @@ def test_config_overrides_apply_to_the_run_not_the_design():
 def test_a_switch_without_buffer_is_flagged():
     eng = Engine(star(["h1", "h2"], Technology.ETHERNET, buffer=0), EngineConfig())
     assert any("s: packet buffer below two cells" in w for w in eng.config_warnings)
+
+
+def test_nvlink_progress_is_reported_as_it_happens():
+    design = star(["h1", "h2"])
+    design.replace_device(server("h1", gpus=8, nics=1))
+    eng = Engine(design, EngineConfig(sample_period_s=10e-6))
+    fid = eng.add_flow("h1/gpu0", "h1/gpu1", 45_000_000)  # 100 us at 3.6 Tb/s
+    eng.advance(50e-6)
+    assert 0.4 < eng.flows[fid].delivered_bytes / 45e6 < 0.6
+    _, rates = eng.stream.flow_series("rate_gbps", fid)
+    assert rates[-1] == pytest.approx(3600, rel=0.01)
+    eng.advance(200e-6)
+    assert eng.flows[fid].delivered_bytes == 45_000_000 and eng.flows[fid].done
