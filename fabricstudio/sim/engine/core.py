@@ -14,7 +14,7 @@ from fabricstudio.model.devices import GpuServer, StorageServer
 from fabricstudio.sim.engine.clock import Call, Clock
 from fabricstudio.sim.engine.config import EngineConfig, EngineError, FlowRecord
 from fabricstudio.sim.engine.dcqcn import DcqcnRp
-from fabricstudio.sim.engine.flows import DcqcnFlow, Flow, IbCcFlow, TcpFlow
+from fabricstudio.sim.engine.flows import DcqcnFlow, Flow, IbCcFlow, IbCcState, TcpFlow
 from fabricstudio.sim.engine.network import Network
 from fabricstudio.sim.engine.params import DcqcnParams, IbCcParams, TcpParams
 from fabricstudio.sim.engine.ports import Cell
@@ -64,7 +64,7 @@ class Engine:
         self.flows: list[FlowRecord] = []
         self._routes: dict[tuple[int, int, int], tuple[tuple | None, float]] = {}
         self._addresses: dict[str, tuple[str, int, int | None]] = {}
-        self._rate_states: dict[tuple[int, int, int], DcqcnRp] = {}
+        self._rate_states: dict[tuple[int, int, int], DcqcnRp | IbCcState] = {}
         self.net = Network(self, self.design)
         self.ports = self.net.ports
         self.router = Router(self.net.switches, self.net.endpoints, self._routing_mode(),
@@ -197,6 +197,9 @@ class Engine:
         if cls is DcqcnFlow:
             flow = cls(self, rec, sep.up, path, dep.index, delay, on_done,
                        rp=self._rate_state(sep, dep, qp))
+        elif cls is IbCcFlow:
+            flow = cls(self, rec, sep.up, path, dep.index, delay, on_done,
+                       cc=self._rate_state(sep, dep, qp))
         else:
             flow = cls(self, rec, sep.up, path, dep.index, delay, on_done)
         self.flows.append(rec)
@@ -231,13 +234,17 @@ class Engine:
             self._routes[key] = route
         return route
 
-    def _rate_state(self, sep: Endpoint, dep: Endpoint, qp: int) -> DcqcnRp:
-        """DCQCN state of a queue pair (kept across the flows that use it)."""
+    def _rate_state(self, sep: Endpoint, dep: Endpoint, qp: int) -> DcqcnRp | IbCcState:
+        """Congestion-control state of a queue pair (kept across the flows that use it)."""
         key = (sep.index, dep.index, qp)
-        rp = self._rate_states.get(key)
-        if rp is None:
-            rp = self._rate_states[key] = DcqcnRp(self.clock, self.dcqcn_params, sep.up.rate)
-        return rp
+        state = self._rate_states.get(key)
+        if state is None:
+            if self.dcqcn_enabled:
+                state = DcqcnRp(self.clock, self.dcqcn_params, sep.up.rate)
+            else:
+                state = IbCcState(self.clock, self.ibcc_params)
+            self._rate_states[key] = state
+        return state
 
     def _flow_class(self) -> type[Flow]:
         if self.technology is Technology.ETHERNET:

@@ -10,8 +10,8 @@
   retransmission timeout with go-back-N and exponential backoff); the receiver buffers
   out-of-order cells and ACKs every cell (one duplicate ACK per packet of an out-of-order cell).
   ACKs return after the path's base delay (the reverse path is assumed uncongested).
-* :class:`IbCcFlow` - InfiniBand with FECN/BECN congestion control: each BECN raises the flow's
-  congestion-control table index (inter-packet delay), a timer lowers it again.
+* :class:`IbCcFlow` - InfiniBand with FECN/BECN congestion control: each BECN raises the queue
+  pair's congestion-control table index (inter-packet delay), a timer lowers it again.
 """
 
 from __future__ import annotations
@@ -198,23 +198,49 @@ class DcqcnFlow(Flow):
         Flow.on_arrival(self, cell, now)
 
 
-class IbCcFlow(Flow):
-    """InfiniBand flow with FECN/BECN congestion control (CCT index -> injection delay)."""
+class IbCcState:
+    """InfiniBand congestion-control state of one queue pair: the CCT index."""
 
-    __slots__ = ("ccti", "cc_pending", "p")
+    __slots__ = ("clock", "p", "ccti", "pending")
 
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.p = self.engine.ibcc_params
+    def __init__(self, clock, params) -> None:
+        self.clock = clock
+        self.p = params
         self.ccti = 0
-        self.cc_pending = False
+        self.pending = False
+
+    def on_becn(self, _event: Call) -> None:
+        """Raise the CCT index; run the recovery timer."""
+        self.ccti = min(self.ccti + self.p.ccti_increase, self.p.ccti_limit)
+        if not self.pending:
+            self.pending = True
+            self.clock.call(self.p.ccti_timer, self._on_timer)
+
+    def _on_timer(self, _event: Call) -> None:
+        self.ccti -= 1
+        if self.ccti > 0:
+            self.clock.call(self.p.ccti_timer, self._on_timer)
+        else:
+            self.pending = False
+
+
+class IbCcFlow(Flow):
+    """InfiniBand flow with FECN/BECN congestion control: its queue pair's CCT index sets an
+    inter-cell injection delay."""
+
+    __slots__ = ("cc",)
+
+    def __init__(self, *args, cc: IbCcState, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.cc = cc
 
     def make_cell(self, now: float) -> Cell:
-        """Cut the next cell; delay the next by the table's inter-packet delay per packet."""
+        """Cut the next cell; delay the next by the table's inter-packet delay."""
         cell = Flow.make_cell(self, now)
-        if self.ccti:
+        ccti = self.cc.ccti
+        if ccti:
             ser = cell.wire / self.nic.rate
-            self.next_time = now + ser * (1.0 + self.ccti * self.p.ipd_step)
+            self.next_time = now + ser * (1.0 + ccti * self.cc.p.ipd_step)
         return cell
 
     def on_arrival(self, cell: Cell, now: float) -> None:
@@ -222,22 +248,8 @@ class IbCcFlow(Flow):
         if cell.mark >= 0:
             self.engine.ports[cell.mark].cnps += 1
             self.engine.cnps += 1
-            self.clock.call(self.rev_delay, self.on_becn)
+            self.clock.call(self.rev_delay, self.cc.on_becn)
         Flow.on_arrival(self, cell, now)
-
-    def on_becn(self, _event: Call) -> None:
-        """Raise the CCT index; start the recovery timer."""
-        self.ccti = min(self.ccti + self.p.ccti_increase, self.p.ccti_limit)
-        if not self.cc_pending:
-            self.cc_pending = True
-            self.clock.call(self.p.ccti_timer, self._on_timer)
-
-    def _on_timer(self, _event: Call) -> None:
-        self.ccti = max(self.ccti - 1, 0)
-        if self.ccti and self.rec.finish_s is None:
-            self.clock.call(self.p.ccti_timer, self._on_timer)
-        else:
-            self.cc_pending = False
 
 
 class TcpFlow(Flow):
