@@ -63,7 +63,8 @@ class Port:
     __slots__ = (
         # wiring
         "index", "link_id", "src", "dst", "src_port", "dst_port", "speed_gbps", "rate",
-        "prop", "clock", "engine", "owner", "peer", "to_host", "arrive_delay", "peer_receive",
+        "prop", "clock", "env", "heap", "eid", "engine", "owner", "peer", "to_host",
+        "arrive_delay", "peer_receive",
         "done_cbs", "on_dequeue",
         # transmitter
         "queue", "q_bytes", "busy", "tx_start", "free_at", "done_pending", "paused",
@@ -88,6 +89,9 @@ class Port:
         self.rate = speed_gbps * 1e9 / 8.0  # bytes per second on the wire
         self.prop = prop_s
         self.clock = clock
+        self.env = clock.env  # the SimPy environment, its event heap and id counter (hot path)
+        self.heap = clock.queue
+        self.eid = clock.eid
         self.engine = engine
         self.owner = None  # the node that transmits (Switch or Host)
         self.peer = None  # the node that receives
@@ -150,7 +154,7 @@ class Port:
         if self.busy:
             if self.done_pending:
                 return
-            now = self.clock.env._now
+            now = self.env._now
             if now < self.free_at:
                 if self.queue:
                     self.done_pending = True
@@ -175,8 +179,7 @@ class Port:
 
         (Hot path: events are pushed straight onto SimPy's heap, as ``Clock.post`` does.)
         """
-        clock = self.clock
-        now = clock.env._now
+        now = self.env._now
         end = now + cell.wire / self.rate
         if cell.tail > end:  # cut-through never finishes before the tail has arrived
             end = cell.tail
@@ -184,35 +187,35 @@ class Port:
         self.tx_start = now
         self.free_at = end
         self.tx_cells += 1
-        self.tx_bytes += cell.bytes
+        size = cell.bytes
+        self.tx_bytes += size
         if self.credit_based:
-            self.credits -= cell.bytes
+            self.credits -= size
         cell.via = self
         tail = end + self.prop
         cell.tail = tail
-        heap = clock.queue
-        eid = clock.eid
+        heap = self.heap
         if self.queue or self.pulls:
             self.done_pending = True
             done = Call()
             done.callbacks = self.done_cbs
-            heappush(heap, (end, NORMAL, next(eid), done))
-            clock.events += 2
+            heappush(heap, (end, NORMAL, next(self.eid), done))
+            self.clock.events += 2
         else:
             self.done_pending = False
-            clock.events += 1
+            self.clock.events += 1
         arrive = Call()
         arrive.callbacks = self.peer_receive
         arrive.arg = cell
         if self.to_host:
-            heappush(heap, (tail + self.arrive_delay, NORMAL, next(eid), arrive))
+            heappush(heap, (tail + self.arrive_delay, NORMAL, next(self.eid), arrive))
         else:
-            heappush(heap, (now + self.arrive_delay, NORMAL, next(eid), arrive))
+            heappush(heap, (now + self.arrive_delay, NORMAL, next(self.eid), arrive))
 
     def _tx_done(self, _event: Call) -> None:
         self.done_pending = False
         self.busy = False
-        self.busy_time += self.clock.env._now - self.tx_start
+        self.busy_time += self.env._now - self.tx_start
         self.kick()
 
     # ------------------------------------------------------------------ flow control
