@@ -17,6 +17,7 @@ Three switch flavours share forwarding and differ in buffer admission:
 
 from __future__ import annotations
 
+from math import sqrt
 from random import Random
 
 from fabricstudio.sim.engine.clock import Call
@@ -24,24 +25,19 @@ from fabricstudio.sim.engine.ports import Cell, Port
 
 
 def marked_packets(rng: Random, npkts: int, p: float) -> int:
-    """Packets of a cell marked when each is marked with probability ``p``: one binomial
-    draw by inversion (a single uniform number per cell).
+    """Packets of a cell marked when each is marked with probability ``p`` (binomial draw:
+    one uniform number per packet up to 32 packets, a normal approximation beyond).
 
     The cell carries at least one mark with probability ``1 - (1 - p)^npkts``.
     """
     if p >= 1.0:
         return npkts
-    u = rng.random()
-    q = 1.0 - p
-    pmf = q ** npkts  # P(k = 0)
-    cdf = pmf
-    k = 0
-    ratio = p / q
-    while u >= cdf and k < npkts:
-        pmf *= (npkts - k) / (k + 1) * ratio
-        k += 1
-        cdf += pmf
-    return k
+    if npkts <= 32:
+        rand = rng.random
+        return sum(1 for _ in range(npkts) if rand() < p)
+    mean = npkts * p
+    draw = round(rng.gauss(mean, sqrt(mean * (1.0 - p))))
+    return min(max(draw, 0), npkts)
 
 
 class Node:
