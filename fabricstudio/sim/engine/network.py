@@ -132,6 +132,7 @@ class Network:
                 ingress = [p for p in self.ports if p.peer is switch]
                 switch.finish_wiring(ingress)
                 self._check_buffer(switch, ingress)
+                self._check_ecn_before_pfc(switch, ingress)
             self._check_headroom()
         if tech is Technology.INFINIBAND:
             self._check_credits()
@@ -166,6 +167,20 @@ class Network:
             self.warnings.append(
                 f"{switch.id}: buffer {_kb(switch.buffer)} does not cover the headroom and "
                 f"reserve of its {len(ingress)} ports ({_kb(need)}): PFC pauses at once")
+
+    def _check_ecn_before_pfc(self, switch: RoceSwitch, ingress: list[Port]) -> None:
+        """DCQCN needs ECN to act before PFC (sim-anchors 4.4): in a 2:1 incast each ingress
+        holds half the hot queue, so Kmin must stay below twice the empty-buffer XOFF."""
+        engine = self.engine
+        if not (switch.pfc and engine.dcqcn_enabled and engine.ecn_enabled and ingress):
+            return
+        xoff = min(p.alpha for p in ingress) * (switch.buffer - switch.fixed)
+        kmin = max((p.kmin for p in switch.out.values()), default=0.0)
+        if kmin >= 2 * xoff:
+            self.warnings.append(
+                f"{switch.id}: ECN Kmin {_kb(kmin)} is above the queue a 2:1 incast builds "
+                f"before PFC pauses (2 x XOFF = {_kb(2 * xoff)}): PFC acts before ECN, DCQCN "
+                "cannot keep the fabric pause-free")
 
     def _check_credits(self) -> None:
         engine = self.engine

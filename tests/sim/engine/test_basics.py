@@ -110,3 +110,10 @@ def test_nvlink_progress_is_reported_as_it_happens():
     assert rates[-1] == pytest.approx(3600, rel=0.01)
     eng.advance(200e-6)
     assert eng.flows[fid].delivered_bytes == 45_000_000 and eng.flows[fid].done
+
+
+def test_ecn_thresholds_above_the_pfc_threshold_are_flagged():
+    eng = Engine(star(["h1", "h2"], buffer=1_500_000), EngineConfig(dcqcn=True))
+    assert any("ECN Kmin 400 KB is above the queue a 2:1 incast builds before PFC" in w
+               for w in eng.config_warnings)
+    assert not Engine(star(["h1", "h2"]), EngineConfig(dcqcn=True)).config_warnings
