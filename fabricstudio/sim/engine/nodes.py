@@ -20,6 +20,7 @@ from __future__ import annotations
 from math import sqrt
 from random import Random
 
+from fabricstudio.model import DeviceKind
 from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.ports import Cell, Port
 
@@ -58,6 +59,7 @@ class Switch(Node):
         self.device = device
         self.latency = latency_s
         self.index = index
+        self.tier = max(1, DeviceKind(device.kind).tier)  # leaf 1, spine 2, core 3
         self.buffer = device.buffer_bytes
         self.used = 0
         self.rng = engine.rng

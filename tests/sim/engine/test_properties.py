@@ -172,3 +172,40 @@ def test_nic_watchdog_stops_the_pause_storm_after_100_ms():
     assert stats[("lf0", "h00")]["paused_time_s"] == 0
     assert stats[("lf0", "h00")]["utilisation"] > 0.9
     assert_conserved(eng)
+
+
+def fat_tree(k: int = 4) -> Design:
+    """k-ary fat tree (edge = Leaf, aggregation = Spine, core = Core), one host per edge port."""
+    from fabricstudio.model import Core
+
+    design = Design("fat tree", fabric=fabric(Technology.INFINIBAND))
+    half = k // 2
+    for c in range(half * half):
+        design.add_device(Core(id=f"c{c}", radix=k, port_speed_gbps=100))
+    for pod in range(k):
+        for j in range(half):
+            design.add_device(Spine(id=f"a{pod}{j}", radix=k, port_speed_gbps=100))
+            for c in range(half):
+                design.add_link(Link(id=f"ac{pod}{j}{c}", a=f"a{pod}{j}", b=f"c{j * half + c}",
+                                     speed_gbps=100))
+        for e in range(half):
+            design.add_device(Leaf(id=f"e{pod}{e}", radix=k, port_speed_gbps=100))
+            for j in range(half):
+                design.add_link(Link(id=f"ea{pod}{e}{j}", a=f"e{pod}{e}", b=f"a{pod}{j}",
+                                     speed_gbps=100))
+            for h in range(half):
+                design.add_device(server(f"h{pod}{e}{h}"))
+                design.add_link(Link(id=f"he{pod}{e}{h}", a=f"h{pod}{e}{h}", b=f"e{pod}{e}",
+                                     speed_gbps=100))
+    return design
+
+
+def test_static_routing_uses_every_core_of_a_fat_tree():
+    eng = Engine(fat_tree(4), EngineConfig())
+    src = eng.net.endpoint_of[("h000", 0)]
+    cores = set()
+    for ep in eng.net.endpoints:
+        if not ep.host.startswith("h0"):  # other pods: up to a core and down again
+            path = eng.router.path(src, ep, 0, "static")
+            cores.add(next(p.dst for p in path if p.dst.startswith("c")))
+    assert cores == {"c0", "c1", "c2", "c3"}
