@@ -137,7 +137,17 @@ class Port:
     # ------------------------------------------------------------------ queueing
     def enqueue(self, cell: Cell) -> None:
         """Queue a cell for transmission (switch egress) and start it if the port is idle."""
-        self.queue.append(cell)
+        queue = self.queue
+        if not queue and not self.paused and not self.credit_based and not self.done_pending \
+                and (not self.busy or self.env._now >= self.free_at):
+            # fast path: an idle port starts the cell at once
+            if self.busy:
+                self.busy = False
+                self.busy_time += self.free_at - self.tx_start
+            self.on_dequeue(cell, self)
+            self.transmit(cell)
+            return
+        queue.append(cell)
         self.q_bytes += cell.bytes
         if not self.done_pending:
             self.kick()
