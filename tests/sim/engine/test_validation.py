@@ -106,9 +106,12 @@ def test_v4_victim_flow_on_infiniband_without_cc_suffers_the_same():
 
 @pytest.mark.parametrize("cell", [4096, 16384, 65536])
 def test_v4_dcqcn_lets_the_victim_recover_and_pauses_stop(cell):
-    _, rates, late_pauses = victim_rates(True, cell, 20e-3, 30e-3)
-    assert rates[-1] == pytest.approx(0.75 * C, rel=0.10)
-    assert late_pauses == 0
+    victims = []
+    for seed in (1, 2):  # congestion control is seed-dependent: judge the mean of two seeds
+        _, rates, late_pauses = victim_rates(True, cell, 20e-3, 30e-3, seed=seed)
+        victims.append(rates[-1])
+        assert late_pauses == 0
+    assert float(np.mean(victims)) == pytest.approx(0.75 * C, rel=0.10)
 
 
 # ---------------------------------------------------------------- V5: DCQCN 2:1
