@@ -63,8 +63,6 @@ class Switch(Node):
         self.buffer = device.buffer_bytes
         self.used = 0
         self.rng = engine.rng
-        #: destination endpoint key -> candidate egress ports (filled by the router)
-        self.next_ports: dict[int, tuple[Port, ...]] = {}
         self._rr = 0
 
     def route(self, cell: Cell) -> Port:
