@@ -20,6 +20,7 @@ import numpy as np
 LINK_FIELDS: dict[str, tuple[type, str]] = {
     "utilisation": (np.float32, "fraction of the period the transmitter was sending (0..1)"),
     "queue_bytes": (np.float32, "bytes queued for this link at the sending port (instant)"),
+    "queue_max_bytes": (np.float32, "largest queue at the sending port during the period"),
     "paused": (np.float32, "fraction of the period the sender was held by PFC PAUSE (0..1)"),
     "pauses_sent": (np.int32, "PFC PAUSE frames the receiving end sent upstream on this link"),
     "ecn_marks": (np.int32, "packets ECN-marked when leaving this link's egress queue"),
@@ -75,7 +76,9 @@ class MetricStream:
     """Append-only history of frames with columnar per-link storage.
 
     ``links`` fixes the per-link order.  Flows may be added during a run, so per-flow arrays are
-    kept per frame (their ids in ``Frame.flow_ids``).
+    kept per frame (their ids in ``Frame.flow_ids``).  The engine lists in a frame the flows
+    that were added, progressed or finished during its period; a flow absent from a frame made
+    no progress in it (rate 0, delivered bytes unchanged).
     """
 
     def __init__(self, links: tuple[DirectedLink, ...], sample_period_s: float) -> None:
