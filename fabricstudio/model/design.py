@@ -192,12 +192,7 @@ class Design:
         old = self.device(device_id)
         if "id" in changes and changes["id"] != device_id:
             raise DesignError("a device's id cannot be changed")
-        data = old.model_dump()
-        data.update(changes)
-        try:
-            new = _DEVICE_ADAPTER.validate_python(data)
-        except ValidationError as exc:
-            raise DesignError(f"device {device_id}: {format_validation_error(exc)}") from None
+        new = _with_changes(_DEVICE_ADAPTER.validate_python, old, changes, f"device {device_id}")
         self.replace_device(new)
         return new
 
@@ -264,12 +259,7 @@ class Design:
         for fixed in ("id", "a", "b"):
             if fixed in changes and changes[fixed] != getattr(old, fixed):
                 raise DesignError(f"link {link_id}: {fixed} cannot be changed; reconnect instead")
-        data = old.model_dump()
-        data.update(changes)
-        try:
-            new = Link.model_validate(data)
-        except ValidationError as exc:
-            raise DesignError(f"link {link_id}: {format_validation_error(exc)}") from None
+        new = _with_changes(Link.model_validate, old, changes, f"link {link_id}")
         problems = []
         for end, port in ((new.a, new.a_port), (new.b, new.b_port)):
             used = {p: lid for p, lid in self._ports[end].items() if lid != link_id}
@@ -360,6 +350,16 @@ class Design:
 
     def _bump(self) -> None:
         self.revision += 1
+
+
+def _with_changes(validate: Any, old: BaseModel, changes: Mapping[str, Any], what: str) -> Any:
+    """Validate ``old`` with ``changes`` applied; DesignError naming ``what`` on failure."""
+    data = old.model_dump()
+    data.update(changes)
+    try:
+        return validate(data)
+    except ValidationError as exc:
+        raise DesignError(f"{what}: {format_validation_error(exc)}") from None
 
 
 def _insert(mapping: dict, key: str, value: object, index: int | None) -> None:
