@@ -21,8 +21,9 @@ def cnp(rp) -> None:
 
 
 #: The paper's algorithm and constants (the defaults follow deployed NICs instead).
-PAPER = dict(byte_counter_bytes=0, fast_recovery_steps=5, rate_increase_timer_us=55.0, rai_mbps=40.0, rhai_mbps=200.0,
-             scale_increase_with_rate=False, clamp_target_rate=True, rate_decrease_period_us=0)
+PAPER = dict(byte_counter_bytes=0, fast_recovery_steps=5, rate_increase_timer_us=55.0,
+             rai_mbps=40.0, rhai_mbps=200.0, scale_increase_with_rate=False,
+             clamp_target_rate=True, rate_decrease_period_us=0)
 
 
 def test_dcqcn_cut_alpha_and_fast_recovery_follow_the_paper():
