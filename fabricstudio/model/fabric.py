@@ -71,21 +71,61 @@ class EcnSettings(_Settings):
 
 
 class DcqcnSettings(_Settings):
-    """DCQCN reaction point / notification point (Zhu et al., SIGCOMM 2015, paper defaults)."""
+    """DCQCN reaction point / notification point (Zhu et al., SIGCOMM 2015).
+
+    The algorithm is the paper's; the defaults are those of deployed NICs and of the
+    simulators that model them at 100-800 Gb/s, because the paper's 40 Gb/s-era constants
+    applied unchanged at 400 Gb/s collapse rates to the floor after an incast (see
+    docs/engine.md, "DCQCN defaults").  Paper values: ``fast_recovery_steps`` 5, ``rai_mbps``
+    40, ``rhai_mbps`` 200 with ``scale_increase_with_rate`` off, ``rate_increase_timer_us``
+    55, ``clamp_target_rate`` on, ``rate_decrease_period_us`` 0.
+    """
 
     enabled: bool = True
     g: float = Field(default=1 / 256, gt=0, le=1, description="alpha gain (paper: 1/256)")
     alpha_update_us: float = Field(default=55.0, gt=0, le=1e6, description="paper: 55 us")
     rate_increase_timer_us: float = Field(
-        default=55.0, gt=0, le=1e6, description="Increase timer T (paper 55 us; CX firmware 300)"
+        default=300.0, gt=0, le=1e6,
+        description="Increase timer T (NVIDIA ConnectX rpg_time_reset 300 us, as the HPCC "
+        "simulator; paper 55 us)",
     )
     byte_counter_bytes: int = Field(
         default=10 * 1024 * 1024, ge=0, le=10**12,
-        description="Byte counter B (paper 10 MB; 0 disables)",
+        description="Byte counter B: an increase event per B bytes sent below line rate "
+        "(paper 10 MB; 0 disables). ConnectX's rpg_byte_reset 32767 read as bytes fires every "
+        "0.7 us at 400G and undoes each cut within microseconds (DCQCN becomes a no-op)",
     )
-    fast_recovery_steps: int = Field(default=5, ge=0, le=1000, description="F (paper 5)")
-    rai_mbps: float = Field(default=40.0, gt=0, le=1e6, description="Additive increase R_AI")
-    rhai_mbps: float = Field(default=200.0, gt=0, le=1e6, description="Hyper increase R_HAI")
+    fast_recovery_steps: int = Field(
+        default=1, ge=0, le=1000,
+        description="F: fast-recovery events before additive increase (ConnectX "
+        "rpg_threshold 1; paper 5)",
+    )
+    rai_mbps: float = Field(
+        default=20.0, gt=0, le=1e6,
+        description="Additive increase R_AI (at 100 Gb/s when scaled with the line rate: HPCC "
+        "simulator run.py, 5 Mb/s x bw/25G; paper 40 Mb/s at 40G)",
+    )
+    rhai_mbps: float = Field(
+        default=200.0, gt=0, le=1e6,
+        description="Hyper increase R_HAI (at 100 Gb/s when scaled with the line rate: HPCC "
+        "simulator run.py, 50 Mb/s x bw/25G; paper 200 Mb/s)",
+    )
+    scale_increase_with_rate: bool = Field(
+        default=True,
+        description="R_AI and R_HAI are given at 100 Gb/s and scale linearly with the sender's "
+        "line rate (HPCC simulator run.py); off = absolute values (paper)",
+    )
+    clamp_target_rate: bool = Field(
+        default=False,
+        description="Rt = Rc on every cut (paper); off = only when a timer increase happened "
+        "since the previous cut, so repeated cuts keep the pre-congestion target (ConnectX "
+        "clamp_tgt_rate 0, clamp_tgt_rate_after_time_inc 1; HPCC rdma-hw.cc)",
+    )
+    rate_decrease_period_us: float = Field(
+        default=4.0, ge=0, le=1e6,
+        description="At most one rate cut per period; CNPs in between are folded into the next "
+        "check (ConnectX rate_reduce_monitor_period 4 us; 0 = cut on every CNP, paper)",
+    )
     min_rate_mbps: float = Field(default=100.0, gt=0, le=1e6, description="Rate floor")
     cnp_interval_us: float = Field(
         default=50.0, ge=0, le=1e6, description="NP sends at most one CNP per flow per interval"

@@ -31,6 +31,7 @@ PAIRS = {
     "v12-ring-allreduce": "ring8",
     "v13-busbw-bookkeeping": "ring8",
     "training-step": "ring8",
+    "demo-training-incast": "demo-rail64",
 }
 
 
@@ -225,3 +226,22 @@ def test_training_step_reports_gpu_utilisation():
 def test_results_agree_across_cell_sizes(name, measure):
     values = [measure(simulate(name, cell_bytes=cell)[1]) for cell in (4096, 16384, 65536)]
     assert max(values) <= 1.05 * min(values)
+
+
+def demo(technology: str, dcqcn: bool | None = None):
+    _, result = simulate("demo-training-incast", technology=technology, dcqcn=dcqcn)
+    assert_conserved(result)
+    assert result.training["iterations"] == 2
+    return result
+
+
+def test_demo_lossless_fabrics_keep_gpus_busier_than_lossy_ethernet():
+    """The product's story, measured: a training step whose all-reduce meets a second job's
+    incast. Lossy Ethernet drops, retransmits and times out; the GPUs wait for it."""
+    lossy = demo("ethernet")
+    assert lossy.totals["drops"] > 0 and lossy.totals["retransmitted_bytes"] > 0
+    assert lossy.totals["timeouts"] > 0
+    for technology, dcqcn in (("infiniband", None), ("roce", True), ("roce", False)):
+        lossless = demo(technology, dcqcn)
+        assert lossless.totals["drops"] == 0 and lossless.totals["retransmitted_bytes"] == 0
+        assert lossless.training["gpu_utilisation"] >= 1.03 * lossy.training["gpu_utilisation"]

@@ -1,17 +1,22 @@
 """DCQCN reaction point (sender) state of one queue pair.
 
-Zhu et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015.  The state
-lives with the connection (source NIC, destination NIC, queue pair), not with one message:
-like an NCCL connection reused by every step of a collective, a new flow on a throttled queue
-pair starts at the queue pair's current rate.
+Zhu et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015, with the
+knobs of deployed NICs (NVIDIA ConnectX firmware, as modelled by the HPCC simulator's
+``rdma-hw.cc``).  The state lives with the connection (source NIC, destination NIC, queue
+pair), not with one message: like an NCCL connection reused by every step of a collective, a
+new flow on a throttled queue pair starts at the queue pair's current rate.
 
-* On CNP: ``Rt = Rc``, ``Rc = max(Rc (1 - alpha/2), min rate)``, ``alpha = (1-g) alpha + g``;
-  the increase timer and byte counter restart.
+* On CNP (at most one cut per rate-decrease period; a CNP inside the period is folded into a
+  cut at its end): ``Rt = Rc`` (always with ``clamp_target_rate``, else only when a timer
+  increase happened since the previous cut, so a burst of cuts keeps the pre-congestion
+  target), ``Rc = max(Rc (1 - alpha/2), min rate)`` (never more than halving: alpha <= 1),
+  ``alpha = (1-g) alpha + g``; the increase timer and byte counter restart.
 * Alpha decays lazily: ``alpha *= (1-g)^k`` for the ``k`` whole alpha periods since its last
   update, applied when alpha is next read - no event per period.
 * Increase events from the timer (real events, only while below line rate) and the byte
   counter: fast recovery ``Rc = (Rt + Rc)/2`` for the first F, then additive ``Rt += R_AI``,
-  hyper ``Rt += i R_HAI`` once both counters pass F.
+  hyper ``Rt += i R_HAI`` once both counters pass F (R_AI, R_HAI optionally scaled with the
+  line rate).
 * The notification point (receiver) sends at most one CNP per queue pair per CNP interval.
 """
 
@@ -26,13 +31,15 @@ INF = float("inf")
 class DcqcnRp:
     """Rate state of one queue pair (rates in wire bytes per second)."""
 
-    __slots__ = ("clock", "p", "line", "rc", "rt", "alpha", "alpha_ref", "t_count",
-                 "bc_count", "byte_ctr", "timer_deadline", "timer_pending", "last_cnp")
+    __slots__ = ("clock", "p", "line", "rai", "rhai", "rc", "rt", "alpha", "alpha_ref",
+                 "t_count", "bc_count", "byte_ctr", "timer_deadline", "timer_pending",
+                 "last_cnp", "next_cut", "cut_pending")
 
     def __init__(self, clock: Clock, params: DcqcnParams, line_rate: float) -> None:
         self.clock = clock
         self.p = params
         self.line = line_rate
+        self.rai, self.rhai = params.increase_steps(line_rate)
         self.rc = line_rate
         self.rt = line_rate
         self.alpha = 1.0
@@ -43,6 +50,8 @@ class DcqcnRp:
         self.timer_deadline = INF
         self.timer_pending = False
         self.last_cnp = -INF  # at the notification point (receiver) of this queue pair
+        self.next_cut = -INF  # earliest time of the next rate cut (rate-decrease period)
+        self.cut_pending = False
 
     def sent(self, payload: int) -> None:
         """Byte counter: ``payload`` bytes left at a rate below line rate."""
@@ -67,14 +76,29 @@ class DcqcnRp:
         return self.alpha
 
     def on_cnp(self, _event: Call) -> None:
-        """Cut the rate, raise alpha, restart the increase machinery."""
+        """A CNP arrived: cut now, or at the end of the current rate-decrease period."""
         now = self.clock.env._now
+        if now < self.next_cut:
+            if not self.cut_pending:
+                self.cut_pending = True
+                self.clock.call(self.next_cut - now, self._deferred_cut)
+            return
+        self._cut(now)
+
+    def _deferred_cut(self, _event: Call) -> None:
+        self.cut_pending = False
+        self._cut(self.clock.env._now)
+
+    def _cut(self, now: float) -> None:
+        """Cut the rate, raise alpha, restart the increase machinery."""
         p = self.p
         self._decay(now)
-        self.rt = self.rc
+        if p.clamp_target or self.t_count > 0:
+            self.rt = self.rc
         self.rc = max(self.rc * (1.0 - self.alpha / 2.0), p.min_rate)
         self.alpha = p.one_minus_g * self.alpha + p.g
         self.alpha_ref = now
+        self.next_cut = now + p.decrease_period
         self.t_count = self.bc_count = 0
         self.byte_ctr = 0
         self.timer_deadline = now + p.timer
@@ -100,9 +124,9 @@ class DcqcnRp:
         t, bc = self.t_count, self.bc_count
         if max(t, bc) > p.fast_recovery:  # past fast recovery (F events)
             if min(t, bc) > p.fast_recovery:
-                self.rt += (min(t, bc) - p.fast_recovery) * p.rhai
+                self.rt += (min(t, bc) - p.fast_recovery) * self.rhai
             else:
-                self.rt += p.rai
+                self.rt += self.rai
         if self.rt > self.line:
             self.rt = self.line
         self.rc = (self.rt + self.rc) / 2.0

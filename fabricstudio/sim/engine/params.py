@@ -19,6 +19,9 @@ class DcqcnParams:
     fast_recovery: int
     rai: float
     rhai: float
+    scale_with_rate: bool
+    clamp_target: bool
+    decrease_period: float
     min_rate: float
     cnp_interval: float
 
@@ -27,7 +30,16 @@ class DcqcnParams:
         d = fabric.dcqcn
         return cls(d.g, 1.0 - d.g, d.alpha_update_us * 1e-6, d.rate_increase_timer_us * 1e-6,
                    d.byte_counter_bytes, d.fast_recovery_steps, d.rai_mbps * 1e6 / 8,
-                   d.rhai_mbps * 1e6 / 8, d.min_rate_mbps * 1e6 / 8, d.cnp_interval_us * 1e-6)
+                   d.rhai_mbps * 1e6 / 8, d.scale_increase_with_rate, d.clamp_target_rate,
+                   d.rate_decrease_period_us * 1e-6, d.min_rate_mbps * 1e6 / 8,
+                   d.cnp_interval_us * 1e-6)
+
+    def increase_steps(self, line_rate: float) -> tuple[float, float]:
+        """(R_AI, R_HAI) in bytes/s for a sender of ``line_rate`` bytes/s."""
+        if not self.scale_with_rate:
+            return self.rai, self.rhai
+        scale = line_rate / (100e9 / 8)
+        return self.rai * scale, self.rhai * scale
 
 
 @dataclass(frozen=True, slots=True)

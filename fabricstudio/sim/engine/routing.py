@@ -9,8 +9,9 @@ closer (breadth-first distances over the switch graph, computed once per attachm
   4791) mixed with a per-switch seed picks one next hop per flow (HPCC ``EcmpHash`` idea).
 * Static (InfiniBand default): the subnet manager pins each destination to one next hop,
   D-mod-K style: at a switch of tier t (leaf 1, spine 2, core 3) with K minimal next hops,
-  ``(destination index // K^(t-1)) mod K`` - consecutive destinations spread over a leaf's
-  uplinks, and the next tier uses the next digit so upper links are not left idle.
+  ``(destination index // K^(t-1)) mod K`` going up - consecutive destinations spread over a
+  leaf's uplinks, and the next tier uses the next digit so upper links are not left idle;
+  going down over parallel links, ``destination index mod K`` (see ``static_choice``).
 * Adaptive: chosen per cell at each switch, least queued first (see ``Switch.least_loaded``).
 """
 
@@ -104,6 +105,24 @@ class Router:
             self._cand[key] = cands
         return cands
 
+    def static_choice(self, switch, cands: tuple[Port, ...], dst_index: int) -> int:
+        """Subnet-manager (D-mod-K) choice among ``cands`` for destination ``dst_index``.
+
+        Going UP (toward a higher tier) the switch uses digit ``tier - 1`` of the destination
+        in base K: ``(dst // K^(tier-1)) mod K``, so a leaf spreads consecutive destinations
+        over its uplinks and the next tier uses the next digit.  Going DOWN the candidates are
+        parallel links to the one switch on the way to the destination; they use digit 0,
+        ``dst mod K``, the same digit the leaves used to pick the uplink that brought the
+        traffic here, so the destinations arriving on different uplinks leave on different
+        downlinks (using the upward digit there piled the destinations of a 2-spine,
+        4-parallel-link leaf-spine onto one downlink per spine: all-to-all at half speed).
+        """
+        n = len(cands)
+        down = self.switches.get(cands[0].dst)
+        if down is not None and down.tier < switch.tier:
+            return dst_index % n
+        return (dst_index // n ** (switch.tier - 1)) % n
+
     def path(self, src: Endpoint, dst: Endpoint, sport: int, mode: str) -> tuple[Port, ...]:
         """Port sequence from ``src`` to ``dst``; ``mode`` is "ecmp", "static" or "adaptive"
         (adaptive returns the first minimal path, used only for delays and validation)."""
@@ -123,8 +142,7 @@ class Router:
             if len(cands) == 1 or mode == "adaptive":
                 port = cands[0]
             elif mode == "static":
-                n = len(cands)  # D-mod-K: digit (tier - 1) of the destination in base n
-                port = cands[(dst.index // n ** (switch.tier - 1)) % n]
+                port = cands[self.static_choice(switch, cands, dst.index)]
             else:
                 port = cands[five_tuple_hash(src.index, dst.index, sport, self._seeds[here])
                              % len(cands)]

@@ -20,8 +20,14 @@ def cnp(rp) -> None:
     rp.on_cnp(Call())
 
 
+#: The paper's algorithm and constants (the defaults follow deployed NICs instead).
+PAPER = dict(byte_counter_bytes=0, fast_recovery_steps=5, rate_increase_timer_us=55.0,
+             rai_mbps=40.0, rhai_mbps=200.0, scale_increase_with_rate=False,
+             clamp_target_rate=True, rate_decrease_period_us=0)
+
+
 def test_dcqcn_cut_alpha_and_fast_recovery_follow_the_paper():
-    settings = fabric(dcqcn=DcqcnSettings(byte_counter_bytes=0))
+    settings = fabric(dcqcn=DcqcnSettings(**PAPER))
     eng = Engine(star(["h1", "h2"], settings=settings), EngineConfig(dcqcn=True))
     eng.add_flow("h1", "h2", 10**12)
     flow = first_flow(eng)
@@ -43,7 +49,7 @@ def test_dcqcn_cut_alpha_and_fast_recovery_follow_the_paper():
 
 
 def test_dcqcn_additive_increase_after_fast_recovery():
-    dc = DcqcnSettings(byte_counter_bytes=0, rai_mbps=1000.0)
+    dc = DcqcnSettings(**{**PAPER, "rai_mbps": 1000.0})
     eng = Engine(star(["h1", "h2"], settings=fabric(dcqcn=dc)), EngineConfig(dcqcn=True))
     eng.add_flow("h1", "h2", 10**12)
     flow = first_flow(eng).rp
@@ -56,7 +62,7 @@ def test_dcqcn_additive_increase_after_fast_recovery():
 
 
 def test_dcqcn_rate_floor_and_pacing():
-    dc = DcqcnSettings(min_rate_mbps=5000.0, rate_increase_timer_us=1000.0)
+    dc = DcqcnSettings(**{**PAPER, "min_rate_mbps": 5000.0, "rate_increase_timer_us": 1000.0})
     eng = Engine(star(["h1", "h2"], settings=fabric(dcqcn=dc)), EngineConfig(dcqcn=True))
     fid = eng.add_flow("h1", "h2", 10**12)
     flow = first_flow(eng).rp
@@ -68,6 +74,39 @@ def test_dcqcn_rate_floor_and_pacing():
     eng.advance(eng.now + 400e-6)  # shorter than one increase period
     rate = (eng.flows[fid].delivered_bytes - before) * 8 / 400e-6
     assert rate == pytest.approx(5e9 * 4096 / 4178, rel=0.1)  # paced at Rc on the wire
+
+
+def test_dcqcn_defaults_keep_the_target_across_a_burst_of_cuts():
+    settings = fabric(dcqcn=DcqcnSettings(byte_counter_bytes=0))  # timer-driven increases only
+    eng = Engine(star(["h1", "h2"], settings=settings), EngineConfig(dcqcn=True))
+    eng.add_flow("h1", "h2", 10**12)
+    rp = first_flow(eng).rp
+    line = rp.line
+    assert rp.rai == pytest.approx(20e6 / 8 * line / (100e9 / 8))  # 5 Mb/s x C / 25G
+    for k in range(6):  # cuts 10 us apart: no timer increase in between
+        eng.advance(eng.now + 10e-6)
+        cnp(rp)
+    assert rp.rt == pytest.approx(line)  # ConnectX clamp_tgt_rate 0: target kept
+    assert rp.rc < line / 8
+    low = rp.rc
+    eng.advance(eng.now + 301e-6)  # one timer increase: fast recovery toward the kept target
+    assert rp.rc > line / 2 - low
+    cnp(rp)  # after a timer increase the next cut clamps the target
+    assert rp.rt < line
+
+
+def test_dcqcn_cuts_at_most_once_per_rate_decrease_period():
+    settings = fabric(dcqcn=DcqcnSettings(byte_counter_bytes=0))
+    eng = Engine(star(["h1", "h2"], settings=settings), EngineConfig(dcqcn=True))
+    eng.add_flow("h1", "h2", 10**12)
+    rp = first_flow(eng).rp
+    for _ in range(5):  # five CNPs at once: one cut now, one folded cut after 4 us
+        cnp(rp)
+    assert rp.rc == pytest.approx(rp.line / 2)
+    eng.advance(eng.now + 3.5e-6)
+    assert rp.rc == pytest.approx(rp.line / 2)
+    eng.advance(eng.now + 1e-6)  # alpha is still 1 (no alpha period has passed): halved again
+    assert rp.rc == pytest.approx(rp.line / 4)
 
 
 def test_tcp_fast_retransmit_halves_the_window_and_timeout_goes_back():
