@@ -1,0 +1,206 @@
+"""Where a built fabric's devices go: the compute network in blocks (see placement.py), the
+storage network in rows below the GPU servers, the management network at the bottom.
+
+Below the compute servers come the storage leaves (each under the servers it serves), the
+storage servers under their leaf and the storage spines; then one management switch per rack
+under its servers, and the management aggregation.  Storage devices stand where no
+management cable passes: they step sideways to the nearest clear spot.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+
+from fabricstudio.model import Link, Plane
+from fabricstudio.topology.builders.clearance import Obstacles, first_clear_x
+from fabricstudio.topology.builders.families import ComputePlan
+from fabricstudio.topology.builders.placement import (
+    CLEAR_BELOW,
+    PITCH,
+    POD_GAP,
+    SERVER_DROP,
+    STAGGER,
+    UNIT_GAP,
+    Block,
+    arrange,
+    rack_block,
+    spread,
+    tier_gap,
+    unit_block,
+)
+from fabricstudio.topology.builders.planes import MgmtPlan, StoragePlan
+from fabricstudio.topology.layout import ROW_GAP
+
+Positions = dict[str, tuple[float, float]]
+
+#: Server row to the storage leaves; rows of the management network.
+STORAGE_DROP = 1.4 * ROW_GAP
+MGMT_DROP = ROW_GAP
+
+
+def layout_fabric(compute: ComputePlan, storage: StoragePlan, mgmt: MgmtPlan,
+                  links: Sequence[Link]) -> Positions:
+    """Positions of every device of a built fabric (deterministic).  The compute blocks wrap
+    for the whole picture's shape, storage and management rows included."""
+    out = _layout(compute, storage, mgmt, links, 0.0)
+    if storage.leaves or mgmt.racks:
+        compute_height = max(out[s][1] for s in compute.servers) if compute.servers else 0.0
+        extra = max(y for _, y in out.values()) - compute_height
+        out = _layout(compute, storage, mgmt, links, extra)
+    return {ident: (round(x, 1), round(y, 1)) for ident, (x, y) in out.items()}
+
+
+def _layout(compute: ComputePlan, storage: StoragePlan, mgmt: MgmtPlan,
+            links: Sequence[Link], extra_height: float) -> Positions:
+    out: Positions = {}
+    compute_block(compute, links, extra_height).place(0.0, 0.0, out)
+    bottom = max(y for y in (p[1] for p in out.values()))
+    if storage.leaves:
+        bottom = _place_storage(storage, links, bottom, out)
+    if mgmt.racks:
+        _place_management(mgmt, bottom, out)
+        _clear_storage(_storage_ids(storage), links, out)
+    return out
+
+
+def _servers_by_leaf(plan: ComputePlan, links: Sequence[Link]) -> dict[str, list[str]]:
+    """Each server under the first leaf it is cabled to, in server order."""
+    leaves = set(plan.leaves)
+    home: dict[str, str] = {}
+    for link in links:
+        if link.plane is Plane.COMPUTE and link.b in leaves:
+            home.setdefault(link.a, link.b)
+    racks: dict[str, list[str]] = defaultdict(list)
+    for server in plan.servers:
+        if server in home:
+            racks[home[server]].append(server)
+    return racks
+
+
+def _bundled(links: Sequence[Link], leaves: set[str]) -> bool:
+    """True when some server has several cables to one leaf (drawn as a labelled bundle)."""
+    seen = set()
+    for link in links:
+        if link.b in leaves and link.plane is Plane.COMPUTE:
+            if (link.a, link.b) in seen:
+                return True
+            seen.add((link.a, link.b))
+    return False
+
+
+def compute_block(plan: ComputePlan, links: Sequence[Link], extra_height: float = 0.0) -> Block:
+    """The compute network: racks or scalable units, pods, spines and cores (shaped for a
+    picture ``extra_height`` taller)."""
+    leaves = set(plan.leaves)
+    if plan.servers_by_leaf:
+        racks = _servers_by_leaf(plan, links)
+        stagger = _bundled(links, leaves)
+        units = [[rack_block(leaf, racks.get(leaf, []), stagger) for leaf in group_leaves]
+                 for group_leaves, _ in plan.groups]
+    else:
+        units = [[unit_block(group_leaves, servers)] for group_leaves, servers in plan.groups]
+    tiers = plan.tiers
+    if not tiers.pod_spines:
+        flat = [u for group in units for u in group]
+        return arrange(flat, [t for t in (tiers.spines, tiers.cores) if t], UNIT_GAP,
+                       extra_height)
+    pod_of = _pod_of_leaf(tiers.pod_spines, links)
+    pods: dict[int, list[Block]] = defaultdict(list)
+    for (group_leaves, _), group in zip(plan.groups, units):
+        for leaf, unit in zip(group_leaves if plan.servers_by_leaf else group_leaves[:1], group):
+            pods[pod_of.get(leaf, 0)].append(unit)
+    pod_blocks = [arrange(pods[p], [spines], UNIT_GAP)
+                  for p, spines in enumerate(tiers.pod_spines) if pods[p]]
+    return arrange(pod_blocks, [tiers.cores] if tiers.cores else [], POD_GAP, extra_height)
+
+
+def _pod_of_leaf(pod_spines: Sequence[Sequence[str]], links: Sequence[Link]) -> dict[str, int]:
+    spine_pod = {spines[0]: p for p, spines in enumerate(pod_spines) if spines}
+    pod_of: dict[str, int] = {}
+    for link in links:
+        if link.b in spine_pod:
+            pod_of.setdefault(link.a, spine_pod[link.b])
+    return pod_of
+
+
+def _row_apart(ideal: Sequence[tuple[str, float]], y: float, out: Positions,
+               step: float = PITCH) -> None:
+    """Place ids at their ideal x (sorted), pushed right just enough to stay ``step`` apart."""
+    last = -float("inf")
+    for ident, x in sorted(ideal, key=lambda item: (item[1], item[0])):
+        x = max(x, last + step)
+        out[ident] = (x, y)
+        last = x
+
+
+def _mean_x(ids: Sequence[str], out: Positions, default: float) -> float:
+    xs = [out[i][0] for i in ids if i in out]
+    return sum(xs) / len(xs) if xs else default
+
+
+def _place_storage(plan: StoragePlan, links: Sequence[Link], bottom: float,
+                   out: Positions) -> float:
+    """Storage leaves under their GPU servers, storage servers under their leaf, spines below;
+    returns the lowest y used."""
+    ends: dict[str, list[str]] = defaultdict(list)
+    leaves = set(plan.leaves)
+    for link in links:
+        if link.plane is Plane.STORAGE and link.b in leaves:
+            ends[link.b].append(link.a)
+    right = max(p[0] for p in out.values())
+    ideal = [(leaf, _mean_x(ends[leaf], out, right)) for leaf in plan.leaves]
+    server_xs = [out[a][0] for leaf in plan.leaves for a in ends[leaf]
+                 if a in out and out[a][1] > bottom - ROW_GAP]
+    leaf_y = bottom + tier_gap(server_xs, [x for _, x in ideal], STORAGE_DROP,
+                               upper_clear=CLEAR_BELOW + STAGGER)
+    _row_apart(ideal, leaf_y, out)
+    server_y = leaf_y + SERVER_DROP
+    ideal = []
+    for group_leaves, members in plan.groups:
+        start = _mean_x(group_leaves, out, right) - (len(members) - 1) * PITCH / 2
+        ideal += [(m, start + i * PITCH) for i, m in enumerate(members)]
+    _row_apart(ideal, server_y, out)
+    lowest = server_y if ideal else leaf_y
+    leaf_xs = [out[leaf][0] for leaf in plan.leaves]
+    span = max(leaf_xs) - min(leaf_xs) + PITCH
+    below = leaf_xs
+    for tier in (plan.tiers.spines, plan.tiers.cores):
+        if not tier:
+            continue
+        xs = [min(leaf_xs) - PITCH / 2 + x for x in spread(len(tier), span)]
+        lowest += tier_gap(below, xs, ROW_GAP)
+        for ident, x in zip(tier, xs):
+            out[ident] = (x, lowest)
+        below = xs
+    return lowest
+
+
+def _place_management(plan: MgmtPlan, bottom: float, out: Positions) -> None:
+    """Rack switches under their racks, aggregation rows below."""
+    y = bottom + MGMT_DROP
+    _row_apart([(switch, _mean_x(members, out, 0.0)) for switch, members in plan.racks], y, out)
+    children = [out[s][0] for s, _ in plan.racks]
+    for row in plan.aggregation:
+        left = min(children) - PITCH / 2
+        xs = [left + x for x in spread(len(row), max(children) - min(children) + PITCH)]
+        y += tier_gap(children, xs, MGMT_DROP)
+        for ident, x in zip(row, xs):
+            out[ident] = (x, y)
+        children = xs
+
+
+def _storage_ids(plan: StoragePlan) -> list[str]:
+    return [*plan.leaves, *plan.storage_servers, *plan.tiers.spines, *plan.tiers.cores]
+
+
+def _clear_storage(ids: Sequence[str], links: Sequence[Link], out: Positions) -> None:
+    """Move storage-network devices sideways off the management cables' paths, keeping their
+    own cables off other devices."""
+    obstacles = Obstacles(out, links)
+    mgmt = [(lk.a, lk.b) for lk in links if lk.plane is Plane.MANAGEMENT]
+    for ident in ids:
+        x, y = out[ident]
+        new_x = first_clear_x(ident, obstacles, mgmt)
+        if new_x != x:
+            obstacles.move(ident, new_x)
