@@ -12,17 +12,26 @@ from collections.abc import Iterable, Sequence
 from fabricstudio.model import Link
 from fabricstudio.topology.builders.placement import PITCH
 
-#: A device's footprint around its centre: half width, above, below (tile and name).
-HALF_WIDTH, ABOVE, BELOW = 26.0, 26.0, 38.0
+#: A device's footprint around its centre: its tile (half width, above, below) and the name
+#: under it (half width, top, bottom).
+HALF_WIDTH, ABOVE, BELOW = 26.0, 26.0, 26.0
+NAME_HALF_WIDTH, NAME_TOP, NAME_BOTTOM = 39.0, 18.0, 38.0
 #: How far (in half pitches) a device may step to either side.
 MAX_STEPS = 12
 
 Rect = tuple[float, float, float, float]
 
 
-def footprint(x: float, y: float) -> Rect:
-    """The rectangle a device at (x, y) covers."""
-    return (x - HALF_WIDTH, y - ABOVE, x + HALF_WIDTH, y + BELOW)
+def footprint(x: float, y: float) -> tuple[Rect, Rect]:
+    """The rectangles a device at (x, y) covers: tile and name."""
+    return ((x - HALF_WIDTH, y - ABOVE, x + HALF_WIDTH, y + BELOW),
+            (x - NAME_HALF_WIDTH, y + NAME_TOP, x + NAME_HALF_WIDTH, y + NAME_BOTTOM))
+
+
+def segment_meets_device(p: tuple[float, float], q: tuple[float, float], x: float,
+                         y: float) -> bool:
+    """True when the segment p-q passes over the device at (x, y)."""
+    return any(segment_meets(p, q, r) for r in footprint(x, y))
 
 
 def segment_meets(p: tuple[float, float], q: tuple[float, float], r: Rect) -> bool:
@@ -62,21 +71,25 @@ class Obstacles:
 
     def blocked(self, ident: str, x: float, y: float,
                  lines: Sequence[tuple[str, str]]) -> bool:
-        box = footprint(x, y)
         for other, (ox, oy) in self.pos.items():
-            if other != ident and abs(ox - x) < PITCH - 1 and abs(oy - y) < ABOVE + BELOW:
+            if other != ident and abs(ox - x) < PITCH - 1 and abs(oy - y) < ABOVE + NAME_BOTTOM:
                 return True
         for a, b in lines:
-            if ident not in (a, b) and segment_meets(self.pos[a], self.pos[b], box):
+            (ax, ay), (bx, by) = self.pos[a], self.pos[b]
+            if (ident in (a, b) or x + NAME_HALF_WIDTH < min(ax, bx)
+                    or x - NAME_HALF_WIDTH > max(ax, bx) or y + NAME_BOTTOM < min(ay, by)
+                    or y - ABOVE > max(ay, by)):
+                continue
+            if segment_meets_device((ax, ay), (bx, by), x, y):
                 return True
         for partner in self.partners[ident]:
             p, q = (x, y), self.pos[partner]
-            lo_x, hi_x = min(p[0], q[0]) - HALF_WIDTH, max(p[0], q[0]) + HALF_WIDTH
-            lo_y, hi_y = min(p[1], q[1]) - BELOW, max(p[1], q[1]) + ABOVE
+            lo_x, hi_x = min(p[0], q[0]) - NAME_HALF_WIDTH, max(p[0], q[0]) + NAME_HALF_WIDTH
+            lo_y, hi_y = min(p[1], q[1]) - NAME_BOTTOM, max(p[1], q[1]) + ABOVE
             for other, (ox, oy) in self.pos.items():
                 if other in (ident, partner) or not (lo_x <= ox <= hi_x and lo_y <= oy <= hi_y):
                     continue
-                if segment_meets(p, q, footprint(ox, oy)):
+                if segment_meets_device(p, q, ox, oy):
                     return True
         return False
 

@@ -134,6 +134,19 @@ def _row_apart(ideal: Sequence[tuple[str, float]], y: float, out: Positions,
         last = x
 
 
+def _shallowest_clear_row(ideal: Sequence[tuple[str, float]], top: float, bottom: float,
+                          links: Sequence[Link], out: Positions) -> float:
+    """The highest y from ``top`` down (``bottom`` at most) where a row placed at ``ideal``
+    has all its cables clear of the devices above; the row is placed there."""
+    y = top
+    _row_apart(ideal, y, out)
+    obstacles = Obstacles(out, links)
+    while y < bottom and any(obstacles.blocked(i, *out[i], ()) for i, _ in ideal):
+        y = min(y + ROW_GAP / 4, bottom)
+        _row_apart(ideal, y, out)
+    return y
+
+
 def _mean_x(ids: Sequence[str], out: Positions, default: float) -> float:
     xs = [out[i][0] for i in ids if i in out]
     return sum(xs) / len(xs) if xs else default
@@ -152,9 +165,9 @@ def _place_storage(plan: StoragePlan, links: Sequence[Link], bottom: float,
     ideal = [(leaf, _mean_x(ends[leaf], out, right)) for leaf in plan.leaves]
     server_xs = [out[a][0] for leaf in plan.leaves for a in ends[leaf]
                  if a in out and out[a][1] > bottom - ROW_GAP]
-    leaf_y = bottom + tier_gap(server_xs, [x for _, x in ideal], STORAGE_DROP,
-                               upper_clear=CLEAR_BELOW + STAGGER)
-    _row_apart(ideal, leaf_y, out)
+    deepest = bottom + tier_gap(server_xs, [x for _, x in ideal], STORAGE_DROP,
+                                upper_clear=CLEAR_BELOW + STAGGER)
+    leaf_y = _shallowest_clear_row(ideal, bottom + STORAGE_DROP, deepest, links, out)
     server_y = leaf_y + SERVER_DROP
     ideal = []
     for group_leaves, members in plan.groups:

@@ -27,8 +27,8 @@ STAGGER = 60.0
 UNIT_GAP = 60.0
 POD_GAP = 2 * PITCH
 WRAP_GAP = 1.5 * PITCH
-#: Width : height the blocks aim for (a 16:10 screen) and the cost of one more row of units
-#: (a wrapped row's uplinks cross the rows above, so wrapping must pay for itself).
+#: Width : height the blocks aim for (a 16:10 screen) and the cost of wrapping at all (a
+#: wrapped row's uplinks cross the rows above, so wrapping must pay for itself).
 TARGET_ASPECT = 1.6
 WRAP_COST = 0.3
 #: Clearance a line needs where it passes a neighbour of its end: below a row (tile top) and
@@ -205,7 +205,7 @@ def _best_per_row(blocks: Sequence[Block], tiers: Sequence[Sequence[str]], gap: 
         width, height = _shape(blocks, per_row, tiers, gap)
         height += extra_height
         rows = math.ceil(len(blocks) / per_row)
-        cost = abs(math.log(width / height / TARGET_ASPECT)) + WRAP_COST * (rows - 1)
+        cost = abs(math.log(width / height / TARGET_ASPECT)) + WRAP_COST * (rows > 1)
         if cost < best_cost - 1e-9:
             best, best_cost = per_row, cost
     return best
