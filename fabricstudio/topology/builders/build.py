@@ -22,6 +22,7 @@ from fabricstudio.topology.builders.families import (
     build_rail_optimized,
 )
 from fabricstudio.topology.builders.fabric_layout import layout_fabric
+from fabricstudio.topology.builders.placement import PITCH
 from fabricstudio.topology.builders.planes import (
     MgmtPlan,
     StoragePlan,
@@ -36,7 +37,6 @@ from fabricstudio.topology.builders.specs import (
 )
 from fabricstudio.topology.builders.wiring import Accumulator
 from fabricstudio.topology.cables import CABLE_CLASSES, cable_class
-from fabricstudio.topology.layout import COLUMN_GAP
 
 _FAMILY_LABEL = {"leaf-spine": "Leaf-spine", "fat-tree": "Fat tree",
                  "rail-optimized": "Rail-optimised"}
@@ -76,7 +76,7 @@ class FabricBuild:
         while any(prefix + i in taken for i in ids):
             n += 1
             prefix = f"f{n}-"
-        shift = max(d.x for d in design.devices.values()) + 4 * COLUMN_GAP - min(
+        shift = max(d.x for d in design.devices.values()) + 4 * PITCH - min(
             d.x for d in self.devices)
         devices = [d.model_copy(update={"id": prefix + d.id, "x": d.x + shift})
                    for d in self.devices]

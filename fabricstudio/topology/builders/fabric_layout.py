@@ -19,6 +19,7 @@ from fabricstudio.topology.builders.placement import (
     CLEAR_BELOW,
     PITCH,
     POD_GAP,
+    ROW_GAP,
     SERVER_DROP,
     STAGGER,
     UNIT_GAP,
@@ -30,7 +31,6 @@ from fabricstudio.topology.builders.placement import (
     unit_block,
 )
 from fabricstudio.topology.builders.planes import MgmtPlan, StoragePlan
-from fabricstudio.topology.layout import ROW_GAP
 
 Positions = dict[str, tuple[float, float]]
 
@@ -57,10 +57,10 @@ def _layout(compute: ComputePlan, storage: StoragePlan, mgmt: MgmtPlan,
     compute_block(compute, links, extra_height).place(0.0, 0.0, out)
     bottom = max(y for y in (p[1] for p in out.values()))
     if storage.leaves:
-        bottom = _place_storage(storage, links, bottom, out)
+        bottom = place_storage(storage, links, bottom, out)
     if mgmt.racks:
-        _place_management(mgmt, bottom, out)
-        _clear_storage(_storage_ids(storage), links, out)
+        place_management(mgmt, bottom, out)
+        clear_storage(storage_ids(storage), links, out)
     return out
 
 
@@ -152,7 +152,7 @@ def _mean_x(ids: Sequence[str], out: Positions, default: float) -> float:
     return sum(xs) / len(xs) if xs else default
 
 
-def _place_storage(plan: StoragePlan, links: Sequence[Link], bottom: float,
+def place_storage(plan: StoragePlan, links: Sequence[Link], bottom: float,
                    out: Positions) -> float:
     """Storage leaves under their GPU servers, storage servers under their leaf, spines below;
     returns the lowest y used."""
@@ -189,7 +189,7 @@ def _place_storage(plan: StoragePlan, links: Sequence[Link], bottom: float,
     return lowest
 
 
-def _place_management(plan: MgmtPlan, bottom: float, out: Positions) -> None:
+def place_management(plan: MgmtPlan, bottom: float, out: Positions) -> None:
     """Rack switches under their racks, aggregation rows below."""
     y = bottom + MGMT_DROP
     _row_apart([(switch, _mean_x(members, out, 0.0)) for switch, members in plan.racks], y, out)
@@ -203,11 +203,11 @@ def _place_management(plan: MgmtPlan, bottom: float, out: Positions) -> None:
         children = xs
 
 
-def _storage_ids(plan: StoragePlan) -> list[str]:
+def storage_ids(plan: StoragePlan) -> list[str]:
     return [*plan.leaves, *plan.storage_servers, *plan.tiers.spines, *plan.tiers.cores]
 
 
-def _clear_storage(ids: Sequence[str], links: Sequence[Link], out: Positions) -> None:
+def clear_storage(ids: Sequence[str], links: Sequence[Link], out: Positions) -> None:
     """Move storage-network devices sideways off the management cables' paths, keeping their
     own cables off other devices."""
     obstacles = Obstacles(out, links)

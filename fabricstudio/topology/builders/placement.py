@@ -16,10 +16,10 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from fabricstudio.topology.layout import COLUMN_GAP, ROW_GAP
-
-#: Horizontal distance between neighbours in a row; room above and below a device's centre.
-PITCH = COLUMN_GAP
+#: Horizontal distance between neighbours in a row; least vertical distance between tiers;
+#: room above and below a device's centre.
+PITCH = 90.0
+ROW_GAP = 160.0
 TOP, BOTTOM = 30.0, 50.0
 #: Leaf to server row (at least); deeper rows of a staggered rack; air between units.
 SERVER_DROP = 190.0
