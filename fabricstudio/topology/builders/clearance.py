@@ -7,7 +7,7 @@ between the centres of its ends.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 from fabricstudio.model import Link
 from fabricstudio.topology.builders.placement import PITCH
@@ -54,39 +54,83 @@ def segment_meets(p: tuple[float, float], q: tuple[float, float], r: Rect) -> bo
     return True
 
 
-class Obstacles:
-    """Positions and the drawn lines (one per linked pair) of a layout in progress."""
+CELL = 200.0
 
-    def __init__(self, positions: dict[str, tuple[float, float]], links: Iterable[Link]) -> None:
+
+def _cells(x0: float, y0: float, x1: float, y1: float) -> Iterable[tuple[int, int]]:
+    for i in range(int(x0 // CELL), int(x1 // CELL) + 1):
+        for j in range(int(y0 // CELL), int(y1 // CELL) + 1):
+            yield i, j
+
+
+class Obstacles:
+    """Positions and drawn lines of a layout in progress, bucketed by area.
+
+    ``mobile`` devices are the ones that may still move (checked one by one, at their
+    current position); ``lines`` are the (a, b) pairs that must not pass over a moved device.
+    """
+
+    def __init__(self, positions: dict[str, tuple[float, float]], links: Iterable[Link],
+                 mobile: Iterable[str] = (), lines: Iterable[tuple[str, str]] = ()) -> None:
         self.pos = positions
+        self.mobile = [m for m in dict.fromkeys(mobile) if m in positions]
+        moving = set(self.mobile)
         self.partners: dict[str, set[str]] = defaultdict(set)
         for link in links:
             if link.a in positions and link.b in positions:
                 self.partners[link.a].add(link.b)
                 self.partners[link.b].add(link.a)
+        self.devices: dict[tuple[int, int], list[str]] = defaultdict(list)
+        for ident, (x, y) in positions.items():
+            if ident not in moving:
+                self.devices[(int(x // CELL), int(y // CELL))].append(ident)
+        self.lines: dict[tuple[int, int], list[tuple[str, str]]] = defaultdict(list)
+        self.mobile_lines = []
+        for a, b in lines:
+            if a in moving or b in moving:
+                self.mobile_lines.append((a, b))
+                continue
+            (ax, ay), (bx, by) = positions[a], positions[b]
+            for cell in _cells(min(ax, bx), min(ay, by), max(ax, bx), max(ay, by)):
+                self.lines[cell].append((a, b))
 
     def move(self, ident: str, x: float) -> None:
-        """Move ``ident`` sideways to ``x``."""
+        """Move the mobile device ``ident`` sideways to ``x``."""
         self.pos[ident] = (x, self.pos[ident][1])
 
-    def blocked(self, ident: str, x: float, y: float,
-                 lines: Sequence[tuple[str, str]]) -> bool:
-        for other, (ox, oy) in self.pos.items():
+    def _near(self, x0: float, y0: float, x1: float, y1: float) -> Iterable[str]:
+        """Devices whose centres may lie in the box (static by cell, then the mobile ones)."""
+        for cell in _cells(x0 - CELL, y0 - CELL, x1 + CELL, y1 + CELL):
+            yield from self.devices.get(cell, ())
+        yield from self.mobile
+
+    def _lines_near(self, box: tuple[float, float, float, float]) -> Iterable[tuple[str, str]]:
+        seen = set()
+        for cell in _cells(*box):
+            for line in self.lines.get(cell, ()):
+                if line not in seen:
+                    seen.add(line)
+                    yield line
+        yield from self.mobile_lines
+
+    def blocked(self, ident: str, x: float, y: float) -> bool:
+        """True when ``ident`` at (x, y) would overlap a device, stand under a line, or have
+        one of its own links pass over a device."""
+        for other in self._near(x - PITCH, y - ABOVE - NAME_BOTTOM, x + PITCH,
+                                y + ABOVE + NAME_BOTTOM):
+            ox, oy = self.pos[other]
             if other != ident and abs(ox - x) < PITCH - 1 and abs(oy - y) < ABOVE + NAME_BOTTOM:
                 return True
-        for a, b in lines:
-            (ax, ay), (bx, by) = self.pos[a], self.pos[b]
-            if (ident in (a, b) or x + NAME_HALF_WIDTH < min(ax, bx)
-                    or x - NAME_HALF_WIDTH > max(ax, bx) or y + NAME_BOTTOM < min(ay, by)
-                    or y - ABOVE > max(ay, by)):
-                continue
-            if segment_meets_device((ax, ay), (bx, by), x, y):
+        box = (x - NAME_HALF_WIDTH, y - ABOVE, x + NAME_HALF_WIDTH, y + NAME_BOTTOM)
+        for a, b in self._lines_near(box):
+            if ident not in (a, b) and segment_meets_device(self.pos[a], self.pos[b], x, y):
                 return True
         for partner in self.partners[ident]:
             p, q = (x, y), self.pos[partner]
             lo_x, hi_x = min(p[0], q[0]) - NAME_HALF_WIDTH, max(p[0], q[0]) + NAME_HALF_WIDTH
             lo_y, hi_y = min(p[1], q[1]) - NAME_BOTTOM, max(p[1], q[1]) + ABOVE
-            for other, (ox, oy) in self.pos.items():
+            for other in self._near(lo_x, lo_y, hi_x, hi_y):
+                ox, oy = self.pos[other]
                 if other in (ident, partner) or not (lo_x <= ox <= hi_x and lo_y <= oy <= hi_y):
                     continue
                 if segment_meets_device(p, q, ox, oy):
@@ -94,13 +138,13 @@ class Obstacles:
         return False
 
 
-def first_clear_x(ident: str, obstacles: Obstacles, lines: Sequence[tuple[str, str]]) -> float:
-    """The x nearest ``ident``'s own where no line of ``lines`` crosses it and its own links
-    cross no device; its own x when no spot within ``MAX_STEPS`` half pitches is clear."""
+def first_clear_x(ident: str, obstacles: Obstacles) -> float:
+    """The x nearest ``ident``'s own where no line crosses it and its own links cross no
+    device; its own x when no spot within ``MAX_STEPS`` half pitches is clear."""
     x, y = obstacles.pos[ident]
     for step in range(MAX_STEPS + 1):
         for sign in ((1,) if step == 0 else (-1, 1)):
             candidate = x + sign * step * PITCH / 2
-            if not obstacles.blocked(ident, candidate, y, lines):
+            if not obstacles.blocked(ident, candidate, y):
                 return candidate
     return x

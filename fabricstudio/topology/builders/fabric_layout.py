@@ -37,6 +37,9 @@ Positions = dict[str, tuple[float, float]]
 #: Server row to the storage leaves; rows of the management network.
 STORAGE_DROP = 1.4 * ROW_GAP
 MGMT_DROP = ROW_GAP
+#: Clear spots are searched for in layouts of up to this many devices; larger ones wrap into
+#: blocks whose uplinks cross other blocks anyway, and keep the conservative positions.
+SEARCH_UP_TO = 1000
 
 
 def layout_fabric(compute: ComputePlan, storage: StoragePlan, mgmt: MgmtPlan,
@@ -138,10 +141,10 @@ def _shallowest_clear_row(ideal: Sequence[tuple[str, float]], top: float, bottom
                           links: Sequence[Link], out: Positions) -> float:
     """The highest y from ``top`` down (``bottom`` at most) where a row placed at ``ideal``
     has all its cables clear of the devices above; the row is placed there."""
-    y = top
+    y = top if len(out) <= SEARCH_UP_TO else bottom
     _row_apart(ideal, y, out)
-    obstacles = Obstacles(out, links)
-    while y < bottom and any(obstacles.blocked(i, *out[i], ()) for i, _ in ideal):
+    obstacles = Obstacles(out, links, mobile=[i for i, _ in ideal])
+    while y < bottom and any(obstacles.blocked(i, *out[i]) for i, _ in ideal):
         y = min(y + ROW_GAP / 4, bottom)
         _row_apart(ideal, y, out)
     return y
@@ -210,10 +213,11 @@ def storage_ids(plan: StoragePlan) -> list[str]:
 def clear_storage(ids: Sequence[str], links: Sequence[Link], out: Positions) -> None:
     """Move storage-network devices sideways off the management cables' paths, keeping their
     own cables off other devices."""
-    obstacles = Obstacles(out, links)
+    if len(out) > SEARCH_UP_TO:
+        return
     mgmt = [(lk.a, lk.b) for lk in links if lk.plane is Plane.MANAGEMENT]
+    obstacles = Obstacles(out, links, mobile=ids, lines=mgmt)
     for ident in ids:
-        x, y = out[ident]
-        new_x = first_clear_x(ident, obstacles, mgmt)
-        if new_x != x:
+        new_x = first_clear_x(ident, obstacles)
+        if new_x != out[ident][0]:
             obstacles.move(ident, new_x)
