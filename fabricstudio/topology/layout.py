@@ -81,7 +81,8 @@ def auto_layout(devices: Sequence[Device], links: Iterable[Link] = ()) -> Positi
         _network_block(storage, links, Plane.STORAGE).place(right + NETWORK_GAP, 0.0, out)
     bottom = max((y for _, y in out.values()), default=0.0)
     if by_plane.get(Plane.MANAGEMENT):
-        place_management(_mgmt_plan(by_plane[Plane.MANAGEMENT], links, out), bottom, out)
+        place_management(_mgmt_plan(by_plane[Plane.MANAGEMENT], links, out), bottom, links,
+                         out)
         clear_storage(storage_ids(plan), links, out)
     return {ident: (round(x, 1), round(y, 1)) for ident, (x, y) in out.items()}
 

@@ -22,6 +22,13 @@ SINGLE_ROW = {
     "leaf-spine 96 GPUs, 6 per leaf": LeafSpineSpec(gpus=96, servers_per_leaf=6, switch_radix=128),
     "leaf-spine with storage and management": LeafSpineSpec(gpus=64, storage_servers=4,
                                                             management=True),
+    "leaf-spine with management only": LeafSpineSpec(gpus=64, management=True),
+    "leaf-spine with storage only": LeafSpineSpec(gpus=64, storage_servers=2),
+    "leaf-spine 128 GPUs with storage and management": LeafSpineSpec(
+        gpus=128, storage_servers=8, management=True),
+    "fat tree with a three-tier storage network": FatTreeSpec(
+        switch_radix=4, gpus=8, gpus_per_server=1, nics_per_server=1, storage_servers=2,
+        management=True),
     "rail-optimised, one scalable unit": RailOptimizedSpec(gpus=256),
     "rail-optimised, small units": RailOptimizedSpec(gpus=64, servers_per_su=8,
                                                      nics_per_server=4, gpus_per_server=4),

@@ -17,6 +17,7 @@ from fabricstudio.topology.builders.clearance import Obstacles, first_clear_x
 from fabricstudio.topology.builders.families import ComputePlan
 from fabricstudio.topology.builders.placement import (
     CLEAR_BELOW,
+    MAX_TIER_GAP,
     PITCH,
     POD_GAP,
     ROW_GAP,
@@ -62,7 +63,7 @@ def _layout(compute: ComputePlan, storage: StoragePlan, mgmt: MgmtPlan,
     if storage.leaves:
         bottom = place_storage(storage, links, bottom, out)
     if mgmt.racks:
-        place_management(mgmt, bottom, out)
+        place_management(mgmt, bottom, links, out)
         clear_storage(storage_ids(storage), links, out)
     return out
 
@@ -137,15 +138,22 @@ def _row_apart(ideal: Sequence[tuple[str, float]], y: float, out: Positions,
         last = x
 
 
-def _shallowest_clear_row(ideal: Sequence[tuple[str, float]], top: float, bottom: float,
+def _shallowest_clear_row(ideal: Sequence[tuple[str, float]], top: float, fallback: float,
                           links: Sequence[Link], out: Positions) -> float:
-    """The highest y from ``top`` down (``bottom`` at most) where a row placed at ``ideal``
-    has all its cables clear of the devices above; the row is placed there."""
-    y = top if len(out) <= SEARCH_UP_TO else bottom
+    """Place a row of devices at their ``ideal`` x: at the highest y from ``top`` down where
+    all their cables run clear of other devices (``fallback`` in large layouts, or when no
+    depth within ``MAX_TIER_GAP`` is clear); returns that y."""
+    y = top if len(out) <= SEARCH_UP_TO else fallback
     _row_apart(ideal, y, out)
+    if len(out) > SEARCH_UP_TO:
+        return y
     obstacles = Obstacles(out, links, mobile=[i for i, _ in ideal])
-    while y < bottom and any(obstacles.blocked(i, *out[i]) for i, _ in ideal):
-        y = min(y + ROW_GAP / 4, bottom)
+    while any(obstacles.blocked(i, *out[i]) for i, _ in ideal):
+        if y >= top + MAX_TIER_GAP:
+            y = fallback
+            _row_apart(ideal, y, out)
+            break
+        y += ROW_GAP / 4
         _row_apart(ideal, y, out)
     return y
 
@@ -192,10 +200,12 @@ def place_storage(plan: StoragePlan, links: Sequence[Link], bottom: float,
     return lowest
 
 
-def place_management(plan: MgmtPlan, bottom: float, out: Positions) -> None:
-    """Rack switches under their racks, aggregation rows below."""
-    y = bottom + MGMT_DROP
-    _row_apart([(switch, _mean_x(members, out, 0.0)) for switch, members in plan.racks], y, out)
+def place_management(plan: MgmtPlan, bottom: float, links: Sequence[Link],
+                     out: Positions) -> None:
+    """Rack switches under their racks (as high as their cables allow), aggregation rows
+    below."""
+    ideal = [(switch, _mean_x(members, out, 0.0)) for switch, members in plan.racks]
+    y = _shallowest_clear_row(ideal, bottom + MGMT_DROP, bottom + MGMT_DROP, links, out)
     children = [out[s][0] for s, _ in plan.racks]
     for row in plan.aggregation:
         left = min(children) - PITCH / 2
@@ -211,12 +221,14 @@ def storage_ids(plan: StoragePlan) -> list[str]:
 
 
 def clear_storage(ids: Sequence[str], links: Sequence[Link], out: Positions) -> None:
-    """Move storage-network devices sideways off the management cables' paths, keeping their
-    own cables off other devices."""
+    """Move storage-network devices sideways off the paths of management cables and storage
+    uplinks, keeping their own cables off other devices."""
     if len(out) > SEARCH_UP_TO:
         return
-    mgmt = [(lk.a, lk.b) for lk in links if lk.plane is Plane.MANAGEMENT]
-    obstacles = Obstacles(out, links, mobile=ids, lines=mgmt)
+    switches = set(ids) & {lk.b for lk in links if lk.plane is Plane.STORAGE}
+    lines = [(lk.a, lk.b) for lk in links if lk.plane is Plane.MANAGEMENT
+             or (lk.a in switches and lk.b in switches)]
+    obstacles = Obstacles(out, links, mobile=ids, lines=lines)
     for ident in ids:
         new_x = first_clear_x(ident, obstacles)
         if new_x != out[ident][0]:
