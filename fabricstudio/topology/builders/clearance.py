@@ -17,7 +17,7 @@ from fabricstudio.topology.builders.placement import PITCH
 HALF_WIDTH, ABOVE, BELOW = 26.0, 26.0, 26.0
 NAME_HALF_WIDTH, NAME_TOP, NAME_BOTTOM = 39.0, 18.0, 38.0
 #: How far (in half pitches) a device may step to either side.
-MAX_STEPS = 12
+MAX_STEPS = 24
 
 Rect = tuple[float, float, float, float]
 
@@ -75,6 +75,8 @@ class Obstacles:
         self.pos = positions
         self.mobile = [m for m in dict.fromkeys(mobile) if m in positions]
         moving = set(self.mobile)
+        #: Mobile devices not placed yet: they neither block nor have cables.
+        self.parked: set[str] = set()
         self.partners: dict[str, set[str]] = defaultdict(set)
         for link in links:
             if link.a in positions and link.b in positions:
@@ -95,14 +97,15 @@ class Obstacles:
                 self.lines[cell].append((a, b))
 
     def move(self, ident: str, x: float) -> None:
-        """Move the mobile device ``ident`` sideways to ``x``."""
+        """Move the mobile device ``ident`` sideways to ``x`` (placing it if parked)."""
         self.pos[ident] = (x, self.pos[ident][1])
+        self.parked.discard(ident)
 
     def _near(self, x0: float, y0: float, x1: float, y1: float) -> Iterable[str]:
         """Devices whose centres may lie in the box (static by cell, then the mobile ones)."""
         for cell in _cells(x0 - CELL, y0 - CELL, x1 + CELL, y1 + CELL):
             yield from self.devices.get(cell, ())
-        yield from self.mobile
+        yield from (m for m in self.mobile if m not in self.parked)
 
     def _lines_near(self, box: tuple[float, float, float, float]) -> Iterable[tuple[str, str]]:
         seen = set()
@@ -111,7 +114,8 @@ class Obstacles:
                 if line not in seen:
                     seen.add(line)
                     yield line
-        yield from self.mobile_lines
+        yield from (line for line in self.mobile_lines
+                    if line[0] not in self.parked and line[1] not in self.parked)
 
     def blocked(self, ident: str, x: float, y: float) -> bool:
         """True when ``ident`` at (x, y) would overlap a device, stand under a line, or have
@@ -125,7 +129,7 @@ class Obstacles:
         for a, b in self._lines_near(box):
             if ident not in (a, b) and segment_meets_device(self.pos[a], self.pos[b], x, y):
                 return True
-        for partner in self.partners[ident]:
+        for partner in self.partners[ident] - self.parked:
             p, q = (x, y), self.pos[partner]
             lo_x, hi_x = min(p[0], q[0]) - NAME_HALF_WIDTH, max(p[0], q[0]) + NAME_HALF_WIDTH
             lo_y, hi_y = min(p[1], q[1]) - NAME_BOTTOM, max(p[1], q[1]) + ABOVE
@@ -139,8 +143,9 @@ class Obstacles:
 
 
 def first_clear_x(ident: str, obstacles: Obstacles) -> float:
-    """The x nearest ``ident``'s own where no line crosses it and its own links cross no
-    device; its own x when no spot within ``MAX_STEPS`` half pitches is clear."""
+    """The x nearest ``ident``'s own where it overlaps no placed device, no line crosses it
+    and its own links cross no device; its own x when no spot within ``MAX_STEPS`` half
+    pitches is clear."""
     x, y = obstacles.pos[ident]
     for step in range(MAX_STEPS + 1):
         for sign in ((1,) if step == 0 else (-1, 1)):

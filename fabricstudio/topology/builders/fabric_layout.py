@@ -16,13 +16,11 @@ from fabricstudio.model import Link, Plane
 from fabricstudio.topology.builders.clearance import Obstacles, first_clear_x
 from fabricstudio.topology.builders.families import ComputePlan
 from fabricstudio.topology.builders.placement import (
-    CLEAR_BELOW,
     MAX_TIER_GAP,
     PITCH,
     POD_GAP,
     ROW_GAP,
     SERVER_DROP,
-    STAGGER,
     UNIT_GAP,
     Block,
     arrange,
@@ -99,8 +97,8 @@ def compute_block(plan: ComputePlan, links: Sequence[Link], extra_height: float 
     leaves = set(plan.leaves)
     if plan.servers_by_leaf:
         racks = _servers_by_leaf(plan, links)
-        stagger = _bundled(links, leaves)
-        units = [[rack_block(leaf, racks.get(leaf, []), stagger) for leaf in group_leaves]
+        bundled = _bundled(links, leaves)
+        units = [[rack_block(leaf, racks.get(leaf, []), bundled) for leaf in group_leaves]
                  for group_leaves, _ in plan.groups]
     else:
         units = [[unit_block(group_leaves, servers)] for group_leaves, servers in plan.groups]
@@ -176,8 +174,7 @@ def place_storage(plan: StoragePlan, links: Sequence[Link], bottom: float,
     ideal = [(leaf, _mean_x(ends[leaf], out, right)) for leaf in plan.leaves]
     server_xs = [out[a][0] for leaf in plan.leaves for a in ends[leaf]
                  if a in out and out[a][1] > bottom - ROW_GAP]
-    deepest = bottom + tier_gap(server_xs, [x for _, x in ideal], STORAGE_DROP,
-                                upper_clear=CLEAR_BELOW + STAGGER)
+    deepest = bottom + tier_gap(server_xs, [x for _, x in ideal], STORAGE_DROP)
     leaf_y = _shallowest_clear_row(ideal, bottom + STORAGE_DROP, deepest, links, out)
     server_y = leaf_y + SERVER_DROP
     ideal = []
@@ -217,7 +214,7 @@ def place_management(plan: MgmtPlan, bottom: float, links: Sequence[Link],
 
 
 def storage_ids(plan: StoragePlan) -> list[str]:
-    return [*plan.leaves, *plan.storage_servers, *plan.tiers.spines, *plan.tiers.cores]
+    return [*plan.leaves, *plan.tiers.cores, *plan.tiers.spines, *plan.storage_servers]
 
 
 def clear_storage(ids: Sequence[str], links: Sequence[Link], out: Positions) -> None:
@@ -229,7 +226,6 @@ def clear_storage(ids: Sequence[str], links: Sequence[Link], out: Positions) -> 
     lines = [(lk.a, lk.b) for lk in links if lk.plane is Plane.MANAGEMENT
              or (lk.a in switches and lk.b in switches)]
     obstacles = Obstacles(out, links, mobile=ids, lines=lines)
+    obstacles.parked.update(ids)
     for ident in ids:
-        new_x = first_clear_x(ident, obstacles)
-        if new_x != out[ident][0]:
-            obstacles.move(ident, new_x)
+        obstacles.move(ident, first_clear_x(ident, obstacles))

@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 PITCH = 90.0
 ROW_GAP = 160.0
 TOP, BOTTOM = 30.0, 50.0
-#: Leaf to server row (at least); deeper rows of a staggered rack; air between units.
+#: Leaf to server row (at least); server spacing in a rack of bundles (a count label is
+#: ~60 px wide and sits a third to a half of the way along its bundle); air between units.
 SERVER_DROP = 190.0
-STAGGER = 60.0
+BUNDLE_PITCH = 1.35 * PITCH
 UNIT_GAP = 60.0
 POD_GAP = 2 * PITCH
 WRAP_GAP = 1.5 * PITCH
@@ -79,8 +80,7 @@ def _min_step(xs: Sequence[float]) -> float:
     return min(steps) if steps else math.inf
 
 
-def tier_gap(upper: Sequence[float], lower: Sequence[float], minimum: float,
-             lower_clear: float = CLEAR_ABOVE, upper_clear: float = CLEAR_BELOW) -> float:
+def tier_gap(upper: Sequence[float], lower: Sequence[float], minimum: float) -> float:
     """Vertical distance between a row at x ``upper`` and one at x ``lower`` (every upper
     device may link to every lower one) so that no link grazes a neighbour of its ends: a
     link reaching ``reach`` sideways passes a neighbour ``step`` away at ``step / reach`` of
@@ -91,25 +91,26 @@ def tier_gap(upper: Sequence[float], lower: Sequence[float], minimum: float,
     need = minimum
     step_low, step_up = _min_step(lower), _min_step(upper)
     if 0 < step_low < math.inf and reach > step_low - TILE_HALF:
-        need = max(need, lower_clear * reach / max(step_low - TILE_HALF, 1.0))
+        need = max(need, CLEAR_ABOVE * reach / max(step_low - TILE_HALF, 1.0))
     if 0 < step_up < math.inf and reach > step_up - NAME_HALF:
-        need = max(need, upper_clear * reach / max(step_up - NAME_HALF, 1.0),
+        need = max(need, CLEAR_BELOW * reach / max(step_up - NAME_HALF, 1.0),
                    TILE_HALF * reach / max(step_up - TILE_HALF, 1.0))
     return min(need, MAX_TIER_GAP)
 
 
-def rack_block(leaf: str, servers: Sequence[str], stagger: bool) -> Block:
-    """A leaf above its servers in one row; with ``stagger`` every other server sits a little
-    lower, so neighbouring bundles (and their count labels) stand apart."""
-    width = max(len(servers), 1) * PITCH
+def rack_block(leaf: str, servers: Sequence[str], bundled: bool) -> Block:
+    """A leaf above its servers in one row; ``bundled`` racks (several cables per server,
+    drawn as one bundle with a count) space their servers wider, so that neighbouring
+    counts stand apart."""
+    pitch = BUNDLE_PITCH if bundled else PITCH
+    width = max(len(servers), 1) * pitch
     leaf_x = width / 2
-    xs = [PITCH / 2 + i * PITCH for i in range(len(servers))]
-    step = STAGGER if stagger and len(servers) > 1 else 0.0
-    drop = tier_gap([leaf_x], xs, SERVER_DROP, CLEAR_ABOVE + step)
-    block = Block(width=width, height=TOP + drop + step + BOTTOM, top_xs=[leaf_x])
+    xs = [pitch / 2 + i * pitch for i in range(len(servers))]
+    drop = tier_gap([leaf_x], xs, SERVER_DROP)
+    block = Block(width=width, height=TOP + drop + BOTTOM, top_xs=[leaf_x])
     block.pos[leaf] = (leaf_x, TOP)
-    for i, (server, x) in enumerate(zip(servers, xs)):
-        block.pos[server] = (x, TOP + drop + (step if i % 2 else 0.0))
+    for server, x in zip(servers, xs):
+        block.pos[server] = (x, TOP + drop)
     return block
 
 
