@@ -22,8 +22,10 @@ from fabricstudio.topology.builders.placement import (
     ROW_GAP,
     SERVER_DROP,
     UNIT_GAP,
+    WRAP_COST,
     Block,
     arrange,
+    aspect_cost,
     rack_block,
     spread,
     tier_gap,
@@ -112,9 +114,15 @@ def compute_block(plan: ComputePlan, links: Sequence[Link], extra_height: float 
     for (group_leaves, _), group in zip(plan.groups, units):
         for leaf, unit in zip(group_leaves if plan.servers_by_leaf else group_leaves[:1], group):
             pods[pod_of.get(leaf, 0)].append(unit)
-    pod_blocks = [arrange(pods[p], [spines], UNIT_GAP)
-                  for p, spines in enumerate(tiers.pod_spines) if pods[p]]
-    return arrange(pod_blocks, [tiers.cores] if tiers.cores else [], POD_GAP, extra_height)
+    best = None
+    for per_row in range(1, max(len(units) for units in pods.values()) + 1):
+        pod_blocks = [arrange(pods[p], [spines], UNIT_GAP, per_row=min(per_row, len(pods[p])))
+                      for p, spines in enumerate(tiers.pod_spines) if pods[p]]
+        block = arrange(pod_blocks, [tiers.cores] if tiers.cores else [], POD_GAP, extra_height)
+        cost = aspect_cost(block, extra_height) + WRAP_COST * block.wrapped
+        if best is None or cost < best[0] - 1e-9:
+            best = (cost, block)
+    return best[1]
 
 
 def _pod_of_leaf(pod_spines: Sequence[Sequence[str]], links: Sequence[Link]) -> dict[str, int]:

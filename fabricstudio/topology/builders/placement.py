@@ -38,6 +38,7 @@ CLEAR_ABOVE = 26.0
 CLEAR_BELOW = 40.0
 TILE_HALF, NAME_HALF = 24.0, 38.0
 MAX_TIER_GAP = 1200.0
+WRAPPED_TIER_GAP = 2.5 * ROW_GAP
 #: Servers of a scalable unit: the arc starts this far (radians) below the leaves' row and is
 #: this flat (height : half width).
 ARC_FROM = 0.3
@@ -57,6 +58,8 @@ class Block:
     width: float = 0.0
     height: float = 0.0
     top_xs: list[float] = field(default_factory=list)
+    #: True when some of its cables cross other devices (its units wrap into rows).
+    wrapped: bool = False
 
     def place(self, dx: float, dy: float, out: dict[str, tuple[float, float]]) -> None:
         """Copy the positions into ``out``, shifted by (dx, dy)."""
@@ -179,9 +182,16 @@ def _shape(blocks: Sequence[Block], per_row: int, tiers: Sequence[Sequence[str]]
     for tier in tiers:
         xs = _over(tier, below)
         width = max(width, len(tier) * PITCH)
-        height += tier_gap(xs, below, ROW_GAP)
+        height += _band(xs, below, len(rows))
         below = xs
     return width, height
+
+
+def _band(upper: Sequence[float], lower: Sequence[float], rows: int) -> float:
+    """Height of the band between a tier and the row below it.  Once units wrap, the lower
+    rows' cables cross the upper rows anyway: a band kept low keeps the picture compact."""
+    gap = tier_gap(upper, lower, ROW_GAP)
+    return gap if rows == 1 else min(gap, WRAPPED_TIER_GAP)
 
 
 def _over(tier: Sequence[str], below: Sequence[float]) -> list[float]:
@@ -199,24 +209,30 @@ def _first_row_top_xs(row: Sequence[Block], width: float, gap: float) -> list[fl
     return xs
 
 
+def aspect_cost(block: Block, extra_height: float = 0.0) -> float:
+    """How far ``block`` (made ``extra_height`` taller) is from the target shape."""
+    return abs(math.log(block.width / max(block.height + extra_height, 1.0) / TARGET_ASPECT))
+
+
 def _best_per_row(blocks: Sequence[Block], tiers: Sequence[Sequence[str]], gap: float,
                   extra_height: float) -> int:
     best, best_cost = len(blocks), math.inf
+    wrap_cost = 0.0 if any(b.wrapped for b in blocks) else WRAP_COST
     for per_row in range(len(blocks), 0, -1):
         width, height = _shape(blocks, per_row, tiers, gap)
         height += extra_height
         rows = math.ceil(len(blocks) / per_row)
-        cost = abs(math.log(width / height / TARGET_ASPECT)) + WRAP_COST * (rows > 1)
+        cost = abs(math.log(width / height / TARGET_ASPECT)) + wrap_cost * (rows > 1)
         if cost < best_cost - 1e-9:
             best, best_cost = per_row, cost
     return best
 
 
 def arrange(blocks: Sequence[Block], tiers: Sequence[Sequence[str]], gap: float,
-            extra_height: float = 0.0) -> Block:
+            extra_height: float = 0.0, per_row: int | None = None) -> Block:
     """``blocks`` in rows (wrapped for a 16:10 overall shape, counting ``extra_height`` that
     will be added below) with the switch ``tiers`` above them, nearest tier first, each
-    spread over the row below it."""
+    spread over the row below it.  ``per_row`` fixes how many blocks share a row."""
     if not blocks:
         block = Block()
         y = TOP
@@ -228,17 +244,17 @@ def arrange(blocks: Sequence[Block], tiers: Sequence[Sequence[str]], gap: float,
             y += ROW_GAP
         block.height = y - ROW_GAP + BOTTOM if tiers else 0.0
         return block
-    per_row = _best_per_row(blocks, tiers, gap, extra_height)
+    per_row = per_row or _best_per_row(blocks, tiers, gap, extra_height)
     rows = _rows(blocks, per_row)
     width = max(max(_row_width(r, gap) for r in rows), max((len(t) * PITCH for t in tiers),
                                                            default=0.0))
-    out = Block(width=width)
+    out = Block(width=width, wrapped=len(rows) > 1 or any(b.wrapped for b in blocks))
     # Tiers first, top down: measure the band heights from the first row upwards.
     below = _first_row_top_xs(rows[0], width, gap)
     bands = []
     for tier in tiers:
         xs = _over(tier, below)
-        bands.append((tier, xs, tier_gap(xs, below, ROW_GAP)))
+        bands.append((tier, xs, _band(xs, below, len(rows))))
         below = xs
     y = TOP + sum(g for _, _, g in bands)
     top_y = y
