@@ -9,6 +9,7 @@ management cable passes: they step sideways to the nearest clear spot.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Sequence
 
@@ -41,6 +42,9 @@ MGMT_DROP = ROW_GAP
 #: Clear spots are searched for in layouts of up to this many devices; larger ones wrap into
 #: blocks whose uplinks cross other blocks anyway, and keep the conservative positions.
 SEARCH_UP_TO = 1000
+#: Choosing pod shapes: the cost of a picture twice as large as the smallest candidate,
+#: against the shape and crossing costs of placement.py.
+AREA_WEIGHT = 0.7
 
 
 def layout_fabric(compute: ComputePlan, storage: StoragePlan, mgmt: MgmtPlan,
@@ -114,15 +118,20 @@ def compute_block(plan: ComputePlan, links: Sequence[Link], extra_height: float 
     for (group_leaves, _), group in zip(plan.groups, units):
         for leaf, unit in zip(group_leaves if plan.servers_by_leaf else group_leaves[:1], group):
             pods[pod_of.get(leaf, 0)].append(unit)
-    best = None
+    candidates = []
     for per_row in range(1, max(len(units) for units in pods.values()) + 1):
         pod_blocks = [arrange(pods[p], [spines], UNIT_GAP, per_row=min(per_row, len(pods[p])))
                       for p, spines in enumerate(tiers.pod_spines) if pods[p]]
-        block = arrange(pod_blocks, [tiers.cores] if tiers.cores else [], POD_GAP, extra_height)
-        cost = aspect_cost(block, extra_height) + WRAP_COST * block.wrapped
-        if best is None or cost < best[0] - 1e-9:
-            best = (cost, block)
-    return best[1]
+        candidates.append(arrange(pod_blocks, [tiers.cores] if tiers.cores else [], POD_GAP,
+                                  extra_height))
+    smallest = min(b.width * (b.height + extra_height) for b in candidates)
+
+    def cost(block: Block) -> float:
+        area = block.width * (block.height + extra_height)
+        return (aspect_cost(block, extra_height) + WRAP_COST * block.wrapped
+                + AREA_WEIGHT * math.log(area / smallest))
+
+    return min(candidates, key=cost)
 
 
 def _pod_of_leaf(pod_spines: Sequence[Sequence[str]], links: Sequence[Link]) -> dict[str, int]:
