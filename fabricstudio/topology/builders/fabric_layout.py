@@ -119,7 +119,9 @@ def compute_block(plan: ComputePlan, links: Sequence[Link], extra_height: float 
         for leaf, unit in zip(group_leaves if plan.servers_by_leaf else group_leaves[:1], group):
             pods[pod_of.get(leaf, 0)].append(unit)
     candidates = []
-    for per_row in range(1, max(len(units) for units in pods.values()) + 1):
+    largest = max(len(units) for units in pods.values())
+    # Only the widths that give a different number of rows.
+    for per_row in sorted({math.ceil(largest / rows) for rows in range(1, largest + 1)}):
         pod_blocks = [arrange(pods[p], [spines], UNIT_GAP, per_row=min(per_row, len(pods[p])))
                       for p, spines in enumerate(tiers.pod_spines) if pods[p]]
         candidates.append(arrange(pod_blocks, [tiers.cores] if tiers.cores else [], POD_GAP,
