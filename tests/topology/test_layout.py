@@ -58,3 +58,8 @@ def test_large_designs_wrap_into_blocks(with_links):
     devices, links = _unplaced(LeafSpineSpec(gpus=2048))
     placed = _placed(devices, auto_layout(devices, links if with_links else ()))
     assert 1.0 <= aspect_ratio(placed) <= 2.8
+
+
+def test_auto_layout_is_deterministic():
+    devices, links = _unplaced(RailOptimizedSpec(gpus=512, storage_servers=4, management=True))
+    assert auto_layout(devices, links) == auto_layout(list(devices), list(links))
