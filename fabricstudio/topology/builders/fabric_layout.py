@@ -158,8 +158,9 @@ def _row_apart(ideal: Sequence[tuple[str, float]], y: float, out: Positions,
 def _shallowest_clear_row(ideal: Sequence[tuple[str, float]], top: float, fallback: float,
                           links: Sequence[Link], out: Positions) -> float:
     """Place a row of devices at their ``ideal`` x: at the highest y from ``top`` down where
-    all their cables run clear of other devices (``fallback`` in large layouts, or when no
-    depth within ``MAX_TIER_GAP`` is clear); returns that y."""
+    all their cables run clear of other devices; at ``fallback`` in large layouts, and at
+    ``top`` when no depth within ``MAX_TIER_GAP`` is clear (going deeper would not help);
+    returns that y."""
     y = top if len(out) <= SEARCH_UP_TO else fallback
     _row_apart(ideal, y, out)
     if len(out) > SEARCH_UP_TO:
@@ -167,7 +168,7 @@ def _shallowest_clear_row(ideal: Sequence[tuple[str, float]], top: float, fallba
     obstacles = Obstacles(out, links, mobile=[i for i, _ in ideal])
     while any(obstacles.blocked(i, *out[i]) for i, _ in ideal):
         if y >= top + MAX_TIER_GAP:
-            y = fallback
+            y = top
             _row_apart(ideal, y, out)
             break
         y += ROW_GAP / 4
