@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from fabricstudio.model import DeviceKind, Plane
+from fabricstudio.model import Plane
 from fabricstudio.topology.builders import (
     BuildError,
     FatTreeSpec,
@@ -126,13 +126,12 @@ def test_layout_rows_are_role_sorted():
 def test_storage_and_management_networks_are_placed_apart_and_complete():
     build = build_fabric(LeafSpineSpec(gpus=64, storage_servers=4, management=True))
     by_id = {d.id: d for d in build.devices}
-    compute_x = max(d.x for d in build.devices if DeviceKind(d.kind) is DeviceKind.LEAF
-                    and Plane.COMPUTE in d.planes)
-    storage_leaves = [d for d in build.devices if d.id.startswith("sleaf")]
-    assert storage_leaves and min(d.x for d in storage_leaves) > compute_x
     servers_y = max(d.y for d in build.devices if d.kind == "gpu_server")
+    storage_leaves = [d for d in build.devices if d.id.startswith("sleaf")]
+    assert storage_leaves and min(d.y for d in storage_leaves) > servers_y
+    storage_y = max(d.y for d in build.devices if d.kind == "storage_server")
     mgmt = [d for d in build.devices if d.kind == "mgmt_switch"]
-    assert mgmt and min(d.y for d in mgmt) > servers_y
+    assert mgmt and min(d.y for d in mgmt) > storage_y
     managed = {link.a for link in build.links if link.plane is Plane.MANAGEMENT
                and by_id[link.a].kind in ("gpu_server", "storage_server")}
     servers = {d.id for d in build.devices if d.kind in ("gpu_server", "storage_server")}

@@ -21,11 +21,8 @@ from fabricstudio.topology.builders.families import (
     build_leaf_spine,
     build_rail_optimized,
 )
-from fabricstudio.topology.builders.placement import (
-    SERVER_ROW_GAP,
-    place_management,
-    place_network,
-)
+from fabricstudio.topology.builders.fabric_layout import layout_fabric
+from fabricstudio.topology.builders.placement import PITCH
 from fabricstudio.topology.builders.planes import (
     MgmtPlan,
     StoragePlan,
@@ -40,7 +37,6 @@ from fabricstudio.topology.builders.specs import (
 )
 from fabricstudio.topology.builders.wiring import Accumulator
 from fabricstudio.topology.cables import CABLE_CLASSES, cable_class
-from fabricstudio.topology.layout import COLUMN_GAP, ROW_GAP
 
 _FAMILY_LABEL = {"leaf-spine": "Leaf-spine", "fat-tree": "Fat tree",
                  "rail-optimized": "Rail-optimised"}
@@ -80,7 +76,7 @@ class FabricBuild:
         while any(prefix + i in taken for i in ids):
             n += 1
             prefix = f"f{n}-"
-        shift = max(d.x for d in design.devices.values()) + 4 * COLUMN_GAP - min(
+        shift = max(d.x for d in design.devices.values()) + 4 * PITCH - min(
             d.x for d in self.devices)
         devices = [d.model_copy(update={"id": prefix + d.id, "x": d.x + shift})
                    for d in self.devices]
@@ -104,7 +100,7 @@ def build_fabric(spec: FabricSpec) -> FabricBuild:
         compute = build_rail_optimized(acc, spec)
     storage = build_storage(acc, spec, compute.servers)
     mgmt = build_management(acc, spec, compute.servers, storage.storage_servers)
-    positions = _layout(compute, storage, mgmt)
+    positions = layout_fabric(compute, storage, mgmt, acc.links)
     devices = [d.model_copy(update={"x": positions[d.id][0], "y": positions[d.id][1]})
                for d in acc.devices]
     name = spec.name or _default_name(spec, len(compute.servers))
@@ -112,19 +108,6 @@ def build_fabric(spec: FabricSpec) -> FabricBuild:
     return FabricBuild(name=name, description=_description(spec, summary), spec=spec,
                        devices=devices, links=acc.links,
                        fabric=FabricSettings(technology=spec.technology), summary=summary)
-
-
-def _layout(compute: ComputePlan, storage: StoragePlan, mgmt: MgmtPlan) -> dict:
-    out: dict[str, tuple[float, float]] = {}
-    right, lowest = place_network(compute.groups, compute.tiers.spines, compute.tiers.cores,
-                                  compute.tiers.pod_spines, 0.0, out,
-                                  column_major=compute.servers_by_leaf)
-    if storage.leaves:
-        _, s_low = place_network(storage.groups, storage.tiers.spines, storage.tiers.cores,
-                                 storage.tiers.pod_spines, right + 4 * COLUMN_GAP, out)
-        lowest = max(lowest, s_low)
-    place_management(mgmt.racks, mgmt.aggregation, lowest + SERVER_ROW_GAP + ROW_GAP * 0.6, out)
-    return out
 
 
 def _default_name(spec: FabricSpec, servers: int) -> str:
