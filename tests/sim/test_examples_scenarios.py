@@ -244,4 +244,5 @@ def test_demo_lossless_fabrics_keep_gpus_busier_than_lossy_ethernet():
     for technology, dcqcn in (("infiniband", None), ("roce", True), ("roce", False)):
         lossless = demo(technology, dcqcn)
         assert lossless.totals["drops"] == 0 and lossless.totals["retransmitted_bytes"] == 0
-        assert lossless.training["gpu_utilisation"] >= 1.03 * lossy.training["gpu_utilisation"]
+        # With the default 10 ms minimum RTO the two tail losses stall the whole ring.
+        assert lossless.training["gpu_utilisation"] >= 1.5 * lossy.training["gpu_utilisation"]
