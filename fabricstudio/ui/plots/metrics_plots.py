@@ -1,0 +1,153 @@
+"""pyqtgraph charts of a run that follow the scrubber.
+
+Link utilisation and queue depth of the selected links (the busiest when none is selected),
+PFC pauses / ECN marks / drops per second over the fabric, and per-flow throughput.  Each
+refresh calls ``setData`` once per curve; curves clip to view and peak-downsample.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from fabricstudio.sim.metrics import MetricStream
+
+MAX_LINK_CURVES = 6
+MAX_FLOW_CURVES = 6
+_PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
+
+
+def _curve(plot: pg.PlotItem, name: str, colour: str) -> pg.PlotDataItem:
+    item = plot.plot([], [], name=name, pen=pg.mkPen(colour, width=1.6))
+    item.setClipToView(True)
+    item.setDownsampling(auto=True, method="peak")
+    item.setSkipFiniteCheck(True)
+    return item
+
+
+class MetricsPlots(QWidget):
+    """Four stacked charts with a time cursor."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        pg.setConfigOptions(antialias=False, background="w", foreground="#303030")
+        self.layout_widget = pg.GraphicsLayoutWidget()
+        QVBoxLayout(self).addWidget(self.layout_widget)
+        self.layout().setContentsMargins(0, 0, 0, 0)
+        titles = (("util", "Link utilisation", "%"), ("queue", "Queue depth", "KiB"),
+                  ("events", "PAUSE / ECN / drops", "per µs"),
+                  ("flows", "Flow throughput", "Gb/s"))
+        self.plots: dict[str, pg.PlotItem] = {}
+        self.cursors: dict[str, pg.InfiniteLine] = {}
+        for row, (key, title, unit) in enumerate(titles):
+            plot = self.layout_widget.addPlot(row=row, col=0, title=title)
+            plot.setLabel("left", unit)
+            plot.showGrid(x=True, y=True, alpha=0.2)
+            plot.addLegend(offset=(-5, 5), labelTextSize="8pt")
+            plot.setMouseEnabled(y=False)
+            if row:
+                plot.setXLink(self.plots["util"])
+            cursor = pg.InfiniteLine(angle=90, pen=pg.mkPen("#D55E00", width=1.2))
+            plot.addItem(cursor)
+            self.plots[key] = plot
+            self.cursors[key] = cursor
+        self.plots["flows"].setLabel("bottom", "simulated time", "µs")
+        self.events = {name: _curve(self.plots["events"], label, colour)
+                       for name, label, colour in (("pauses_sent", "PAUSE", "#D55E00"),
+                                                   ("ecn_marks", "ECN marks", "#E69F00"),
+                                                   ("drops", "drops", "#CC0066"))}
+        self.stream: MetricStream | None = None
+        self.selected_links: tuple[str, ...] = ()
+        self._shown_count = -1
+        self._link_curves: dict[str, list[pg.PlotDataItem]] = {"util": [], "queue": []}
+        self._flow_curves: list[pg.PlotDataItem] = []
+        self.shown_links: list[int] = []
+
+    def set_stream(self, stream: MetricStream | None) -> None:
+        """Chart another run (None clears)."""
+        self.stream = stream
+        self._shown_count = -1
+        self.refresh(force=True)
+
+    def set_selected_links(self, link_ids) -> None:
+        """Chart these cables (both directions); empty = the busiest links."""
+        link_ids = tuple(sorted(link_ids))
+        if link_ids != self.selected_links:
+            self.selected_links = link_ids
+            self.refresh(force=True)
+
+    def set_cursor(self, t: float) -> None:
+        """Move the time cursor to simulated time ``t``."""
+        x = t * 1e6
+        for cursor in self.cursors.values():
+            if cursor.value() != x:
+                cursor.setValue(x)
+
+    def refresh(self, force: bool = False) -> None:
+        """Re-read the stream if it grew (one setData per curve)."""
+        stream = self.stream
+        count = len(stream) if stream is not None else 0
+        if count == self._shown_count and not force:
+            return
+        self._shown_count = count
+        if not count:
+            for curves in (*self._link_curves.values(), self._flow_curves):
+                for curve in curves:
+                    curve.setData([], [])
+            for curve in self.events.values():
+                curve.setData([], [])
+            return
+        times = stream.times.copy()
+        x = times * 1e6
+        self._refresh_links(stream, x)
+        scale = 1e-6 / stream.sample_period_s
+        for name, curve in self.events.items():
+            series = stream.link_series(name)[: len(x)].sum(axis=1) * scale
+            curve.setData(x[: len(series)], series)
+        self._refresh_flows(stream, times)
+
+    def _chosen_links(self, stream: MetricStream) -> list[int]:
+        if self.selected_links:
+            wanted = set(self.selected_links)
+            return [d.index for d in stream.links if d.link_id in wanted][:MAX_LINK_CURVES]
+        mean = stream.link_series("utilisation").mean(axis=0)
+        order = np.argsort(-mean, kind="stable")
+        return [int(i) for i in order[: min(4, len(order))] if mean[i] > 0]
+
+    def _refresh_links(self, stream: MetricStream, x: np.ndarray) -> None:
+        chosen = self._chosen_links(stream)
+        if chosen != self.shown_links:
+            self._rebuild_link_curves(stream, chosen)
+        util = stream.link_series("utilisation")[: len(x)]
+        queue = stream.link_series("queue_bytes")[: len(x)]
+        n = min(len(x), len(util), len(queue))
+        for curve, i in zip(self._link_curves["util"], chosen):
+            curve.setData(x[:n], 100.0 * util[:n, i])
+        for curve, i in zip(self._link_curves["queue"], chosen):
+            curve.setData(x[:n], queue[:n, i] / 1024.0)
+
+    def _rebuild_link_curves(self, stream: MetricStream, chosen: list[int]) -> None:
+        self.shown_links = chosen
+        for key, curves in self._link_curves.items():
+            plot = self.plots[key]
+            for curve in curves:
+                plot.removeItem(curve)
+            plot.legend.clear()
+            self._link_curves[key] = [
+                _curve(plot, f"{stream.links[i].src}→{stream.links[i].dst}",
+                       _PALETTE[k % len(_PALETTE)]) for k, i in enumerate(chosen)]
+
+    def _refresh_flows(self, stream: MetricStream, times: np.ndarray) -> None:
+        last = stream.latest()
+        flow_ids = list(last.flow_ids[:MAX_FLOW_CURVES]) if last is not None else []
+        plot = self.plots["flows"]
+        if len(self._flow_curves) != len(flow_ids):
+            for curve in self._flow_curves:
+                plot.removeItem(curve)
+            plot.legend.clear()
+            self._flow_curves = [_curve(plot, f"flow {fid}", _PALETTE[k % len(_PALETTE)])
+                                 for k, fid in enumerate(flow_ids)]
+        for curve, fid in zip(self._flow_curves, flow_ids):
+            t, rate = stream.flow_series("rate_gbps", fid)
+            curve.setData(t * 1e6, rate)

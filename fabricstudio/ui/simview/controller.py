@@ -1,0 +1,254 @@
+"""The simulation controller: runs the engine in a worker, paces the display with a QTimer.
+
+One code path for live view and replay: every tick picks a display time (the newest frame when
+following live, or a clock advancing at the chosen speed, or where the scrubber put it), reads
+the frame covering that time from the MetricStream and hands it to the overlay, which repaints
+only when the frame differs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from fabricstudio.model import Design
+from fabricstudio.sim.metrics import MetricStream
+from fabricstudio.ui.simview.overlay import SimOverlay
+from fabricstudio.ui.simview.source import RunRequest, SourceFactory, engine_source
+from fabricstudio.ui.simview.worker import RunWorker
+
+TICK_MS = 33
+#: Jump targets: name -> (stream field, "first" or "peak").
+JUMPS = {"first_pause": ("pauses_sent", "first"), "peak_queue": ("queue_bytes", "peak"),
+         "first_drop": ("drops", "first"), "first_ecn": ("ecn_marks", "first")}
+
+
+class SimController(QObject):
+    """Owns the run, the display clock and the overlay of one window's scene."""
+
+    stream_changed = Signal(object)  # MetricStream or None
+    frame_shown = Signal(int, float)  # frame index, its time
+    state_changed = Signal(str)  # idle / starting / running / finished / stopped / failed
+    progress = Signal(float, float, float)  # simulated now, horizon, sim-seconds per wall-second
+    result_ready = Signal(object)  # result data (dict)
+    message = Signal(str)
+
+    def __init__(self, scene, design: Design, factory: SourceFactory | None = None,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._design = design
+        self.factory = factory or engine_source
+        self.overlay = SimOverlay(scene, design)
+        self.stream: MetricStream | None = None
+        self.request: RunRequest | None = None
+        self.run_design: Design | None = None
+        self.result: dict[str, Any] | None = None
+        self.state = "idle"
+        self.worker: RunWorker | None = None
+        self.speed: float | None = None  # sim seconds per wall second; None = follow live
+        self.playing = False
+        self.display_time = 0.0
+        self.shown_index = -1
+        self.frame_gaps: deque[float] = deque(maxlen=100_000)
+        self._last_tick = 0.0
+        self.timer = QTimer(self)
+        self.timer.setInterval(TICK_MS)
+        self.timer.timeout.connect(self.tick)
+
+    # ------------------------------------------------------------------ running
+    @property
+    def design(self) -> Design:
+        """The edited design (runs take a frozen copy of it)."""
+        return self._design
+
+    @design.setter
+    def design(self, design: Design) -> None:
+        self._design = design
+        self.overlay.set_design(design)
+
+    @property
+    def running(self) -> bool:
+        """True while a worker is simulating."""
+        return self.worker is not None
+
+    def start(self, request: RunRequest) -> None:
+        """Run ``request`` on a frozen copy of the design (no-op while a run is going)."""
+        if self.running:
+            return
+        self.request = request
+        self.run_design = self.design.copy()
+        self.result = None
+        self._set_stream(None)
+        worker = RunWorker(self.factory, self.run_design, request, self)
+        worker.stream_ready.connect(self._on_stream_ready)
+        worker.progressed.connect(self._on_progress)
+        worker.completed.connect(self._on_completed)
+        worker.failed.connect(self._on_failed)
+        worker.finished.connect(self._on_worker_finished)
+        self.worker = worker
+        self.playing = True
+        self._set_state("starting")
+        worker.start()
+        self._ensure_timer()
+
+    def stop(self) -> None:
+        """End the run at once (keeps the frames recorded so far for replay)."""
+        worker = self.worker
+        if worker is None:
+            self.pause()
+            return
+        worker.request_stop()
+        worker.wait()
+        self._on_worker_finished()
+        if self.state in ("running", "starting"):
+            self._set_state("stopped")
+        self.pause()
+
+    def shutdown(self) -> None:
+        """Stop everything (window closing)."""
+        self.stop()
+        self.timer.stop()
+
+    def _on_stream_ready(self, stream: MetricStream) -> None:
+        self._set_stream(stream)
+        self._set_state("running")
+
+    def _on_progress(self, now: float, rate: float) -> None:
+        if self.request is not None:
+            self.progress.emit(now, self.request.until_s, rate)
+
+    def _on_completed(self, result: dict) -> None:
+        self.result = result
+        self._set_state("finished")
+        self.result_ready.emit(result)
+
+    def _on_failed(self, text: str) -> None:
+        self._set_state("failed")
+        self.message.emit(f"Simulation failed: {text}")
+
+    def _on_worker_finished(self) -> None:
+        worker, self.worker = self.worker, None
+        if worker is not None:
+            worker.wait()
+            worker.deleteLater()
+            self.tick()
+        self._ensure_timer()
+
+    def _set_state(self, state: str) -> None:
+        if state != self.state:
+            self.state = state
+            self.state_changed.emit(state)
+
+    def _set_stream(self, stream: MetricStream | None) -> None:
+        self.stream = stream
+        self.shown_index = -1
+        self.display_time = 0.0
+        if stream is not None:
+            self.overlay.bind(stream.links)
+        else:
+            self.overlay.apply_frame(None)
+        self.stream_changed.emit(stream)
+
+    def load_stream(self, stream: MetricStream, result: dict | None = None) -> None:
+        """Show a recorded run (replay without an engine)."""
+        self.stop()
+        self._set_stream(stream)
+        self.result = result
+        self.seek_index(len(stream) - 1)
+
+    # ------------------------------------------------------------------ display clock
+    def play(self) -> None:
+        """Play from the shown time (restarting at the beginning when at the end)."""
+        if self.stream is None or not len(self.stream):
+            return
+        if self.speed is not None and not self.running and self.shown_index >= len(self.stream) - 1:
+            self.display_time = float(self.stream.times[0])
+        self.playing = True
+        self._ensure_timer()
+
+    def pause(self) -> None:
+        """Freeze the display at the shown frame."""
+        self.playing = False
+        self._ensure_timer()
+
+    def set_speed(self, speed: float | None) -> None:
+        """Replay speed in simulated seconds per wall second; None follows the newest frame."""
+        self.speed = speed
+
+    def step(self, frames: int = 1) -> None:
+        """Pause and move ``frames`` frames forward (or back when negative)."""
+        self.pause()
+        if self.stream is not None and len(self.stream):
+            self.seek_index(max(0, self.shown_index) + frames)
+
+    def seek_index(self, index: int) -> None:
+        """Show frame ``index`` (clamped) and stop following live."""
+        if self.stream is None or not len(self.stream):
+            return
+        index = min(max(index, 0), len(self.stream) - 1)
+        self.seek_time(float(self.stream.times[index]))
+
+    def seek_time(self, t: float) -> None:
+        """Show the frame covering simulated time ``t``."""
+        if self.stream is None:
+            return
+        self.display_time = t
+        if self.speed is None:
+            self.speed = self.stream.sample_period_s * 30  # leave live: replay at 1 frame/tick
+        self._show(self.stream.index_at(t))
+
+    def jump(self, name: str) -> bool:
+        """Jump to a bookmark of JUMPS; False (with a message) when the run has none."""
+        if self.stream is None or not len(self.stream):
+            return False
+        field, how = JUMPS[name]
+        t = self.stream.first_time(field) if how == "first" else self.stream.peak_time(field)
+        if t is None:
+            self.message.emit(f"No {name.replace('_', ' ').replace('first ', '')} in this run")
+            return False
+        self.pause()
+        self.seek_time(t)
+        return True
+
+    def tick(self) -> None:
+        """One display frame: advance the clock, apply the frame at the display time."""
+        now = time.perf_counter()
+        dt = now - self._last_tick if self._last_tick else TICK_MS / 1000
+        if self._last_tick:
+            self.frame_gaps.append(dt)
+        self._last_tick = now
+        stream = self.stream
+        if stream is not None and len(stream):
+            self.overlay.refresh_geometry()
+            last = len(stream) - 1
+            if self.playing and self.speed is None:
+                self.display_time = float(stream.times[last])
+                self.playing = self.running
+            elif self.playing:
+                self.display_time += self.speed * min(dt, 0.25)
+                if self.display_time >= stream.times[last] and not self.running:
+                    self.display_time = float(stream.times[last])
+                    self.playing = False
+            self._show(stream.index_at(self.display_time))
+        self.overlay.advance_animation(min(dt, 0.25))
+        self._ensure_timer()
+
+    def _show(self, index: int) -> None:
+        if index < 0 or index == self.shown_index:
+            return
+        frame = self.stream.frame(index)
+        self.shown_index = index
+        self.overlay.apply_frame(frame)
+        self.frame_shown.emit(index, frame.t)
+
+    def _ensure_timer(self) -> None:
+        """The timer runs only while a run is going or playback is on."""
+        wanted = self.running or self.playing
+        if wanted and not self.timer.isActive():
+            self._last_tick = 0.0
+            self.timer.start()
+        elif not wanted and self.timer.isActive():
+            self.timer.stop()
