@@ -1,0 +1,332 @@
+"""The scenario file: what to simulate on a design, ``{"format": "fabricstudio-scenario", ...}``.
+
+A scenario names the run settings (technology override, DCQCN on/off, routing, cell size,
+seed, horizon ``until_s`` and the start of the statistics window ``measure_from_s``), optional
+fabric-parameter overrides, explicit flows and workloads (collectives, incast, permutation,
+storage bursts, training steps).  docs/simulation.md documents every field.
+
+Endpoints are addressed as ``"server"`` (its first compute NIC), ``"server/gpuN"`` (GPU N,
+reaching the fabric through its rail NIC) or ``"server/nicN"`` (compute NIC N).  Sizes are
+bytes, given as numbers (``1e12``) or text with units (``"256MiB"``, ``"1GB"``).
+
+Loading never trusts its input: every failure raises :class:`ScenarioError` with one readable
+message naming the file and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+
+from fabricstudio.model import FabricSettings, Technology, format_validation_error
+
+FORMAT_NAME = "fabricstudio-scenario"
+CURRENT_VERSION = 1
+MAX_FILE_BYTES = 16 * 1024 * 1024
+
+_UNITS = {
+    "": 1, "b": 1,
+    "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+    "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40,
+    "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40,
+}
+_SIZE_RE = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([A-Za-z]*)\s*$")
+
+
+class ScenarioError(ValueError):
+    """A scenario is unreadable or cannot run on the design; ``str()`` is the user message."""
+
+    def __init__(self, problem: str, source: str | os.PathLike[str] | None = None) -> None:
+        self.source = None if source is None else str(source)
+        self.problem = problem
+        super().__init__(problem if source is None else f"{source}: {problem}")
+
+
+def parse_size(value: Any) -> int:
+    """Bytes from a number or a text such as ``"256MiB"``, ``"1GB"``, ``"64k"`` or ``"1e12"``.
+
+    Decimal units (kB, MB, GB, TB) are powers of ten, binary ones (KiB, MiB, GiB, TiB and the
+    bare letters k, M, G, T) powers of two.  Raises ValueError with a readable message.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a size")
+    if isinstance(value, (int, float)):
+        number, unit = float(value), ""
+    elif isinstance(value, str):
+        match = _SIZE_RE.match(value)
+        if not match:
+            raise ValueError(f"{value!r} is not a size (use e.g. 4096, 256MiB or 1GB)")
+        number, unit = float(match.group(1)), match.group(2).lower()
+        if unit not in _UNITS:
+            raise ValueError(f"{value!r}: unknown unit {match.group(2)!r} "
+                             "(use B, kB, MB, GB, TB, KiB, MiB, GiB or TiB)")
+    else:
+        raise ValueError(f"{value!r} is not a size")
+    size = number * _UNITS[unit]
+    if not size == size or size in (float("inf"),) or size > 1e18:
+        raise ValueError(f"{value!r} is too large")
+    if round(size) <= 0:
+        raise ValueError(f"size must be positive, got {value!r}")
+    return int(round(size))
+
+
+def format_size(size: float) -> str:
+    """Short human form of a byte count, binary units (``268435456`` -> ``"256 MiB"``)."""
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size >= scale:
+            return f"{size / scale:.4g} {unit}"
+    return f"{size:.0f} B"
+
+
+def _size_or_raise(value: Any) -> int:
+    return parse_size(value)
+
+
+Size = Annotated[int, BeforeValidator(_size_or_raise), Field(gt=0, description="bytes")]
+Time = Annotated[float, Field(ge=0, le=1e6, allow_inf_nan=False, description="seconds")]
+Address = Annotated[str, Field(min_length=1, max_length=300,
+                               description='"server", "server/gpuN" or "server/nicN"')]
+Ranks = Union[Literal["all"], Annotated[list[Address], Field(min_length=2)]]
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class FlowSpec(_Spec):
+    """One explicit flow: ``bytes`` from ``src`` to ``dst`` starting at ``start_s``."""
+
+    src: Address
+    dst: Address
+    bytes: Size
+    start_s: Time = 0.0
+    tag: str = Field(default="", max_length=200, description="free label, copied to the result")
+
+    @model_validator(mode="after")
+    def _distinct(self) -> "FlowSpec":
+        if self.src == self.dst:
+            raise ValueError(f"flow from {self.src} to itself")
+        return self
+
+
+class CollectiveSpec(_Spec):
+    """A collective over ``ranks`` (GPU addresses, or ``"all"`` GPUs of the compute fabric).
+
+    ``size_bytes`` follows nccl-tests: the whole buffer for all-reduce, the full (gathered)
+    buffer for all-gather and reduce-scatter, the bytes each rank sends in total for all-to-all.
+    """
+
+    type: Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
+    ranks: Ranks = "all"
+    size_bytes: Size
+    start_s: Time = 0.0
+    slice_bytes: Size = Field(
+        default=512 * 1024,
+        description="pipelining unit of a ring step (NCCL Simple protocol slot: 512 KiB)",
+    )
+    channels: int | None = Field(
+        default=None, ge=1, le=64,
+        description="parallel rings; None = one per rail used by the ranks (NCCL channels)",
+    )
+    algorithm: Literal["auto", "ring", "hierarchical"] = Field(
+        default="auto",
+        description="ring = NCCL flat ring; hierarchical = NVLink + per-rail rings; auto = "
+                    "hierarchical when several servers hold the same number (> 1) of ranks",
+    )
+
+
+class IncastSpec(_Spec):
+    """N:1 incast: every sender sends ``bytes`` to ``receiver`` at ``start_s``."""
+
+    type: Literal["incast"]
+    senders: Annotated[list[Address], Field(min_length=1)]
+    receiver: Address
+    bytes: Size
+    start_s: Time = 0.0
+
+
+class PermutationSpec(_Spec):
+    """Random permutation: each host sends ``bytes`` to one other host, each receives once."""
+
+    type: Literal["permutation"]
+    hosts: Ranks = "all"
+    bytes: Size
+    start_s: Time = 0.0
+
+
+class StorageSpec(_Spec):
+    """Storage burst: ``storage_read`` moves ``bytes`` from the storage servers to each client,
+    ``storage_write`` (a checkpoint) from each client to the storage servers, spread evenly
+    over the servers."""
+
+    type: Literal["storage_read", "storage_write"]
+    clients: Ranks = "all"
+    servers: Union[Literal["all"], Annotated[list[Address], Field(min_length=1)]] = "all"
+    bytes: Size = Field(description="bytes per client")
+    start_s: Time = 0.0
+
+
+class TrainingSpec(_Spec):
+    """Data-parallel training: per iteration ``compute_s`` of GPU work and a ring all-reduce of
+    ``gradient_bytes``.  The all-reduce starts when ``1 - overlap`` of the compute is done
+    (``overlap`` = 0: communication fully exposed; 1: it may run under the whole compute)."""
+
+    type: Literal["training"]
+    ranks: Ranks = "all"
+    gradient_bytes: Size
+    compute_s: Annotated[float, Field(gt=0, le=1e4, allow_inf_nan=False)]
+    overlap: float = Field(default=0.0, ge=0, le=1)
+    iterations: int = Field(default=1, ge=1, le=10_000)
+    start_s: Time = 0.0
+    slice_bytes: Size = 512 * 1024
+    channels: int | None = Field(default=None, ge=1, le=64)
+    algorithm: Literal["auto", "ring", "hierarchical"] = "auto"
+
+
+Workload = Annotated[
+    Union[CollectiveSpec, IncastSpec, PermutationSpec, StorageSpec, TrainingSpec],
+    Field(discriminator="type"),
+]
+#: Workload type names (as in scenario files; the CLI also accepts dashes).
+WORKLOAD_TYPES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "incast",
+                  "permutation", "storage_read", "storage_write", "training")
+
+
+class Scenario(_Spec):
+    """Everything a simulation run needs besides the design."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, title="FabricStudio scenario")
+
+    name: str = Field(default="", max_length=500)
+    description: str = Field(default="", max_length=100_000)
+    seed: int = Field(default=1, ge=0, le=2**63 - 1)
+    until_s: float | None = Field(
+        default=None, gt=0, le=1e4, allow_inf_nan=False,
+        description="simulated horizon; None = until all traffic completes",
+    )
+    measure_from_s: Time = Field(default=0.0, description="start of the statistics window")
+    technology: Technology | None = Field(default=None, description="None = the design's")
+    dcqcn: bool | None = Field(default=None, description="None = the design's setting")
+    routing: Literal["default", "ecmp", "static", "adaptive"] = "default"
+    cell_bytes: Size = Field(default=16384, ge=256, le=16 * 2**20)
+    sample_period_s: float | None = Field(default=None, gt=0, le=100, allow_inf_nan=False)
+    fabric: dict[str, Any] = Field(
+        default_factory=dict,
+        description="overrides of the design's fabric settings (same keys as in a design file)",
+    )
+    flows: list[FlowSpec] = Field(default_factory=list)
+    workloads: list[Workload] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Scenario":
+        if self.until_s is not None and self.measure_from_s >= self.until_s:
+            raise ValueError(f"measure_from_s ({self.measure_from_s:g} s) must be before "
+                             f"until_s ({self.until_s:g} s)")
+        if not self.flows and not self.workloads:
+            raise ValueError("the scenario has no flows and no workloads")
+        if self.fabric:
+            fabric_with_overrides(FabricSettings(), self.fabric)
+        return self
+
+    def with_changes(self, **changes: Any) -> "Scenario":
+        """A validated copy with some fields replaced (e.g. CLI overrides)."""
+        data = self.model_dump()
+        data.update(changes)
+        return Scenario.model_validate(data)
+
+
+def fabric_with_overrides(fabric: FabricSettings, overrides: dict[str, Any]) -> FabricSettings:
+    """``fabric`` with ``overrides`` merged in (nested objects merge key by key)."""
+    merged = _deep_merge(fabric.model_dump(mode="json"), overrides)
+    try:
+        return FabricSettings.model_validate(merged)
+    except ValidationError as exc:
+        raise ValueError(f"fabric: {format_validation_error(exc)}") from None
+
+
+def _deep_merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+class ScenarioFile(Scenario):
+    """The file's top-level object (envelope + scenario)."""
+
+    format: Literal["fabricstudio-scenario"]
+    version: Literal[1]
+
+
+def load_scenario(path: str | os.PathLike[str]) -> Scenario:
+    """Read and validate a scenario file."""
+    path = Path(path)
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise ScenarioError("file is too large", path)
+        raw = path.read_bytes()
+    except IsADirectoryError:
+        raise ScenarioError("is a folder, not a scenario file", path) from None
+    except FileNotFoundError:
+        raise ScenarioError("no such file", path) from None
+    except OSError as exc:
+        raise ScenarioError(f"cannot read: {exc.strerror or exc}", path) from None
+    return parse_scenario(raw, source=path)
+
+
+def parse_scenario(raw: bytes | str, source: str | os.PathLike[str] = "<input>") -> Scenario:
+    """Parse scenario-file text into a validated :class:`Scenario`."""
+    if isinstance(raw, bytes):
+        try:
+            raw = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise ScenarioError(f"not UTF-8 text (offset {exc.start})", source) from None
+    if not raw.strip():
+        raise ScenarioError("file is empty", source)
+    try:
+        doc = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ScenarioError(f"not valid JSON ({exc.msg}: line {exc.lineno}, column "
+                            f"{exc.colno})", source) from None
+    except RecursionError:
+        raise ScenarioError("JSON is nested too deeply", source) from None
+    return scenario_from_dict(doc, source)
+
+
+def scenario_from_dict(doc: Any, source: str | os.PathLike[str] = "<input>") -> Scenario:
+    """Validate a decoded scenario document (with its envelope)."""
+    if not isinstance(doc, dict):
+        raise ScenarioError("expected a JSON object at the top", source)
+    fmt = doc.get("format")
+    if fmt != FORMAT_NAME:
+        what = 'has no "format" field' if fmt is None else f"has format {fmt!r}"
+        raise ScenarioError(f'not a FabricStudio scenario: {what} (expected "{FORMAT_NAME}")',
+                            source)
+    version = doc.get("version")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ScenarioError('"version" must be an integer', source)
+    if version > CURRENT_VERSION:
+        raise ScenarioError(f"written by a newer FabricStudio (scenario version {version}; this "
+                            f"version reads up to {CURRENT_VERSION}). Please upgrade.", source)
+    if version < 1:
+        raise ScenarioError(f"unknown scenario version {version}", source)
+    body = {k: v for k, v in doc.items() if k not in ("format", "version")}
+    try:
+        return Scenario.model_validate(body)
+    except ValidationError as exc:
+        raise ScenarioError(format_validation_error(exc), source) from None
+
+
+def dump_scenario(scenario: Scenario) -> str:
+    """The scenario as scenario-file JSON text (defaults omitted)."""
+    body = scenario.model_dump(mode="json", exclude_defaults=True)
+    doc = {"format": FORMAT_NAME, "version": CURRENT_VERSION, **body}
+    return json.dumps(doc, indent=1) + "\n"

@@ -1,0 +1,62 @@
+"""What every workload has: a SimPy process on the engine's clock and a report."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from fabricstudio.model import Design
+
+
+@dataclass
+class WorkloadContext:
+    """Shared by the workloads of one run: the engine, the (frozen) design and a seeded RNG."""
+
+    engine: Any
+    design: Design
+    rng: random.Random
+
+
+class Workload:
+    """Base class: ``start()`` registers a SimPy process; ``report()`` summarises it.
+
+    Subclasses implement ``_run()`` (a SimPy generator) and set ``planned_bytes`` (bytes the
+    workload will offer to the network or NVLink, for progress and work estimates).
+    """
+
+    kind = "workload"
+
+    def __init__(self, ctx: WorkloadContext, index: int) -> None:
+        self.ctx = ctx
+        self.index = index
+        self.start_s: float | None = None
+        self.finish_s: float | None = None
+        self.planned_bytes = 0
+        self.planned_flows = 0
+        self.flow_ids: list[int] = []
+
+    @property
+    def done(self) -> bool:
+        """True once the workload has finished."""
+        return self.finish_s is not None
+
+    @property
+    def tag(self) -> str:
+        """Tag given to this workload's flows (``"w0:all_reduce"``)."""
+        return f"w{self.index}:{self.kind}"
+
+    def start(self) -> None:
+        """Register the workload's process on the engine's environment."""
+        self.ctx.engine.env.process(self._run())
+
+    def _run(self):  # pragma: no cover - overridden
+        raise NotImplementedError
+        yield
+
+    def report(self) -> dict[str, Any]:
+        """JSON-ready summary (common keys; subclasses add their own)."""
+        duration = (self.finish_s - self.start_s
+                    if self.finish_s is not None and self.start_s is not None else None)
+        return {"type": self.kind, "tag": self.tag, "start_s": self.start_s,
+                "finish_s": self.finish_s, "time_s": duration, "flows": len(self.flow_ids)}

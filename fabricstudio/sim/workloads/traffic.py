@@ -1,0 +1,91 @@
+"""Point-to-point workloads: explicit flows, N:1 incast, random permutation, storage bursts."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from fabricstudio.sim.workloads.addresses import server_of
+from fabricstudio.sim.workloads.base import Workload, WorkloadContext
+
+
+class FlowSet(Workload):
+    """A fixed set of flows ``(src, dst, bytes, start_s, tag)`` registered at the start."""
+
+    kind = "flows"
+
+    def __init__(self, ctx: WorkloadContext, index: int, kind: str,
+                 flows: list[tuple[str, str, int, float, str]]) -> None:
+        super().__init__(ctx, index)
+        self.kind = kind
+        self.flows = flows
+        self.planned_bytes = sum(f[2] for f in flows)
+        self.planned_flows = len(flows)
+        self.at_s = min(f[3] for f in flows) if flows else 0.0
+        self._pending = len(flows)
+
+    @property
+    def hops(self) -> list[tuple[str, str]]:
+        """(src, dst) pairs, for path checks."""
+        return sorted({(f[0], f[1]) for f in self.flows})
+
+    def start(self) -> None:
+        """Register every flow with its own start time (the engine starts it then)."""
+        engine = self.ctx.engine
+        for src, dst, size, start_s, tag in self.flows:
+            self.flow_ids.append(engine.add_flow(src, dst, size, start_s=start_s,
+                                                 on_done=self._one_done, tag=tag or self.tag))
+        self.start_s = self.at_s
+
+    def _one_done(self, _record: Any) -> None:
+        self._pending -= 1
+        if not self._pending:
+            self.finish_s = self.ctx.engine.now
+
+    def report(self) -> dict[str, Any]:
+        out = super().report()
+        out["bytes"] = self.planned_bytes
+        return out
+
+
+def explicit_flows(ctx: WorkloadContext, index: int, specs: list) -> FlowSet:
+    """The scenario's explicit ``flows`` list."""
+    return FlowSet(ctx, index, "flows",
+                   [(f.src, f.dst, f.bytes, f.start_s, f.tag) for f in specs])
+
+
+def incast(ctx: WorkloadContext, index: int, spec: Any) -> FlowSet:
+    """N:1 incast: every sender sends ``bytes`` to the receiver at once."""
+    return FlowSet(ctx, index, "incast",
+                   [(s, spec.receiver, spec.bytes, spec.start_s, "") for s in spec.senders])
+
+
+def permutation(ctx: WorkloadContext, index: int, hosts: list[str], spec: Any) -> FlowSet:
+    """Each host sends to one other host and receives from one (a seeded random derangement
+    that avoids same-server pairs when the hosts allow it, so the traffic crosses the fabric)."""
+    order = list(hosts)
+    best = None
+    for _ in range(1000):
+        ctx.rng.shuffle(order)
+        pairs = list(zip(hosts, order))
+        if any(a == b for a, b in pairs):
+            continue
+        best = pairs
+        if all(server_of(a) != server_of(b) for a, b in pairs):
+            break
+    if best is None:  # two hosts: the swap is the only derangement
+        best = list(zip(hosts, hosts[1:] + hosts[:1]))
+    return FlowSet(ctx, index, "permutation",
+                   [(a, b, spec.bytes, spec.start_s, "") for a, b in best])
+
+
+def storage_burst(ctx: WorkloadContext, index: int, clients: list[str], servers: list[str],
+                  spec: Any) -> FlowSet:
+    """Every client reads (or writes) ``bytes``, spread evenly over the storage servers."""
+    share = math.ceil(spec.bytes / len(servers))
+    flows = []
+    for client in clients:
+        for server in servers:
+            src, dst = (server, client) if spec.type == "storage_read" else (client, server)
+            flows.append((src, dst, share, spec.start_s, ""))
+    return FlowSet(ctx, index, spec.type, flows)

@@ -1,0 +1,69 @@
+"""Data-parallel training step: compute, then a gradient all-reduce that may overlap it.
+
+Per iteration the GPUs compute for ``compute_s``; the gradient all-reduce starts once
+``(1 - overlap)`` of the compute is done (backward pass releasing gradients) and the step ends
+when both the compute and the all-reduce are finished.  Reported like a training dashboard:
+step time, exposed communication (step time - compute) and GPU utilisation = compute / step.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fabricstudio.sim.workloads.base import Workload, WorkloadContext
+from fabricstudio.sim.workloads.collectives import Collective
+
+
+class TrainingStep(Workload):
+    """``iterations`` training steps over ``ranks`` with a ring all-reduce of the gradients."""
+
+    kind = "training"
+
+    def __init__(self, ctx: WorkloadContext, index: int, ranks: list[str], spec: Any) -> None:
+        super().__init__(ctx, index)
+        self.spec = spec
+        self.at_s = spec.start_s
+        self.allreduce = Collective(ctx, index, "all_reduce", ranks, spec.gradient_bytes,
+                                    spec.slice_bytes, spec.channels, spec.algorithm)
+        self.allreduce.kind = "training"
+        self.planned_bytes = self.allreduce.planned_bytes * spec.iterations
+        self.planned_flows = self.allreduce.planned_flows * spec.iterations
+        self.steps: list[tuple[float, float]] = []  # (step time, all-reduce time)
+        self.flow_ids = self.allreduce.flow_ids
+
+    @property
+    def hops(self) -> list[tuple[str, str]]:
+        """(src, dst) pairs of the all-reduce, for path checks."""
+        return self.allreduce.hops
+
+    def _run(self):
+        env = self.ctx.engine.env
+        if self.at_s > env.now:
+            yield env.timeout(self.at_s - env.now)
+        self.start_s = env.now
+        compute_s, overlap = self.spec.compute_s, self.spec.overlap
+        for _ in range(self.spec.iterations):
+            began = env.now
+            yield env.timeout(compute_s * (1 - overlap))
+            comm_began = env.now
+            yield env.all_of([env.process(self.allreduce.execute()),
+                              env.timeout(compute_s * overlap)])
+            self.steps.append((env.now - began, self.allreduce.runs[-1][1] - comm_began))
+        self.finish_s = env.now
+
+    def summary(self) -> dict[str, Any] | None:
+        """The ``training`` object of the result (means over completed iterations)."""
+        if not self.steps:
+            return None
+        step = sum(s for s, _ in self.steps) / len(self.steps)
+        comm = sum(c for _, c in self.steps) / len(self.steps)
+        compute = self.spec.compute_s
+        return {"iterations": len(self.steps), "compute_s": compute, "overlap": self.spec.overlap,
+                "step_time_s": step, "allreduce_time_s": comm,
+                "exposed_comm_s": max(0.0, step - compute), "gpu_utilisation": compute / step}
+
+    def report(self) -> dict[str, Any]:
+        out = super().report()
+        out["collective"] = self.allreduce.summary()
+        out["training"] = self.summary()
+        return out
