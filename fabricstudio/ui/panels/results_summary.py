@@ -39,15 +39,13 @@ def stream_totals(stream: MetricStream | None) -> dict[str, float]:
 #: (key, label, unit, dotted paths in the Result) of the figures the results panel shows.
 RESULT_FIGURES = (
     ("completion_time_s", "Completion time", "s", ("completion_time_s",)),
-    ("algbw_gbps", "Algorithm bandwidth", "GB/s",
-     ("collective.algbw_gbps", "collective.algbw_GBps", "algbw_gbps")),
-    ("busbw_gbps", "Bus bandwidth", "GB/s",
-     ("collective.busbw_gbps", "collective.busbw_GBps", "busbw_gbps")),
+    ("algbw_gbps", "Algorithm bandwidth", "Gb/s", ("collective.algbw_gbps",)),
+    ("busbw_gbps", "Bus bandwidth", "Gb/s", ("collective.busbw_gbps",)),
     ("gpu_utilisation", "GPU utilisation", "%",
      ("training.gpu_utilisation", "gpu_utilisation")),
-    ("dropped", "Dropped packets", "", ("totals.dropped_packets", "totals.drops")),
+    ("dropped", "Dropped packets", "", ("totals.drops", "totals.dropped_packets")),
     ("retransmitted_bytes", "Retransmitted", "B", ("totals.retransmitted_bytes",)),
-    ("pauses", "PFC PAUSE frames", "", ("totals.pauses", "totals.pauses_sent")),
+    ("pauses", "PFC PAUSE frames", "", ("totals.pauses_sent", "totals.pauses")),
     ("ecn_marks", "ECN marks", "", ("totals.ecn_marks",)),
     ("cnps", "CNPs", "", ("totals.cnps",)),
 )
@@ -79,7 +77,7 @@ def format_figure(key: str, value: Any) -> str:
     if key == "gpu_utilisation":
         return f"{100 * float(value):.1f}%"
     if key in ("algbw_gbps", "busbw_gbps"):
-        return f"{float(value):.1f} GB/s"
+        return f"{float(value):.1f} Gb/s"
     if key in ("retransmitted_bytes", "peak_queue_bytes"):
         return _bytes(float(value))
     return f"{float(value):,.0f}"

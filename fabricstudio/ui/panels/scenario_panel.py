@@ -64,6 +64,9 @@ class ScenarioPanel(QWidget):
         self.horizon_us = QDoubleSpinBox(decimals=1, minimum=1.0, maximum=10_000_000,
                                          suffix=" µs")
         self.horizon_us.setValue(2000.0)
+        self.until_complete = QCheckBox("until the traffic completes")
+        self.until_complete.setChecked(True)
+        self.until_complete.toggled.connect(self._sync_enabled)
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("simRun")
         self.stop_button = QPushButton("Stop")
@@ -93,6 +96,7 @@ class ScenarioPanel(QWidget):
         form.addRow("Routing", self.routing)
         form.addRow("Cell size", self.cell)
         form.addRow("Seed", self.seed)
+        form.addRow("Run", self.until_complete)
         form.addRow("Horizon", self.horizon_us)
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
@@ -107,6 +111,7 @@ class ScenarioPanel(QWidget):
     def _sync_enabled(self) -> None:
         self.dcqcn.setEnabled(self._technology() is Technology.ROCE)
         self.compute_ms.setEnabled(self.workload.currentData() == "training")
+        self.horizon_us.setEnabled(not self.until_complete.isChecked())
 
     def _technology(self) -> Technology:
         return Technology(self.technology.currentData())
@@ -130,7 +135,9 @@ class ScenarioPanel(QWidget):
                           size_bytes=round(self.size_mib.value() * 2**20),
                           compute_s=self.compute_ms.value() / 1000.0, ranks=ranks,
                           routing=self.routing.currentText(), cell_bytes=self.cell.currentData(),
-                          seed=self.seed.value(), until_s=self.horizon_us.value() * 1e-6)
+                          seed=self.seed.value(),
+                          until_s=None if self.until_complete.isChecked()
+                          else self.horizon_us.value() * 1e-6)
 
     def _selected_gpus(self) -> tuple[str, ...]:
         gpus = []

@@ -32,7 +32,7 @@ class SimController(QObject):
     stream_changed = Signal(object)  # MetricStream or None
     frame_shown = Signal(int, float)  # frame index, its time
     state_changed = Signal(str)  # idle / starting / running / finished / stopped / failed
-    progress = Signal(float, float, float)  # simulated now, horizon, sim-seconds per wall-second
+    progress = Signal(float, float, float)  # simulated now, fraction done, sim-s per wall-s
     result_ready = Signal(object)  # result data (dict)
     message = Signal(str)
 
@@ -116,9 +116,8 @@ class SimController(QObject):
         self._set_stream(stream)
         self._set_state("running")
 
-    def _on_progress(self, now: float, rate: float) -> None:
-        if self.request is not None:
-            self.progress.emit(now, self.request.until_s, rate)
+    def _on_progress(self, now: float, fraction: float, rate: float) -> None:
+        self.progress.emit(now, fraction, rate)
 
     def _on_completed(self, result: dict) -> None:
         self.result = result

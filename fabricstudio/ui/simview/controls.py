@@ -112,8 +112,8 @@ class SimControls(QToolBar):
             self.time_label.setText(text)
         self._sync_play()
 
-    def _on_progress(self, now: float, until: float, rate: float) -> None:
-        self.progress_bar.setValue(int(1000 * min(1.0, now / until)) if until else 0)
+    def _on_progress(self, now: float, fraction: float, rate: float) -> None:
+        self.progress_bar.setValue(int(1000 * min(1.0, max(0.0, fraction))))
         self.rate_label.setText(f"sim {format_time(now)} · {rate * 1e6:.1f} µs/s")
         stream = self.controller.stream
         if stream is not None and self.scrubber.maximum() != max(0, len(stream) - 1):

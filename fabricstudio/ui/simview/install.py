@@ -204,10 +204,10 @@ class SimulationUi(QObject):
             self._last_plot_refresh = now
             self.plots.refresh()
 
-    def _on_progress(self, now: float, until: float, rate: float) -> None:
+    def _on_progress(self, now: float, fraction: float, rate: float) -> None:
         self.window.statusBar().showMessage(
-            f"Simulating: {format_time(now)} of {format_time(until)} · "
-            f"{rate * 1e6:.1f} simulated µs per second")
+            f"Simulating: t = {format_time(now)} ({100 * fraction:.0f}%) · "
+            f"{rate * 1e6:.1f} simulated µs per wall second")
 
     def _on_result(self, result: dict) -> None:
         c = self.controller

@@ -47,6 +47,14 @@ class SimulationSource(Protocol):
     def now(self) -> float:
         """Simulated time reached so far (seconds)."""
 
+    @property
+    def finished(self) -> bool:
+        """True when there is nothing left to run."""
+
+    @property
+    def progress(self) -> float:
+        """Fraction of the run done (0..1)."""
+
     def advance(self, until_s: float) -> None:
         """Run the simulation up to ``until_s`` (resumable)."""
 
@@ -67,7 +75,7 @@ class RunRequest:
     routing: str = "default"
     cell_bytes: int = 16 * 1024
     seed: int = 1
-    until_s: float = 0.002
+    until_s: float | None = None  # None: until the traffic completes
 
     def with_changes(self, **changes: Any) -> "RunRequest":
         """A copy with some fields changed."""
@@ -86,10 +94,12 @@ class RunRequest:
 
         Raises ValueError when the design cannot carry the workload (e.g. too few servers).
         """
-        return {"name": self.label, "technology": self.technology.value,
+        data = {"name": self.label, "technology": self.technology.value,
                 "dcqcn": self.dcqcn, "routing": self.routing, "cell_bytes": self.cell_bytes,
-                "seed": self.seed, "until_s": self.until_s,
-                "workloads": [self._workload_data(design)]}
+                "seed": self.seed, "workloads": [self._workload_data(design)]}
+        if self.until_s is not None:
+            data["until_s"] = self.until_s
+        return data
 
     def _workload_data(self, design: Design) -> dict[str, Any]:
         ranks: Any = list(self.ranks) if self.ranks else "all"
@@ -140,9 +150,10 @@ def load_scenario(data: dict[str, Any]) -> Any:
     """Validate scenario data with the engine's Scenario model (clear message when bad)."""
     _, scenario_module = _engine_modules()
     try:
-        return scenario_module.Scenario.model_validate(data)
+        return scenario_module.scenario_from_dict(
+            {"format": scenario_module.FORMAT_NAME, "version": 1, **data}, "scenario")
     except ValueError as exc:
-        raise SimulationUnavailable(f"invalid scenario: {exc}") from None
+        raise SimulationUnavailable(str(exc)) from None
 
 
 def engine_source(design: Design, request: RunRequest) -> SimulationSource:
@@ -158,7 +169,11 @@ def engine_source(design: Design, request: RunRequest) -> SimulationSource:
 def scenario_source(design: Design, scenario: Any, run_module: Any = None) -> SimulationSource:
     """A SimulationSource for an already validated engine Scenario."""
     run_module = run_module or _engine_modules()[0]
-    return _EngineSource(run_module.build_simulation(design, scenario), scenario)
+    try:
+        simulation = run_module.build_simulation(design, scenario)
+    except ValueError as exc:  # ScenarioError: one readable sentence
+        raise SimulationUnavailable(str(exc)) from None
+    return _EngineSource(simulation, scenario)
 
 
 class _EngineSource:
@@ -167,11 +182,19 @@ class _EngineSource:
     def __init__(self, simulation: Any, scenario: Any) -> None:
         self._simulation = simulation
         self.stream = simulation.stream
-        self.until_s = float(getattr(simulation, "until_s", None) or scenario.until_s)
+        self.until_s = float(simulation.stop_s)
 
     @property
     def now(self) -> float:
         return float(self._simulation.now)
+
+    @property
+    def finished(self) -> bool:
+        return bool(self._simulation.finished)
+
+    @property
+    def progress(self) -> float:
+        return float(self._simulation.progress)
 
     def advance(self, until_s: float) -> None:
         self._simulation.advance(until_s)

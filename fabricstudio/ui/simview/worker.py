@@ -28,11 +28,25 @@ class _Stopped(Exception):
     """Raised inside the worker when Stop was requested."""
 
 
+def is_finished(source: SimulationSource) -> bool:
+    """True when the source has nothing left to run."""
+    finished = getattr(source, "finished", None)
+    return bool(finished) if finished is not None else source.now >= source.until_s
+
+
+def progress_of(source: SimulationSource) -> float:
+    """Fraction of the run done (0..1)."""
+    progress = getattr(source, "progress", None)
+    if progress is not None:
+        return float(progress)
+    return min(1.0, source.now / source.until_s) if source.until_s else 0.0
+
+
 def _run_source(source: SimulationSource, stop: threading.Event,
                 on_slice: Any = None) -> None:
-    """Advance ``source`` to its horizon in adaptive slices; raise _Stopped on request."""
+    """Advance ``source`` to its end in adaptive slices; raise _Stopped on request."""
     step = max(source.stream.sample_period_s, source.until_s / 2000.0)
-    while source.now < source.until_s:
+    while not is_finished(source):
         if stop.is_set():
             raise _Stopped
         target = min(source.until_s, source.now + step)
@@ -50,7 +64,7 @@ class RunWorker(QThread):
     """Builds the simulation of a frozen design copy and runs it to its horizon."""
 
     stream_ready = Signal(object)  # MetricStream
-    progressed = Signal(float, float)  # simulated time now, sim-seconds per wall-second
+    progressed = Signal(float, float, float)  # simulated now, fraction done, sim-s per wall-s
     completed = Signal(object)  # result data (dict)
     failed = Signal(str)
 
@@ -77,7 +91,8 @@ class RunWorker(QThread):
 
             def report(now: float, _spent: float) -> None:
                 wall = time.perf_counter() - started
-                self.progressed.emit(now, (now - sim_started) / wall if wall > 0 else 0.0)
+                rate = (now - sim_started) / wall if wall > 0 else 0.0
+                self.progressed.emit(now, progress_of(self.source), rate)
 
             _run_source(self.source, self._stop, report)
             self.source.stream.finished = True

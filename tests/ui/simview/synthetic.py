@@ -42,7 +42,7 @@ class SyntheticSource:
                  script: Callable = ramp, wall_per_frame_s: float = 0.0) -> None:
         self.design_revision = design.revision
         self.request = request
-        self.until_s = request.until_s
+        self.until_s = request.until_s if request.until_s is not None else 20 * PERIOD
         self.stream = MetricStream(directed_links(design), PERIOD)
         self._script = script
         self._wall = wall_per_frame_s

@@ -28,9 +28,14 @@ def _install(window, **kwargs):
     return install_simulation_ui(window, factory(**kwargs))
 
 
+def _horizon(sim, microseconds):
+    sim.scenario.until_complete.setChecked(False)
+    sim.scenario.horizon_us.setValue(microseconds)
+
+
 def test_tiny_scenario_runs_to_completion_from_the_gui(qtbot, window):
     sim = _install(window)
-    sim.scenario.horizon_us.setValue(20.0)
+    _horizon(sim, 20.0)
     sim.scenario.run_button.click()
     qtbot.waitUntil(lambda: sim.controller.state == "finished", timeout=10_000)
     qtbot.waitUntil(lambda: not sim.controller.timer.isActive(), timeout=5_000)
@@ -46,7 +51,7 @@ def test_stop_mid_run_leaves_nothing_running_and_design_unchanged(qtbot, window)
     sim = _install(window, wall_per_frame_s=0.002)
     before = window.design.to_data()
     threads_before = threading.active_count()
-    sim.scenario.horizon_us.setValue(100_000.0)
+    _horizon(sim, 100_000.0)
     sim.scenario.run_button.click()
     qtbot.waitUntil(lambda: sim.controller.stream is not None
                     and len(sim.controller.stream) > 5, timeout=10_000)
@@ -66,7 +71,7 @@ def test_stop_mid_run_leaves_nothing_running_and_design_unchanged(qtbot, window)
 
 def test_scrubbing_to_t_shows_frame_t(qtbot, window):
     sim = _install(window)
-    sim.scenario.horizon_us.setValue(12.0)
+    _horizon(sim, 12.0)
     sim.scenario.run_button.click()
     qtbot.waitUntil(lambda: sim.controller.state == "finished", timeout=10_000)
     stream = sim.controller.stream
@@ -86,7 +91,7 @@ def test_scrubbing_to_t_shows_frame_t(qtbot, window):
 
 def test_compare_yields_a_result_per_technology(qtbot, window):
     sim = _install(window)
-    sim.scenario.horizon_us.setValue(5.0)
+    _horizon(sim, 5.0)
     sim.scenario.compare_button.click()
     qtbot.waitUntil(lambda: not sim.compare.running, timeout=10_000)
     assert list(sim.compare.results) == [label for label, _t, _d in COMPARE_VARIANTS]
@@ -99,7 +104,7 @@ def test_compare_yields_a_result_per_technology(qtbot, window):
 def test_moment_png_differs_from_idle_where_links_are_busy(qtbot, window, tmp_path):
     sim = _install(window)
     idle = sim.moment_image()
-    sim.scenario.horizon_us.setValue(10.0)
+    _horizon(sim, 10.0)
     sim.scenario.run_button.click()
     qtbot.waitUntil(lambda: sim.controller.state == "finished", timeout=10_000)
     busy = sim.moment_image()
