@@ -18,10 +18,21 @@ MARGIN = 40.0
 MAX_PIXELS = 16_000
 
 
+def content_rect(scene: QGraphicsScene) -> QRectF:
+    """Scene area of the design's devices and links plus a margin (the overlay ignored)."""
+    rect = QRectF()
+    for items in (getattr(scene, "device_items", {}), getattr(scene, "link_items", {})):
+        for item in items.values():
+            rect = rect.united(item.sceneBoundingRect())
+    if rect.isNull():
+        rect = scene.itemsBoundingRect()
+    return rect.adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN)
+
+
 def render_scene_image(scene: QGraphicsScene, caption: str = "", legend: bool = True,
                        scale: float = 2.0) -> QImage:
     """The whole scene on white at ``scale`` pixels per scene unit, legend at the top right."""
-    rect = scene.itemsBoundingRect().adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN)
+    rect = content_rect(scene)
     legend_w, legend_h = LEGEND_SIZE
     extra = (legend_w + 20) if legend else 0.0
     scale = min(scale, MAX_PIXELS / max(rect.width() * 1.0 + extra, rect.height(), 1.0))

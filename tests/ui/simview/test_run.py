@@ -10,6 +10,7 @@ from fabricstudio.formats import load_design
 from fabricstudio.model import Technology
 from fabricstudio.ui.main_window import MainWindow
 from fabricstudio.ui.simview import install_simulation_ui
+from fabricstudio.ui.simview.moment import content_rect, save_png
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS
 from tests.ui.simview.synthetic import factory
 
@@ -110,12 +111,11 @@ def test_moment_png_differs_from_idle_where_links_are_busy(qtbot, window, tmp_pa
     busy = sim.moment_image()
     path = tmp_path / "moment.png"
     sim.controller.seek_index(9)
-    from fabricstudio.ui.simview.moment import save_png
     save_png(sim.moment_image(), path)
     assert QImage(str(path)).width() > 0
     link = window.scene.link_items[next(iter(window.design.links))].line()
     mid = (link.p1() + link.p2()) / 2
-    rect = window.scene.itemsBoundingRect().adjusted(-40, -40, 40, 40)
+    rect = content_rect(window.scene)
     scale = idle.height() / rect.height()
     x = int((mid.x() - rect.left()) * scale)
     y = int((mid.y() - rect.top()) * scale)
