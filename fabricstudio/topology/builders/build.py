@@ -1,0 +1,195 @@
+"""``build_fabric(spec)``: a complete, laid-out fabric as plain model objects."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from fabricstudio.model import (
+    Design,
+    DesignData,
+    Device,
+    DeviceKind,
+    FabricSettings,
+    Link,
+    Plane,
+)
+from fabricstudio.topology.builders.families import (
+    ComputePlan,
+    build_fat_tree,
+    build_leaf_spine,
+    build_rail_optimized,
+)
+from fabricstudio.topology.builders.placement import (
+    SERVER_ROW_GAP,
+    place_management,
+    place_network,
+)
+from fabricstudio.topology.builders.planes import (
+    MgmtPlan,
+    StoragePlan,
+    build_management,
+    build_storage,
+)
+from fabricstudio.topology.builders.specs import (
+    FabricSpec,
+    FatTreeSpec,
+    LeafSpineSpec,
+    check_spec,
+)
+from fabricstudio.topology.builders.wiring import Accumulator
+from fabricstudio.topology.layout import COLUMN_GAP, ROW_GAP
+
+_FAMILY_LABEL = {"leaf-spine": "Leaf-spine", "fat-tree": "Fat tree",
+                 "rail-optimized": "Rail-optimised"}
+
+
+@dataclass
+class FabricBuild:
+    """A generated fabric: devices (positioned), links, settings and a summary of counts."""
+
+    name: str
+    description: str
+    spec: FabricSpec
+    devices: list[Device]
+    links: list[Link]
+    fabric: FabricSettings
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    def to_data(self) -> DesignData:
+        """The build as the plain value a design file or ReplaceContents holds."""
+        return DesignData(name=self.name, description=self.description, fabric=self.fabric,
+                          nodes=tuple(self.devices), links=tuple(self.links))
+
+    def to_design(self) -> Design:
+        """A new Design holding the build."""
+        return Design.from_data(self.to_data())
+
+
+def build_fabric(spec: FabricSpec) -> FabricBuild:
+    """Build the fabric ``spec`` describes; BuildError (one sentence) when it cannot be built.
+
+    Deterministic: the same spec gives the same ids, ports, positions and order.
+    """
+    check_spec(spec)
+    acc = Accumulator()
+    if isinstance(spec, LeafSpineSpec):
+        compute = build_leaf_spine(acc, spec)
+    elif isinstance(spec, FatTreeSpec):
+        compute = build_fat_tree(acc, spec)
+    else:
+        compute = build_rail_optimized(acc, spec)
+    storage = build_storage(acc, spec, compute.servers)
+    mgmt = build_management(acc, spec, compute.servers, storage.storage_servers)
+    positions = _layout(compute, storage, mgmt)
+    devices = [d.model_copy(update={"x": positions[d.id][0], "y": positions[d.id][1]})
+               for d in acc.devices]
+    name = spec.name or _default_name(spec, len(compute.servers))
+    summary = _summary(spec, compute, storage, mgmt, devices, acc.links)
+    return FabricBuild(name=name, description=_description(spec, summary), spec=spec,
+                       devices=devices, links=acc.links,
+                       fabric=FabricSettings(technology=spec.technology), summary=summary)
+
+
+def _layout(compute: ComputePlan, storage: StoragePlan, mgmt: MgmtPlan) -> dict:
+    out: dict[str, tuple[float, float]] = {}
+    pod = compute.tiers.pod_spines if len(compute.tiers.pod_spines) > 0 else []
+    right, lowest = place_network(compute.groups, compute.tiers.spines, compute.tiers.cores,
+                                  pod, 0.0, out)
+    if storage.leaves:
+        s_right, s_low = place_network(storage.groups, storage.tiers.spines,
+                                       storage.tiers.cores, storage.tiers.pod_spines,
+                                       right + 4 * COLUMN_GAP, out)
+        lowest = max(lowest, s_low)
+    place_management(mgmt.racks, mgmt.aggregation, lowest + SERVER_ROW_GAP + ROW_GAP * 0.6, out)
+    return out
+
+
+def _default_name(spec: FabricSpec, servers: int) -> str:
+    gpus = servers * spec.gpus_per_server
+    return f"{_FAMILY_LABEL[spec.topology]} {gpus:,} GPUs {spec.technology.label}"
+
+
+def _oversub(down_gbps: float, up_gbps: float) -> float | None:
+    return round(down_gbps / up_gbps, 4) if up_gbps else None
+
+
+def _summary(spec: FabricSpec, compute: ComputePlan, storage: StoragePlan, mgmt: MgmtPlan,
+             devices: list[Device], links: list[Link]) -> dict[str, Any]:
+    kinds = Counter(DeviceKind(d.kind).value for d in devices
+                    if Plane.COMPUTE in d.planes or DeviceKind(d.kind) is DeviceKind.MGMT_SWITCH)
+    switches = {k: kinds.get(k, 0) for k in ("leaf", "spine", "core")}
+    switches["storage_leaf"] = len(storage.leaves)
+    switches["storage_spine"] = len(storage.tiers.spines) + len(storage.tiers.cores)
+    switches["management"] = kinds.get("mgmt_switch", 0)
+    cables = Counter(link.plane.value for link in links)
+    reach = Counter(link.reach_class for link in links)
+    hosts = len(compute.servers) * spec.nics_per_server
+    nic_speed = compute.leaf_down_speed
+    up_gbps = compute.up_per_leaf * spec.port_speed_gbps
+    leaf_ratio = _oversub(compute.down_per_leaf * nic_speed, up_gbps)
+    tiers = 1 + bool(compute.tiers.spines) + bool(compute.tiers.cores)
+    oversub = {"leaf": leaf_ratio}
+    if compute.tiers.cores:
+        oversub["spine"] = 1.0
+    bisection = _bisection_gbps(spec, compute, links)
+    return {
+        "topology": spec.topology,
+        "technology": spec.technology.value,
+        "gpus": len(compute.servers) * spec.gpus_per_server,
+        "servers": len(compute.servers),
+        "hosts": hosts,
+        "storage_servers": len(storage.storage_servers),
+        "tiers": tiers,
+        "switches": switches,
+        "switches_total": sum(switches.values()),
+        "links": len(links),
+        "cables": {"compute": cables.get("compute", 0), "storage": cables.get("storage", 0),
+                   "management": cables.get("management", 0)},
+        "cables_by_reach": {k: reach.get(k, 0) for k in ("DAC", "AOC", "optics")},
+        "down_ports_per_leaf": compute.down_per_leaf,
+        "uplinks_per_leaf": compute.up_per_leaf,
+        "links_per_leaf_spine": compute.tiers.links_per_leaf_spine,
+        "links_per_spine_core": compute.tiers.links_per_spine_core,
+        "oversubscription": oversub,
+        "bisection_gbps": bisection,
+        "max_gpus": compute.max_gpus,
+        **compute.facts,
+        "notes": list(compute.notes),
+    }
+
+
+def _bisection_gbps(spec: FabricSpec, compute: ComputePlan, links: list[Link]) -> float:
+    """Half the narrowest tier: NIC capacity, leaf uplinks, spine uplinks (Clos formula
+    hosts/2 x C / o for full fabrics)."""
+    leaf_set = set(compute.leaves)
+    spine_set = set(compute.tiers.spines)
+    host = leaf_up = spine_up = 0.0
+    for link in links:
+        if link.plane is not Plane.COMPUTE:
+            continue
+        if link.b in leaf_set and link.a not in leaf_set:
+            host += link.speed_gbps
+        elif link.a in leaf_set and link.b in spine_set:
+            leaf_up += link.speed_gbps
+        elif link.a in spine_set:
+            spine_up += link.speed_gbps
+    tiers = [host]
+    if compute.tiers.spines:
+        tiers.append(leaf_up)
+    if compute.tiers.cores:
+        tiers.append(spine_up)
+    return min(tiers) / 2
+
+
+def _description(spec: FabricSpec, summary: dict[str, Any]) -> str:
+    s = summary["switches"]
+    ratio = summary["oversubscription"]["leaf"]
+    ratio_text = f"{ratio:g}:1" if ratio is not None else "single leaf"
+    return (f"{_FAMILY_LABEL[spec.topology]}: {summary['gpus']:,} GPUs on "
+            f"{summary['servers']:,} servers ({spec.gpus_per_server} GPUs, "
+            f"{spec.nics_per_server} x {spec.nic_speed_gbps:g}G NICs each), "
+            f"{spec.technology.label}; {s['leaf']} leaves, {s['spine']} spines, {s['core']} "
+            f"core switches (radix {spec.switch_radix} at {spec.port_speed_gbps:g}G); leaf "
+            f"oversubscription {ratio_text}. Generated by FabricStudio.")
