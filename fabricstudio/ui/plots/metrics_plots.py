@@ -60,8 +60,13 @@ class MetricsPlots(QWidget):
         self.stream: MetricStream | None = None
         self.selected_links: tuple[str, ...] = ()
         self._shown_count = -1
-        self._link_curves: dict[str, list[pg.PlotDataItem]] = {"util": [], "queue": []}
-        self._flow_curves: list[pg.PlotDataItem] = []
+        self._link_curves = {key: [_curve(self.plots[key], f"link {k}", _PALETTE[k])
+                                   for k in range(MAX_LINK_CURVES)] for key in ("util", "queue")}
+        self._flow_curves = [_curve(self.plots["flows"], f"flow {k}", _PALETTE[k])
+                             for k in range(MAX_FLOW_CURVES)]
+        for curve in (*self._link_curves["util"], *self._link_curves["queue"],
+                      *self._flow_curves):
+            _show_curve(curve, False)
         self.shown_links: list[int] = []
 
     def set_stream(self, stream: MetricStream | None) -> None:
@@ -94,7 +99,8 @@ class MetricsPlots(QWidget):
         if not count:
             for curves in (*self._link_curves.values(), self._flow_curves):
                 for curve in curves:
-                    curve.setData([], [])
+                    _show_curve(curve, False)
+            self.shown_links = []
             for curve in self.events.values():
                 curve.setData([], [])
             return
@@ -118,7 +124,13 @@ class MetricsPlots(QWidget):
     def _refresh_links(self, stream: MetricStream, x: np.ndarray) -> None:
         chosen = self._chosen_links(stream)
         if chosen != self.shown_links:
-            self._rebuild_link_curves(stream, chosen)
+            self.shown_links = chosen
+            for key, curves in self._link_curves.items():
+                for k, curve in enumerate(curves):
+                    if k < len(chosen):
+                        d = stream.links[chosen[k]]
+                        _rename(self.plots[key], curve, f"{d.src}→{d.dst}")
+                    _show_curve(curve, k < len(chosen))
         util = stream.link_series("utilisation")[: len(x)]
         queue = stream.link_series("queue_bytes")[: len(x)]
         n = min(len(x), len(util), len(queue))
@@ -127,27 +139,29 @@ class MetricsPlots(QWidget):
         for curve, i in zip(self._link_curves["queue"], chosen):
             curve.setData(x[:n], queue[:n, i] / 1024.0)
 
-    def _rebuild_link_curves(self, stream: MetricStream, chosen: list[int]) -> None:
-        self.shown_links = chosen
-        for key, curves in self._link_curves.items():
-            plot = self.plots[key]
-            for curve in curves:
-                plot.removeItem(curve)
-            plot.legend.clear()
-            self._link_curves[key] = [
-                _curve(plot, f"{stream.links[i].src}→{stream.links[i].dst}",
-                       _PALETTE[k % len(_PALETTE)]) for k, i in enumerate(chosen)]
-
     def _refresh_flows(self, stream: MetricStream, times: np.ndarray) -> None:
         last = stream.latest()
         flow_ids = list(last.flow_ids[:MAX_FLOW_CURVES]) if last is not None else []
-        plot = self.plots["flows"]
-        if len(self._flow_curves) != len(flow_ids):
-            for curve in self._flow_curves:
-                plot.removeItem(curve)
-            plot.legend.clear()
-            self._flow_curves = [_curve(plot, f"flow {fid}", _PALETTE[k % len(_PALETTE)])
-                                 for k, fid in enumerate(flow_ids)]
-        for curve, fid in zip(self._flow_curves, flow_ids):
-            t, rate = stream.flow_series("rate_gbps", fid)
-            curve.setData(t * 1e6, rate)
+        for k, curve in enumerate(self._flow_curves):
+            if k < len(flow_ids):
+                _rename(self.plots["flows"], curve, f"flow {flow_ids[k]}")
+                t, rate = stream.flow_series("rate_gbps", flow_ids[k])
+                curve.setData(t * 1e6, rate)
+            _show_curve(curve, k < len(flow_ids))
+
+
+def _show_curve(curve: pg.PlotDataItem, visible: bool) -> None:
+    """Show or hide a curve and its legend entry (no-op if unchanged)."""
+    if curve.isVisible() != visible:
+        curve.setVisible(visible)
+        if not visible:
+            curve.setData([], [])
+
+
+def _rename(plot: pg.PlotItem, curve: pg.PlotDataItem, name: str) -> None:
+    """Change a curve's legend text (no-op if unchanged)."""
+    if curve.name() != name:
+        curve.opts["name"] = name
+        label = plot.legend.getLabel(curve)
+        if label is not None:
+            label.setText(name)

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from fabricstudio.model import Design
 from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.ui.simview.overlay import SimOverlay
+from fabricstudio.ui.simview.process_worker import ProcessRunWorker, picklable
 from fabricstudio.ui.simview.source import RunRequest, SourceFactory, engine_source
 from fabricstudio.ui.simview.worker import RunWorker
 
@@ -37,17 +38,19 @@ class SimController(QObject):
     message = Signal(str)
 
     def __init__(self, scene, design: Design, factory: SourceFactory | None = None,
-                 parent: QObject | None = None) -> None:
+                 parent: QObject | None = None, use_process: bool | None = None) -> None:
         super().__init__(parent)
         self._design = design
         self.factory = factory or engine_source
+        #: Run the engine in a child process (default: whenever the factory can be pickled).
+        self.use_process = picklable(self.factory) if use_process is None else use_process
         self.overlay = SimOverlay(scene, design)
         self.stream: MetricStream | None = None
         self.request: RunRequest | None = None
         self.run_design: Design | None = None
         self.result: dict[str, Any] | None = None
         self.state = "idle"
-        self.worker: RunWorker | None = None
+        self.worker: RunWorker | ProcessRunWorker | None = None
         self.speed: float | None = None  # sim seconds per wall second; None = follow live
         self.playing = False
         self.display_time = 0.0
@@ -82,7 +85,8 @@ class SimController(QObject):
         self.run_design = self.design.copy()
         self.result = None
         self._set_stream(None)
-        worker = RunWorker(self.factory, self.run_design, request, self)
+        worker_class = ProcessRunWorker if self.use_process else RunWorker
+        worker = worker_class(self.factory, self.run_design, request, self)
         worker.stream_ready.connect(self._on_stream_ready)
         worker.progressed.connect(self._on_progress)
         worker.completed.connect(self._on_completed)

@@ -197,12 +197,13 @@ class SimulationUi(QObject):
 
     def _on_frame(self, index: int, t: float) -> None:
         c = self.controller
-        self.plots.set_cursor(t)
         self.legend.set_caption(moment_caption(t, c.request.label if c.request else ""))
         now = time.perf_counter()
-        if now - self._last_plot_refresh > PLOT_REFRESH_S or not c.running:
+        following_live = c.running and c.playing
+        if not following_live or now - self._last_plot_refresh > PLOT_REFRESH_S:
             self._last_plot_refresh = now
             self.plots.refresh()
+            self.plots.set_cursor(t)
 
     def _on_progress(self, now: float, fraction: float, rate: float) -> None:
         self.window.statusBar().showMessage(

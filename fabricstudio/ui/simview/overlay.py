@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QPainter, QPen
+from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsSceneHoverEvent
 
 from fabricstudio.model import Design
@@ -25,6 +25,8 @@ SIDE_OFFSET = 2.6  # scene units between the two directions of a cable
 BOX_HALF = (34.0, 20.0)  # half size of a device box plus a margin
 DROP_FADE_S = 0.8  # wall seconds a drop flash lasts
 PULSE_HZ = 1.6
+QUEUE_BAR = 16.0  # scene height of a full queue bar
+OUTLINE_FROM_BIN = 12  # light (yellow-green) colours get a dark outline on white
 _FIELDS = tuple(LINK_FIELDS)
 
 
@@ -43,6 +45,13 @@ class SimOverlay(QGraphicsItem):
         self._phase = 0.0
         self._flash = np.zeros(0)
         self._bins_lines: dict[int, list[QLineF]] = {}
+        self._paths: dict[str, QPainterPath | None] = {}
+        self._drop_paths: list[tuple[float, QPainterPath]] = []
+        self._drop_levels = np.zeros(0, dtype=np.int8)
+        self._queue_frames: list[QRectF] = []
+        self._queue_low: list[QRectF] = []
+        self._queue_high: list[QRectF] = []
+        self._pause_points: list[QPointF] = []
         self.setZValue(5)
         self.setAcceptHoverEvents(True)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
@@ -103,7 +112,7 @@ class SimOverlay(QGraphicsItem):
                                   QPointF(xs.max(), ys.max())).adjusted(-30, -30, 30, 30)
         else:
             self._bounds = QRectF()
-        self._rebuild_lines()
+        self._rebuild()
 
     # ------------------------------------------------------------------ state
     def apply_frame(self, frame: Frame | None) -> bool:
@@ -122,7 +131,7 @@ class SimOverlay(QGraphicsItem):
             for name in _FIELDS:
                 self.state[name][:] = frame.links[name]
             self._flash[self.state["drops"] > 0] = 1.0
-        self._rebuild_lines()
+        self._rebuild()
         self.update()
         return True
 
@@ -132,7 +141,8 @@ class SimOverlay(QGraphicsItem):
         fading = self._flash > 0
         if fading.any():
             self._flash[fading] = np.maximum(0.0, self._flash[fading] - dt / DROP_FADE_S)
-        if fading.any() or (self.state and self.state["paused"].any()):
+            self._build_drops(force=False)
+        if fading.any() or self._paths.get("pause") is not None:
             self.update()
 
     def busy_links(self, threshold: float = style.BUSY_THRESHOLD) -> list[DirectedLink]:
@@ -151,16 +161,71 @@ class SimOverlay(QGraphicsItem):
         return [(self.links[i].src, self.links[i].src_port)
                 for i in np.flatnonzero(self.state["paused"] > 0)]
 
-    def _rebuild_lines(self) -> None:
+    # ------------------------------------------------------------------ batching
+    def _rebuild(self) -> None:
+        """Turn the shown state into a few batched primitives (lines per colour, paths)."""
         if not self.state:
             return
+        placed = np.isfinite(self._geom[:, 0])
         util = self.state["utilisation"]
-        busy = np.flatnonzero((util > style.BUSY_THRESHOLD) & np.isfinite(self._geom[:, 0]))
-        bins = style.utilisation_bins(util[busy])
+        busy = np.flatnonzero((util > style.BUSY_THRESHOLD) & placed)
         self._bins_lines = {}
-        for i, b in zip(busy.tolist(), bins.tolist()):
-            x1, y1, x2, y2 = self._geom[i]
-            self._bins_lines.setdefault(b, []).append(QLineF(x1, y1, x2, y2))
+        for i, b in zip(busy.tolist(), style.utilisation_bins(util[busy]).tolist()):
+            self._bins_lines.setdefault(b, []).append(QLineF(*self._geom[i]))
+        self._build_queues(placed)
+        s = self.state
+        self._paths = {
+            "ecn": self._marker_path(np.flatnonzero((s["ecn_marks"] > 0) & placed), 20.0,
+                                     lambda at, i: _triangle(at, 3.5 + min(
+                                         4.0, math.log10(1 + float(s["ecn_marks"][i])) * 2))),
+            "stall": self._marker_path(np.flatnonzero((s["credit_stall"] > 0.01) & placed), 12.0,
+                                       lambda at, i: _square(at, 5.0 + 4.0 * float(
+                                           s["credit_stall"][i]))),
+            "pause": self._marker_path(np.flatnonzero((s["paused"] > 0) & placed), 12.0,
+                                       lambda at, i: _octagon(at, 5.0 + 3.0 * float(
+                                           s["paused"][i]))),
+        }
+        self._pause_points = [self._marker_point(i, 12.0)
+                              for i in np.flatnonzero((s["paused"] > 0) & placed)]
+        self._build_drops()
+
+    def _build_queues(self, placed: np.ndarray) -> None:
+        fill = np.clip(self.state["queue_bytes"] / self._queue_ref, 0, 1)
+        chosen = np.flatnonzero((fill > 0.01) & placed)
+        at = self._port[chosen] + self._unit[chosen] * 6.0
+        left, top = at[:, 0] + 5.0, at[:, 1] - QUEUE_BAR / 2
+        level = QUEUE_BAR * fill[chosen]
+        high = fill[chosen] >= 0.75
+        self._queue_frames = [QRectF(x, y, 5.0, QUEUE_BAR)
+                              for x, y in zip(left.tolist(), top.tolist())]
+        bars = [(QRectF(x, y + QUEUE_BAR - h, 5.0, h), hi) for x, y, h, hi in
+                zip(left.tolist(), top.tolist(), level.tolist(), high.tolist())]
+        self._queue_low = [r for r, hi in bars if not hi]
+        self._queue_high = [r for r, hi in bars if hi]
+
+    def _build_drops(self, force: bool = True) -> None:
+        """Drop flashes grouped in four fading strengths (rebuilt when a group changes)."""
+        levels = np.ceil(self._flash * 4).astype(np.int8)
+        if not force and np.array_equal(levels, self._drop_levels):
+            return
+        self._drop_levels = levels
+        self._drop_paths = []
+        for step in (4, 3, 2, 1):
+            level = step / 4
+            chosen = np.flatnonzero((levels == step) & np.isfinite(self._geom[:, 0]))
+            if len(chosen):
+                size = 9.0 * (2.0 - level)
+                self._drop_paths.append((level, self._marker_path(
+                    chosen, 14.0, lambda at, i, size=size: _star(at, size))))
+
+    def _marker_path(self, indices, along: float, shape) -> QPainterPath | None:
+        if not len(indices):
+            return None
+        path = QPainterPath()
+        for i in indices.tolist():
+            shape_path = shape(self._marker_point(i, along), i)
+            path.addPath(shape_path)
+        return path
 
     # ------------------------------------------------------------------ painting
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
@@ -169,57 +234,67 @@ class SimOverlay(QGraphicsItem):
     def paint(self, painter: QPainter, option, widget=None) -> None:  # noqa: D102
         if not self.state:
             return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         for b, lines in sorted(self._bins_lines.items()):
-            width = style.link_width((b + 0.5) / style.BINS)
-            painter.setPen(_flat_pen(style.OUTLINE, width + 1.6))
-            painter.drawLines(lines)
+            if b >= OUTLINE_FROM_BIN:
+                painter.setPen(_flat_pen(style.OUTLINE, style.link_width((b + 0.5) / style.BINS)
+                                         + 1.6))
+                painter.drawLines(lines)
         for b, lines in sorted(self._bins_lines.items()):
-            width = style.link_width((b + 0.5) / style.BINS)
-            painter.setPen(_flat_pen(style.RAMP[b], width))
+            painter.setPen(_flat_pen(style.RAMP[b], style.link_width((b + 0.5) / style.BINS)))
             painter.drawLines(lines)
-        self._paint_queues(painter)
+        if self._queue_frames:
+            painter.setPen(QPen(QColor("#202020"), 0.8))
+            painter.setBrush(QBrush(QColor("white")))
+            painter.drawRects(self._queue_frames)
+            painter.setPen(Qt.PenStyle.NoPen)
+            for rects, colour in ((self._queue_low, QColor("#F0E442")),
+                                  (self._queue_high, style.PAUSE_COLOUR)):
+                if rects:
+                    painter.setBrush(QBrush(colour))
+                    painter.drawRects(rects)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         self._paint_markers(painter)
 
-    def _paint_queues(self, painter: QPainter) -> None:
-        fill = np.clip(self.state["queue_bytes"] / self._queue_ref, 0, 1)
-        painter.setPen(QPen(QColor("#202020"), 0.8))
-        for i in np.flatnonzero(fill > 0.01):
-            at = self._marker_point(i, 6.0)
-            if at is None:
-                continue
-            height = 16.0
-            frame_rect = QRectF(at.x() + 5, at.y() - height / 2, 5, height)
-            painter.setBrush(QBrush(QColor("white")))
-            painter.drawRect(frame_rect)
-            level = height * float(fill[i])
-            painter.fillRect(QRectF(frame_rect.left(), frame_rect.bottom() - level, 5, level),
-                             QColor("#F0E442") if fill[i] < 0.75 else style.PAUSE_COLOUR)
-
     def _paint_markers(self, painter: QPainter) -> None:
-        pulse = 1.0 + 0.28 * math.sin(2 * math.pi * self._phase)
-        for i in np.flatnonzero(self.state["ecn_marks"] > 0):
-            at = self._marker_point(i, 20.0)
-            if at is not None:
-                marks = float(self.state["ecn_marks"][i])
-                style.draw_ecn(painter, at, 3.5 + min(4.0, math.log10(1 + marks) * 2))
-        for i in np.flatnonzero(self.state["credit_stall"] > 0.01):
-            at = self._marker_point(i, 12.0)
-            if at is not None:
-                style.draw_stall(painter, at, 5.0 + 4.0 * float(self.state["credit_stall"][i]))
-        for i in np.flatnonzero(self._flash > 0):
-            at = self._marker_point(i, 14.0)
-            if at is not None:
-                style.draw_drop(painter, at, 9.0 * (2.0 - self._flash[i]), float(self._flash[i]))
-        for i in np.flatnonzero(self.state["paused"] > 0):
-            at = self._marker_point(i, 12.0)
-            if at is not None:
-                held = float(self.state["paused"][i])
-                style.draw_pause(painter, at, (5.0 + 3.0 * held) * pulse)
+        paths = self._paths
+        if paths.get("ecn") is not None:
+            painter.setPen(QPen(QColor(60, 40, 0), 0.8))
+            painter.setBrush(QBrush(style.ECN_COLOUR))
+            painter.drawPath(paths["ecn"])
+        if paths.get("stall") is not None:
+            pen = QPen(style.STALL_COLOUR, 2.0)
+            painter.setPen(pen)
+            painter.setBrush(QBrush(QColor("white")))
+            painter.drawPath(paths["stall"])
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for level, path in self._drop_paths:
+            colour = QColor(style.DROP_COLOUR)
+            colour.setAlphaF(level)
+            painter.setPen(QPen(colour, 2.2))
+            painter.drawPath(path)
+        if paths.get("pause") is not None:
+            halo = QColor(style.PAUSE_COLOUR)
+            pulse = 0.5 + 0.5 * math.sin(2 * math.pi * self._phase)
+            halo.setAlphaF(0.15 + 0.55 * pulse)
+            painter.setPen(QPen(halo, 2.0 + 3.0 * pulse))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawPath(paths["pause"])
+            painter.setPen(QPen(QColor("white"), 1.0))
+            painter.setBrush(QBrush(style.PAUSE_COLOUR))
+            painter.drawPath(paths["pause"])
+            painter.setPen(QPen(QColor("white"), 1.6))
+            painter.drawLines(self._pause_bars())
 
-    def _marker_point(self, index: int, along: float) -> QPointF | None:
+    def _pause_bars(self) -> list[QLineF]:
+        bars = []
+        for at in self._pause_points:
+            for dx in (-1.6, 1.6):
+                bars.append(QLineF(at.x() + dx, at.y() - 2.6, at.x() + dx, at.y() + 2.6))
+        return bars
+
+    def _marker_point(self, index: int, along: float) -> QPointF:
         x, y = self._port[index]
-        if not math.isfinite(x):
-            return None
         ux, uy = self._unit[index]
         return QPointF(x + ux * along, y + uy * along)
 
@@ -267,3 +342,38 @@ def _flat_pen(colour: QColor, width: float) -> QPen:
     pen = QPen(colour, width)
     pen.setCapStyle(Qt.PenCapStyle.FlatCap)
     return pen
+
+
+def _octagon(at: QPointF, radius: float) -> QPainterPath:
+    path = QPainterPath()
+    path.addPolygon(QPolygonF([at + QPointF(radius * c, radius * s) for c, s in _OCTAGON]))
+    path.closeSubpath()
+    return path
+
+
+def _triangle(at: QPointF, size: float) -> QPainterPath:
+    path = QPainterPath()
+    path.addPolygon(QPolygonF([at + QPointF(0, -size), at + QPointF(size * 0.9, size * 0.6),
+                               at + QPointF(-size * 0.9, size * 0.6)]))
+    path.closeSubpath()
+    return path
+
+
+def _square(at: QPointF, size: float) -> QPainterPath:
+    path = QPainterPath()
+    path.addRect(QRectF(at.x() - size / 2, at.y() - size / 2, size, size))
+    path.addEllipse(at, size, size)
+    return path
+
+
+def _star(at: QPointF, size: float) -> QPainterPath:
+    path = QPainterPath()
+    for c, s in _STAR:
+        path.moveTo(at.x() - size * c, at.y() - size * s)
+        path.lineTo(at.x() + size * c, at.y() + size * s)
+    return path
+
+
+_OCTAGON = [(math.cos(a), math.sin(a)) for a in
+            (math.pi / 8 + k * math.pi / 4 for k in range(8))]
+_STAR = [(math.cos(a), math.sin(a)) for a in (0, math.pi / 4, math.pi / 2, 3 * math.pi / 4)]

@@ -16,7 +16,7 @@ PAUSE_COLOUR = QColor("#D55E00")  # Okabe-Ito vermillion
 ECN_COLOUR = QColor("#E69F00")  # Okabe-Ito orange
 DROP_COLOUR = QColor("#CC0066")
 STALL_COLOUR = QColor("#0072B2")  # Okabe-Ito blue
-OUTLINE = QColor(30, 30, 30, 150)
+OUTLINE = QColor("#4A4A4A")
 BUSY_THRESHOLD = 0.005
 
 
