@@ -20,6 +20,7 @@ import numpy as np
 LINK_FIELDS: dict[str, tuple[type, str]] = {
     "utilisation": (np.float32, "fraction of the period the transmitter was sending (0..1)"),
     "queue_bytes": (np.float32, "bytes queued for this link at the sending port (instant)"),
+    "queue_max_bytes": (np.float32, "largest queue at the sending port during the period"),
     "paused": (np.float32, "fraction of the period the sender was held by PFC PAUSE (0..1)"),
     "pauses_sent": (np.int32, "PFC PAUSE frames the receiving end sent upstream on this link"),
     "ecn_marks": (np.int32, "packets ECN-marked when leaving this link's egress queue"),

@@ -135,8 +135,8 @@ class CollectiveSpec(_Spec):
     )
     algorithm: Literal["auto", "ring", "hierarchical"] = Field(
         default="auto",
-        description="ring = NCCL flat ring; hierarchical = NVLink + per-rail rings; auto = "
-                    "hierarchical when several servers hold the same number (> 1) of ranks",
+        description="ring = NCCL flat ring; hierarchical = NVLink rings + per-rail rings; "
+                    "auto = the flat ring unless it needs more than a million flows",
     )
 
 

@@ -92,7 +92,8 @@ def test_hierarchical_all_reduce_phases():
     design = rail_design(servers=2, gpus=4)
     engine = FakeEngine(RATE, LATENCY)
     ctx = WorkloadContext(engine, design, random.Random(1))
-    c = run(Collective(ctx, 0, "all_reduce", all_gpus(design), 2**22, 2**30), engine)
+    c = run(Collective(ctx, 0, "all_reduce", all_gpus(design), 2**22, 2**30,
+                       algorithm="hierarchical"), engine)
     assert c.algorithm == "hierarchical" and c.channels == 4
     network = [f for f in engine.flows if f.src.split("/")[0] != f.dst.split("/")[0]]
     # per rail: 2 servers, 2(n-1) = 2 steps of S/(g n) per rank

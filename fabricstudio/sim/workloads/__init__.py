@@ -23,6 +23,7 @@ from fabricstudio.sim.workloads.addresses import (
     gpu_servers,
     resolve_ranks,
     server_of,
+    storage_endpoint,
     storage_servers,
 )
 from fabricstudio.sim.workloads.base import Workload, WorkloadContext
@@ -77,7 +78,8 @@ def _build_one(ctx: WorkloadContext, design: Design, index: int, i: int, spec) -
             raise ScenarioError(f"{where}: the design has no GPU server")
         for address in [*clients, *servers]:
             check_address(design, address, where)
-        return storage_burst(ctx, index, list(clients), list(servers), spec)
+        return storage_burst(ctx, index, [storage_endpoint(design, c) for c in clients],
+                             [storage_endpoint(design, s) for s in servers], spec)
     raise ScenarioError(f"{where}: unknown workload type")  # pragma: no cover - pydantic
 
 

@@ -101,6 +101,17 @@ def gpu_servers(design: Design) -> list[str]:
     return [d.id for d in design.devices.values() if d.kind == DeviceKind.GPU_SERVER]
 
 
+def storage_endpoint(design: Design, address: str) -> str:
+    """Where storage traffic of ``address`` enters the fabric: a bare server id maps to its
+    first storage NIC (``server/nicK``, K = compute NICs) when it has one, else to itself."""
+    if "/" in address:
+        return address
+    device = design.devices[address]
+    if device.storage_nics and device.nics:
+        return f"{address}/nic{device.nics}"
+    return address
+
+
 def group_by_server(ranks: list[str]) -> list[list[str]]:
     """Ranks grouped by server, servers and ranks in first-appearance order."""
     groups: dict[str, list[str]] = {}

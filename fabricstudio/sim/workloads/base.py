@@ -22,7 +22,8 @@ class Workload:
     """Base class: ``start()`` registers a SimPy process; ``report()`` summarises it.
 
     Subclasses implement ``_run()`` (a SimPy generator) and set ``planned_bytes`` (bytes the
-    workload will offer to the network or NVLink, for progress and work estimates).
+    workload will offer to the network or NVLink, for progress) and ``network_bytes`` (the
+    part that crosses the fabric between servers, for work estimates).
     """
 
     kind = "workload"
@@ -33,6 +34,7 @@ class Workload:
         self.start_s: float | None = None
         self.finish_s: float | None = None
         self.planned_bytes = 0
+        self.network_bytes = 0
         self.planned_flows = 0
         self.flow_ids: list[int] = []
 

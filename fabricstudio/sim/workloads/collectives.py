@@ -9,7 +9,9 @@ over NVLink to the rail GPU), so consecutive servers talk over one rail.  All-re
 
 Hierarchical (2-D ring): an NVLink ring inside every server, then one ring per rail across
 servers on S/g, then NVLink again; it sends 2(n-1)/n x S/g per NIC instead of 2(N-1)/N x S/g
-and takes 2(n-1) instead of 2(N-1) network steps, which is what makes 1,024-GPU rings cheap.
+and takes 2(n-1) instead of 2(N-1) network steps, which is what makes 1,024-GPU rings cheap to
+simulate.  Its phases run one after another (not overlapped), and because it moves fewer bytes
+over the NICs its busbw can exceed the NICs' aggregate, unlike NCCL's flat ring.
 """
 
 from __future__ import annotations
@@ -104,16 +106,48 @@ def hierarchical_phases(name: str, ranks: list[str], size: int) -> list[list[Rin
     return [intra, inter] if name == "reduce_scatter" else [inter, intra]
 
 
-def choose_algorithm(ranks: list[str], algorithm: str) -> str:
-    """``auto``: hierarchical when several servers each hold the same number (> 1) of ranks."""
+#: ``auto`` uses the flat ring up to this many flows, then the hierarchical ring.
+AUTO_FLAT_RING_MAX_FLOWS = 1_000_000
+
+
+def _is_regular(ranks: list[str]) -> bool:
     groups = group_by_server(ranks)
-    regular = len(groups) > 1 and len({len(g) for g in groups}) == 1 and len(groups[0]) > 1
-    if algorithm == "hierarchical" and not regular:
+    return len(groups) > 1 and len({len(g) for g in groups}) == 1 and len(groups[0]) > 1
+
+
+#: Slices per chunk on NVLink-only rings (NCCL_STEPS).
+NVLINK_SLICES = 8
+
+
+def _flows_of(phases: list[list[RingSpec]], slice_bytes: int) -> int:
+    total = 0
+    for phase in phases:
+        for r in phase:
+            nvlink = all(server_of(a) == server_of(b) for a, b in r.hops)
+            slices = -(-r.chunk_bytes // slice_bytes)
+            total += len(r.hops) * r.steps * max(1, min(slices, NVLINK_SLICES) if nvlink
+                                                 else slices)
+    return total
+
+
+def plan(design: Any, name: str, ranks: list[str], size: int, slice_bytes: int,
+         channels: int | None, algorithm: str) -> tuple[str, int, list[list[RingSpec]]]:
+    """(algorithm, channels, phases) of a ring collective.
+
+    ``auto`` is NCCL's flat ring unless that would take more than
+    :data:`AUTO_FLAT_RING_MAX_FLOWS` flows and the ranks allow the hierarchical ring.
+    """
+    if algorithm == "hierarchical" and not _is_regular(ranks):
         raise ScenarioError("the hierarchical algorithm needs the same number (> 1) of ranks "
                             "on each of several servers")
-    if algorithm == "auto":
-        return "hierarchical" if regular else "ring"
-    return algorithm
+    if algorithm != "hierarchical":
+        channels = channels or default_channels(design, ranks)
+        phases = flat_ring_phases(name, ranks, size, channels)
+        if (algorithm == "ring" or not _is_regular(ranks)
+                or _flows_of(phases, slice_bytes) <= AUTO_FLAT_RING_MAX_FLOWS):
+            return "ring", channels, phases
+    return ("hierarchical", len(group_by_server(ranks)[0]),
+            hierarchical_phases(name, ranks, size))
 
 
 class Collective(Workload):
@@ -135,19 +169,18 @@ class Collective(Workload):
             self._phases: list[list[RingSpec]] = []
             n = len(ranks)
             self.planned_bytes = n * (n - 1) * math.ceil(size_bytes / n)
+            self.network_bytes = math.ceil(size_bytes / n) * sum(
+                1 for a in ranks for b in ranks if server_of(a) != server_of(b))
             self.planned_flows = n * (n - 1)
             return
-        self.algorithm = choose_algorithm(ranks, algorithm)
-        if self.algorithm == "hierarchical":
-            self.channels = len(group_by_server(ranks)[0])
-            self._phases = hierarchical_phases(name, ranks, size_bytes)
-        else:
-            self.channels = channels or default_channels(ctx.design, ranks)
-            self._phases = flat_ring_phases(name, ranks, size_bytes, self.channels)
+        self.algorithm, self.channels, self._phases = plan(
+            ctx.design, name, ranks, size_bytes, slice_bytes, channels, algorithm)
         self.planned_bytes = sum(len(r.hops) * r.steps * r.chunk_bytes
                                  for phase in self._phases for r in phase)
-        self.planned_flows = sum(len(r.hops) * r.steps * max(1, -(-r.chunk_bytes // slice_bytes))
-                                 for phase in self._phases for r in phase)
+        self.network_bytes = sum(
+            sum(1 for a, b in r.hops if server_of(a) != server_of(b)) * r.steps * r.chunk_bytes
+            for phase in self._phases for r in phase)
+        self.planned_flows = _flows_of(self._phases, slice_bytes)
 
     @property
     def hops(self) -> list[tuple[str, str]]:
@@ -186,12 +219,19 @@ class Collective(Workload):
                 finished.succeed()
 
         passes = [RingPass(self.ctx.engine, list(r.hops), r.steps, r.chunk_bytes,
-                           self.slice_bytes, self.tag, one_done) for r in rings]
+                           self._slice_for(r), self.tag, one_done) for r in rings]
         for ring_pass in passes:
             ring_pass.start()
         yield finished
         for ring_pass in passes:
             self.flow_ids.extend(ring_pass.flow_ids)
+
+    def _slice_for(self, ring: RingSpec) -> int:
+        """Slice size of a pass: NVLink-only rings (contention-free) need no finer pipelining
+        than NCCL's 8 steps per chunk."""
+        if all(server_of(a) == server_of(b) for a, b in ring.hops):
+            return max(self.slice_bytes, math.ceil(ring.chunk_bytes / NVLINK_SLICES))
+        return self.slice_bytes
 
     def _run_direct(self):
         """All-to-all: every rank sends S/N to every other rank at once (N(N-1) flows)."""

@@ -20,6 +20,7 @@ class FlowSet(Workload):
         self.kind = kind
         self.flows = flows
         self.planned_bytes = sum(f[2] for f in flows)
+        self.network_bytes = sum(f[2] for f in flows if server_of(f[0]) != server_of(f[1]))
         self.planned_flows = len(flows)
         self.at_s = min(f[3] for f in flows) if flows else 0.0
         self._pending = len(flows)

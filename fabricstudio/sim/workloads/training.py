@@ -27,6 +27,7 @@ class TrainingStep(Workload):
                                     spec.slice_bytes, spec.channels, spec.algorithm)
         self.allreduce.kind = "training"
         self.planned_bytes = self.allreduce.planned_bytes * spec.iterations
+        self.network_bytes = self.allreduce.network_bytes * spec.iterations
         self.planned_flows = self.allreduce.planned_flows * spec.iterations
         self.steps: list[tuple[float, float]] = []  # (step time, all-reduce time)
         self.flow_ids = self.allreduce.flow_ids

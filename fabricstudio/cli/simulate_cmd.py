@@ -1,0 +1,284 @@
+"""``fabricstudio simulate DESIGN``: run a scenario (file and/or one workload from the command
+line) headless, show a progress bar and a summary, optionally write the Result JSON and a
+metrics CSV.  docs/simulation.md documents the scenario format and the JSON keys."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from fabricstudio.cli.common import CliError, load_design_arg, positive_float, positive_int
+from fabricstudio.formats import DesignFileError, atomic_write_text
+from fabricstudio.sim.export import write_metrics_csv
+from fabricstudio.sim.result import Result
+from fabricstudio.sim.run import MAX_CELL_HOPS, build_simulation
+from fabricstudio.sim.scenario import (
+    WORKLOAD_TYPES,
+    Scenario,
+    ScenarioError,
+    format_size,
+    load_scenario,
+    parse_size,
+)
+from fabricstudio.sim.workloads.addresses import gpu_servers, server_of
+
+NAME = "simulate"
+HELP = "simulate traffic on a design (scenario file or one workload) and summarise the result"
+_COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _workload_name(text: str) -> str:
+    name = text.replace("-", "_").lower()
+    if name not in WORKLOAD_TYPES:
+        raise argparse.ArgumentTypeError(
+            f"unknown workload {text!r} (choose from {', '.join(WORKLOAD_TYPES)})")
+    return name
+
+
+def _non_negative_float(text: str) -> float:
+    if text.strip() in ("0", "0.0"):
+        return 0.0
+    return positive_float(text)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``simulate``."""
+    parser.add_argument("design", metavar="DESIGN", help="design file")
+    parser.add_argument("--scenario", metavar="FILE", help="scenario file (JSON)")
+    group = parser.add_argument_group("one workload from the command line")
+    group.add_argument("--workload", metavar="NAME", type=_workload_name,
+                       help=f"one of {', '.join(w.replace('_', '-') for w in WORKLOAD_TYPES)}")
+    group.add_argument("--size", metavar="BYTES", type=_size,
+                       help="collective size, bytes per flow (incast, permutation), per client "
+                            "(storage) or gradient size (training); e.g. 256MiB, 1GB")
+    group.add_argument("--ranks", metavar="LIST", default="all",
+                       help="comma-separated GPUs (server/gpuN) or 'all' (default)")
+    group.add_argument("--receiver", metavar="ADDR", help="incast receiver")
+    group.add_argument("--senders", metavar="LIST",
+                       help="incast senders (default: every other GPU server)")
+    group.add_argument("--compute", metavar="SECONDS", type=positive_float,
+                       help="training: compute time per iteration")
+    group.add_argument("--overlap", metavar="FRACTION", type=float, default=0.0,
+                       help="training: share of the compute the all-reduce may overlap (0..1)")
+    group.add_argument("--iterations", metavar="N", type=positive_int, default=1,
+                       help="training: iterations")
+    run = parser.add_argument_group("run settings (override the scenario)")
+    run.add_argument("--technology", choices=("infiniband", "roce", "ethernet"))
+    run.add_argument("--dcqcn", action=argparse.BooleanOptionalAction, default=None,
+                     help="DCQCN on RoCE (--no-dcqcn: PFC only)")
+    run.add_argument("--routing", choices=("default", "ecmp", "static", "adaptive"))
+    run.add_argument("--cell-size", metavar="BYTES", type=_size, help="engine cell size")
+    run.add_argument("--seed", type=int)
+    run.add_argument("--until", metavar="SECONDS", type=positive_float,
+                     help="simulated horizon (default: until the traffic completes)")
+    run.add_argument("--measure-from", metavar="SECONDS", type=_non_negative_float,
+                     help="start of the statistics window")
+    out = parser.add_argument_group("output")
+    out.add_argument("--json", metavar="FILE", help="write the Result JSON ('-' = stdout only)")
+    out.add_argument("--metrics", metavar="FILE.csv", help="write the metric frames as CSV")
+    out.add_argument("--no-timing", action="store_true",
+                     help="null the wall-clock fields so identical runs give identical JSON")
+    out.add_argument("--no-limit", action="store_true",
+                     help=f"run even when the estimated work exceeds "
+                          f"{MAX_CELL_HOPS / 1e6:.0f} million cell-hops")
+
+
+def build_scenario(args: argparse.Namespace, design: Any) -> Scenario:
+    """The scenario file (if any) plus the command-line workload and overrides."""
+    if not args.scenario and not args.workload:
+        raise CliError("give a scenario (--scenario FILE) or a workload (--workload NAME "
+                       "--size BYTES)", 2)
+    base: dict[str, Any] = {}
+    if args.scenario:
+        try:
+            base = load_scenario(args.scenario).model_dump()
+        except ScenarioError as exc:
+            raise CliError(str(exc)) from None
+    if args.workload:
+        base.setdefault("workloads", [])
+        base["workloads"] = [*base.get("workloads", []), _cli_workload(args, design)]
+        base.setdefault("name", f"{args.workload} from the command line")
+    overrides = {"technology": args.technology, "dcqcn": args.dcqcn, "routing": args.routing,
+                 "cell_bytes": args.cell_size, "seed": args.seed, "until_s": args.until,
+                 "measure_from_s": args.measure_from}
+    base.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return Scenario.model_validate(base)
+    except ValueError as exc:
+        raise CliError(f"bad scenario: {_first_line(exc)}") from None
+
+
+def _first_line(exc: Exception) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        items = errors()
+        if items:
+            loc = ".".join(str(p) for p in items[0]["loc"])
+            return f"{loc}: {items[0]['msg']}" if loc else items[0]["msg"]
+    return str(exc).splitlines()[0]
+
+
+def _list(text: str | None) -> list[str] | str:
+    if text is None or text.strip() == "all":
+        return "all"
+    return [item.strip() for item in text.split(",") if item.strip()]
+
+
+def _cli_workload(args: argparse.Namespace, design: Any) -> dict[str, Any]:
+    name = args.workload
+    if args.size is None:
+        raise CliError(f"--workload {name.replace('_', '-')} needs --size BYTES", 2)
+    if name in _COLLECTIVES:
+        return {"type": name, "ranks": _list(args.ranks), "size_bytes": args.size}
+    if name == "training":
+        if args.compute is None:
+            raise CliError("--workload training needs --compute SECONDS", 2)
+        return {"type": name, "ranks": _list(args.ranks), "gradient_bytes": args.size,
+                "compute_s": args.compute, "overlap": args.overlap,
+                "iterations": args.iterations}
+    if name == "incast":
+        if not args.receiver:
+            raise CliError("--workload incast needs --receiver ADDR", 2)
+        senders = _list(args.senders)
+        if senders == "all":
+            senders = [s for s in gpu_servers(design) if s != server_of(args.receiver)]
+        return {"type": name, "senders": senders, "receiver": args.receiver, "bytes": args.size}
+    if name == "permutation":
+        return {"type": name, "hosts": _list(args.ranks), "bytes": args.size}
+    return {"type": name, "bytes": args.size}
+
+
+class _ProgressBar:
+    """A one-line progress bar on a terminal (stderr)."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.shown = -1
+
+    def __call__(self, fraction: float) -> None:
+        percent = int(fraction * 100)
+        if percent == self.shown:
+            return
+        self.shown = percent
+        filled = percent * 30 // 100
+        self.stream.write(f"\rsimulating [{'#' * filled}{'.' * (30 - filled)}] {percent:3d}%")
+        self.stream.flush()
+
+    def close(self) -> None:
+        self.stream.write("\r" + " " * 48 + "\r")
+        self.stream.flush()
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build, run, report."""
+    design = load_design_arg(args.design)
+    scenario = build_scenario(args, design)
+    try:
+        sim = build_simulation(design, scenario, None if args.no_limit else MAX_CELL_HOPS)
+    except ScenarioError as exc:
+        raise CliError(str(exc)) from None
+    bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
+    try:
+        result = sim.run(bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    text = result.to_json(timing=not args.no_timing)
+    if args.json == "-":
+        sys.stdout.write(text)
+    else:
+        print(summary_text(result))
+        if args.json:
+            _write(args.json, lambda: atomic_write_text(args.json, text))
+    if args.metrics:
+        ends = {rec.id: (rec.src, rec.dst) for rec in sim.engine.flows}
+        _write(args.metrics, lambda: write_metrics_csv(sim.stream, args.metrics, ends))
+    return 0
+
+
+def _write(path: str, action) -> None:
+    try:
+        action()
+    except DesignFileError as exc:
+        raise CliError(str(exc)) from None
+
+
+# ------------------------------------------------------------------ summary
+def _t(seconds: float | None) -> str:
+    if seconds is None:
+        return "-"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if abs(seconds) >= scale:
+            return f"{seconds / scale:.4g} {unit}"
+    return f"{seconds / 1e-9:.4g} ns"
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths))
+    return [line.rstrip(), "  ".join("-" * w for w in widths),
+            *("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)]
+
+
+def summary_text(result: Result, top: int = 8) -> str:
+    """A readable multi-line summary of a Result."""
+    run, tot, eng = result.run, result.totals, result.engine
+    tech = {"infiniband": "InfiniBand", "roce": "RoCE", "ethernet": "lossy Ethernet"}[
+        run["technology"]]
+    if run["technology"] == "roce":
+        tech += " with DCQCN" if run["dcqcn"] else " (PFC only)"
+    lines = [f"{run['design']}: {tech}, routing {run['routing']}, "
+             f"{format_size(run['cell_bytes'])} cells, seed {run['seed']}",
+             f"simulated {_t(result.end_s)}; completion "
+             f"{_t(result.completion_time_s) if result.finished else 'not reached (unfinished)'}"]
+    if result.collective:
+        c = result.collective
+        bw = (f"algbw {c['algbw_gbps']:.1f} Gb/s, busbw {c['busbw_gbps']:.1f} Gb/s"
+              if c["algbw_gbps"] is not None else "did not finish")
+        lines.append(f"collective: {c['name']} of {format_size(c['size_bytes'])} over "
+                     f"{c['ranks']} ranks ({c['algorithm']}): {_t(c['time_s'])}, {bw}")
+    if result.training:
+        t = result.training
+        lines.append(f"training: step {_t(t['step_time_s'])} (compute {_t(t['compute_s'])}, "
+                     f"exposed communication {_t(t['exposed_comm_s'])}), "
+                     f"GPU utilisation {t['gpu_utilisation'] * 100:.1f}%")
+    lines.append(
+        f"traffic: offered {format_size(tot['offered_bytes'])}, delivered "
+        f"{format_size(tot['delivered_bytes'])}, dropped {format_size(tot['dropped_bytes'])}, "
+        f"retransmitted {format_size(tot['retransmitted_bytes'])}")
+    lines.append(f"events: {tot['pfc_pauses']} PFC pauses ({_t(tot['paused_time_s'])} paused), "
+                 f"{tot['ecn_marks']} ECN marks, {tot['cnps']} CNPs, {tot['drops']} drops, "
+                 f"credit stalls {_t(tot['credit_stall_time_s'])}")
+    busiest = sorted(result.links, key=lambda l: (-l["utilisation"], l["id"]))[:top]
+    if busiest:
+        lines += ["", "busiest links (statistics window):"]
+        lines += _table(["link", "from > to", "util", "max queue", "pauses", "ECN", "drops"],
+                        [[l["id"], f"{l['from']} > {l['to']}", f"{l['utilisation'] * 100:.1f}%",
+                          format_size(l["max_queue_bytes"]), str(l["pfc_pauses_sent"]),
+                          str(l["ecn_marks"]), str(l["drops"])] for l in busiest])
+    flows = result.flows[:top]
+    if flows:
+        more = len(result.flows) + result.flows_omitted - len(flows)
+        lines += ["", f"flows{f' (first {top}; {more} more in --json)' if more > 0 else ''}:"]
+        lines += _table(["id", "src > dst", "bytes", "delivered", "finish", "Gb/s"],
+                        [[str(f["id"]), f"{f['src']} > {f['dst']}", format_size(f["bytes"]),
+                          format_size(f["delivered_bytes"]), _t(f["finish_s"]),
+                          "-" if f["throughput_gbps"] is None else f"{f['throughput_gbps']:.1f}"]
+                         for f in flows])
+    wall = eng.get("wall_time_s")
+    lines += ["", f"engine: {eng['events']:,} events, {eng.get('cell_hops') or 0:,} cell-hops"
+                  + (f", {wall:.2f} s wall, {eng['events_per_s']:,.0f} events/s"
+                     if wall else "")]
+    lines += [f"warning: {w}" for w in result.warnings]
+    return "\n".join(lines)
+
+
+__all__ = ["NAME", "HELP", "add_arguments", "run", "summary_text"]

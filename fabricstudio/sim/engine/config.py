@@ -1,0 +1,88 @@
+"""Engine configuration, the public flow record and the engine's error type."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fabricstudio.model import FabricSettings, Technology
+
+#: Routing modes: ``default`` = ECMP on Ethernet/RoCE, destination-based static on InfiniBand.
+ROUTING_MODES = ("default", "ecmp", "static", "adaptive")
+
+#: Frames aimed at per run when the horizon is known (SIMULATION.md section 4).
+TARGET_FRAMES = 1000
+#: Sample period when neither a period nor a horizon is given (seconds).
+DEFAULT_SAMPLE_PERIOD_S = 10e-6
+
+
+class EngineError(ValueError):
+    """A design, configuration or flow the engine cannot simulate (message names the object)."""
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """How to run the engine.
+
+    ``technology``/``dcqcn``/``fabric`` override the design's fabric settings for this run only.
+    ``cell_bytes`` is the unit the engine moves (``== mtu`` gives a packet-level run).
+    ``sample_period_s`` is the metrics frame period; None picks one: ``horizon_s / 1000``
+    rounded to 1-2-5 when ``horizon_s`` (the expected run length) is given, else 10 us.
+    """
+
+    technology: Technology | None = None
+    dcqcn: bool | None = None
+    routing: str = "default"
+    cell_bytes: int = 16384
+    seed: int = 1
+    sample_period_s: float | None = None
+    fabric: FabricSettings | None = None
+    horizon_s: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.routing not in ROUTING_MODES:
+            raise EngineError(f"routing {self.routing!r} is not one of {', '.join(ROUTING_MODES)}")
+        if not 256 <= int(self.cell_bytes) <= 64 * 1024 * 1024:
+            raise EngineError(f"cell size {self.cell_bytes} B is outside 256 B .. 64 MiB")
+        if self.sample_period_s is not None and not 1e-9 <= self.sample_period_s <= 10.0:
+            raise EngineError(f"sample period {self.sample_period_s} s is outside 1 ns .. 10 s")
+        if self.horizon_s is not None and not self.horizon_s > 0:
+            raise EngineError(f"horizon {self.horizon_s} s must be positive")
+
+    def resolved_sample_period(self) -> float:
+        """The sample period to use (seconds)."""
+        if self.sample_period_s is not None:
+            return float(self.sample_period_s)
+        if self.horizon_s is not None:
+            return nice_period(self.horizon_s / TARGET_FRAMES)
+        return DEFAULT_SAMPLE_PERIOD_S
+
+
+def nice_period(raw_s: float) -> float:
+    """Round a period up to 1, 2 or 5 times a power of ten (at least 100 ns)."""
+    raw_s = max(raw_s, 1e-7)
+    scale = 1e-9
+    while scale * 10 <= raw_s:
+        scale *= 10
+    for step in (1, 2, 5, 10):
+        if scale * step >= raw_s * (1 - 1e-9):
+            return scale * step
+    return scale * 10  # pragma: no cover - loop always returns
+
+
+@dataclass(slots=True, eq=False)
+class FlowRecord:
+    """Progress of one flow.  ``finish_s`` is None until the last byte is delivered."""
+
+    id: int
+    src: str
+    dst: str
+    size_bytes: int
+    delivered_bytes: int = 0
+    start_s: float = 0.0
+    finish_s: float | None = None
+    tag: str = ""
+
+    @property
+    def done(self) -> bool:
+        """True once every byte has been delivered."""
+        return self.finish_s is not None

@@ -1,0 +1,291 @@
+"""The cell-level engine: build from a frozen design, add flows, advance in slices."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from random import Random
+
+import simpy
+
+from fabricstudio.model import Design, Technology
+from fabricstudio.model.devices import GpuServer, StorageServer
+from fabricstudio.sim.engine.clock import Call, Clock
+from fabricstudio.sim.engine.config import EngineConfig, EngineError, FlowRecord
+from fabricstudio.sim.engine.flows import DcqcnFlow, Flow, IbCcFlow, TcpFlow
+from fabricstudio.sim.engine.network import Network
+from fabricstudio.sim.engine.params import DcqcnParams, IbCcParams, TcpParams
+from fabricstudio.sim.engine.ports import Cell
+from fabricstudio.sim.engine.routing import Endpoint, Router
+from fabricstudio.sim.engine.sampler import Sampler
+from fabricstudio.sim.metrics import MetricStream
+
+#: Latency of an NVLink transfer between GPUs of one server (SimAI: 25 ns).
+NVLINK_LATENCY_S = 25e-9
+
+
+class Engine:
+    """Cell-level simulation of one design.  Time unit: seconds.
+
+    >>> eng = Engine(design, EngineConfig(technology=Technology.ROCE))   # doctest: +SKIP
+    >>> eng.add_flow("h1", "h2", 10_000_000); eng.advance(1e-3)           # doctest: +SKIP
+    """
+
+    def __init__(self, design: Design, config: EngineConfig | None = None) -> None:
+        self.config = config or EngineConfig()
+        self.design = design.copy()
+        fabric = self.config.fabric or self.design.fabric
+        if self.config.technology is not None:
+            fabric = fabric.model_copy(update={"technology": self.config.technology})
+        self.fabric = fabric
+        self.technology: Technology = fabric.technology
+        self.cell_bytes = int(self.config.cell_bytes)
+        self.mtu = fabric.mtu_bytes
+        self.wire_overhead = fabric.wire_overhead_bytes()
+        roce = self.technology is Technology.ROCE
+        self.ecn_enabled = roce and fabric.ecn.enabled
+        dcqcn = fabric.dcqcn.enabled if self.config.dcqcn is None else self.config.dcqcn
+        self.dcqcn_enabled = roce and bool(dcqcn)
+        self.ib_cc = self.technology is Technology.INFINIBAND and fabric.infiniband.congestion_control
+        self.lossy = self.technology is Technology.ETHERNET or (roce and not fabric.pfc.enabled)
+        self.dcqcn_params = DcqcnParams.from_fabric(fabric)
+        self.tcp_params = TcpParams.from_fabric(fabric)
+        self.ibcc_params = IbCcParams()
+        self.rng = Random(self.config.seed)
+        self.env = simpy.Environment()
+        self.clock = Clock(self.env)
+        # totals
+        self.offered = self.delivered = self.dropped = self.retransmitted = 0
+        self.in_flight = self.duplicates = self.nvlink_bytes = 0
+        self.drops = self.pfc_pauses = self.ecn_marks = self.cnps = 0
+        self.lossless_violations = self.timeouts = 0
+        self._wall = 0.0
+        self._flows: list[Flow | None] = []
+        self.flows: list[FlowRecord] = []
+        self.net = Network(self, self.design)
+        self.ports = self.net.ports
+        self.router = Router(self.net.switches, self.net.endpoints, self._routing_mode(),
+                             self.config.seed)
+        self.config_warnings = list(self.net.warnings)
+        self._warn_settings()
+        self.stream = MetricStream(tuple(self.net.directed), self.config.resolved_sample_period())
+        self.sampler = Sampler(self)
+
+    # ------------------------------------------------------------------ setup helpers
+    def _routing_mode(self) -> str:
+        mode = self.config.routing
+        if mode == "default":
+            return "static" if self.technology is Technology.INFINIBAND else "ecmp"
+        return mode
+
+    def _warn_settings(self) -> None:
+        if self.technology is Technology.ROCE and self.dcqcn_enabled and not self.ecn_enabled:
+            self.config_warnings.append("DCQCN is on but ECN marking is off: no CNPs will be "
+                                        "generated, DCQCN never reacts")
+        if self.technology is Technology.ROCE and not self.fabric.pfc.enabled:
+            self.config_warnings.append("PFC is off on RoCE: the fabric is lossy; senders "
+                                        "recover losses TCP-style")
+
+    @property
+    def now(self) -> float:
+        """Current simulated time (seconds)."""
+        return self.env.now
+
+    @property
+    def routing(self) -> str:
+        """Routing mode in effect: "ecmp", "static" or "adaptive"."""
+        return self.router.mode
+
+    # ------------------------------------------------------------------ addressing
+    def resolve(self, address: str) -> tuple[str, int, int | None]:
+        """``server``, ``server/gpuN`` or ``server/nicN`` -> (device id, NIC port, GPU or None)."""
+        name, _, sub = str(address).partition("/")
+        device = self.design.devices.get(name)
+        if device is None:
+            raise EngineError(f"unknown device {name!r} in address {address!r}")
+        if not isinstance(device, (GpuServer, StorageServer)):
+            raise EngineError(f"{name} is a switch; flows start and end at servers")
+        if not sub:
+            if isinstance(device, StorageServer) and device.storage_nics:
+                return name, device.nics, None
+            if device.nics:
+                return name, 0, None
+            if device.storage_nics:
+                return name, device.nics, None
+            raise EngineError(f"{name} has no NIC to send or receive traffic")
+        if sub.startswith("gpu") and sub[3:].isdigit():
+            gpu = int(sub[3:])
+            if not isinstance(device, GpuServer) or gpu >= device.gpus:
+                raise EngineError(f"{address!r}: {name} has no GPU {gpu}")
+            if device.nics == 0:
+                return name, -1, gpu
+            return name, device.gpu_nic(gpu), gpu
+        if sub.startswith("nic") and sub[3:].isdigit():
+            nic = int(sub[3:])
+            if nic >= device.nics + device.storage_nics:
+                raise EngineError(f"{address!r}: {name} has no NIC {nic}")
+            return name, nic, None
+        raise EngineError(f"bad address {address!r}: use server, server/gpuN or server/nicN")
+
+    def _endpoint(self, address: str, device: str, nic: int) -> Endpoint:
+        ep = self.net.endpoint_of.get((device, nic))
+        if ep is None:
+            raise EngineError(f"{address!r}: NIC {nic} of {device} is not connected")
+        return ep
+
+    # ------------------------------------------------------------------ flows
+    def add_flow(self, src: str, dst: str, size_bytes: float, start_s: float | None = None,
+                 on_done: Callable[[FlowRecord], None] | None = None, tag: str = "") -> int:
+        """Schedule a transfer of ``size_bytes`` from ``src`` to ``dst``; returns its id.
+
+        Same-server GPU pairs use NVLink (fixed bandwidth, contention-free).  ``on_done`` is
+        called with the flow's record at the simulated instant its last byte is delivered.
+        """
+        try:
+            size = int(size_bytes)
+        except (TypeError, ValueError, OverflowError):
+            raise EngineError(f"flow {src} -> {dst}: size {size_bytes!r} is not a number") from None
+        if size <= 0:
+            raise EngineError(f"flow {src} -> {dst}: size {size_bytes} must be positive")
+        now = self.env.now
+        start = now if start_s is None else float(start_s)
+        if start < now - 1e-15:
+            raise EngineError(f"flow {src} -> {dst}: start {start} s is before now ({now} s)")
+        sdev, snic, sgpu = self.resolve(src)
+        ddev, dnic, dgpu = self.resolve(dst)
+        rec = FlowRecord(len(self.flows), str(src), str(dst), size, 0, start, None, tag)
+        if sdev == ddev:
+            if sgpu is None or dgpu is None:
+                raise EngineError(f"flow {src} -> {dst}: source and destination are the same "
+                                  "server (only GPU-to-GPU NVLink transfers stay inside one)")
+            if sgpu == dgpu:
+                raise EngineError(f"flow {src} -> {dst}: source and destination are the same GPU")
+            self._add_nvlink(rec, start, on_done)
+            return rec.id
+        if snic < 0 or dnic < 0:
+            raise EngineError(f"flow {src} -> {dst}: a server without NICs cannot reach "
+                              "another server")
+        sep = self._endpoint(src, sdev, snic)
+        dep = self._endpoint(dst, ddev, dnic)
+        sport = 49152 + rec.id % 16384
+        mode = self.router.mode
+        path = self.router.path(sep, dep, sport, mode)
+        flow = self._flow_class()(self, rec, sep.up, None if mode == "adaptive" else path,
+                                  dep.index, self._path_delay(path), on_done)
+        self.flows.append(rec)
+        self._flows.append(flow)
+        self.sampler.track(rec)
+        self.clock.call(start - now + self.fabric.nic_latency_ns * 1e-9, self._start, flow)
+        return rec.id
+
+    def _flow_class(self) -> type[Flow]:
+        if self.lossy:
+            return TcpFlow
+        if self.dcqcn_enabled:
+            return DcqcnFlow
+        if self.ib_cc:
+            return IbCcFlow
+        return Flow
+
+    def _path_delay(self, path: tuple) -> float:
+        """One-way base delay of a path (propagation, switch and NIC latency)."""
+        delay = 2 * self.fabric.nic_latency_ns * 1e-9
+        for port in path:
+            delay += port.prop
+            if not port.to_host:
+                delay += port.peer.latency
+        return delay
+
+    def _start(self, event: Call) -> None:
+        flow = event.arg
+        flow.nic.activate(flow)
+
+    def _add_nvlink(self, rec: FlowRecord, start: float,
+                    on_done: Callable[[FlowRecord], None] | None) -> None:
+        device = self.design.devices[rec.src.partition("/")[0]]
+        duration = NVLINK_LATENCY_S + rec.size_bytes * 8 / (device.nvlink_gbps * 1e9)
+        self.flows.append(rec)
+        self._flows.append(None)
+        self.sampler.track(rec)
+
+        def done(_event: Call) -> None:
+            rec.delivered_bytes = rec.size_bytes
+            rec.finish_s = self.env.now
+            self.nvlink_bytes += rec.size_bytes
+            self.sampler.track(rec)
+            if on_done is not None:
+                on_done(rec)
+
+        self.clock.call(start - self.env.now + duration, done)
+
+    # ------------------------------------------------------------------ engine callbacks
+    def offer(self, cell: Cell) -> None:
+        """A NIC put ``cell`` on the wire."""
+        self.offered += cell.bytes
+        self.in_flight += cell.bytes
+
+    def drop(self, cell: Cell) -> None:
+        """``cell`` was lost inside the fabric."""
+        self.dropped += cell.bytes
+        self.in_flight -= cell.bytes
+        self.drops += cell.npkts
+
+    def flow_finished(self, flow: Flow) -> None:
+        """Release per-flow engine state of a finished flow."""
+        self._flows[flow.rec.id] = None
+
+    # ------------------------------------------------------------------ running
+    def advance(self, until_s: float) -> None:
+        """Run the simulation up to ``until_s`` seconds (resumable, call with increasing times)."""
+        until = float(until_s)
+        if until <= self.env.now:
+            return
+        started = time.perf_counter()
+        try:
+            env = self.env
+            env.run(until=until)
+            while env.peek() <= until:  # events due exactly at ``until`` (e.g. its frame)
+                env.step()
+        finally:
+            self._wall += time.perf_counter() - started
+
+    # ------------------------------------------------------------------ reports
+    def link_stats(self, measure_from_s: float = 0.0) -> list[dict]:
+        """Per directed link statistics over ``[measure_from_s, now]``."""
+        return self.sampler.link_stats(measure_from_s)
+
+    def totals(self) -> dict:
+        """Fabric-wide byte and event counts (conservation:
+        offered = delivered + dropped + in flight)."""
+        now = self.env.now
+        for port in self.ports:
+            port.settle(now)
+        return {
+            "offered_bytes": self.offered,
+            "delivered_bytes": self.delivered,
+            "dropped_bytes": self.dropped,
+            "retransmitted_bytes": self.retransmitted,
+            "in_flight_bytes": self.in_flight,
+            "duplicate_bytes": self.duplicates,
+            "goodput_bytes": self.delivered - self.duplicates,
+            "nvlink_bytes": self.nvlink_bytes,
+            "drops": self.drops,
+            "pfc_pauses": self.pfc_pauses,
+            "paused_time_s": sum(p.paused_time for p in self.ports),
+            "ecn_marks": self.ecn_marks,
+            "cnps": self.cnps,
+            "credit_stall_time_s": sum(p.stall_time for p in self.ports),
+            "lossless_violations": self.lossless_violations,
+            "timeouts": self.timeouts,
+        }
+
+    def stats(self) -> dict:
+        """Engine performance figures."""
+        events = self.clock.events
+        return {
+            "events": events,
+            "cell_bytes": self.cell_bytes,
+            "wall_time_s": self._wall,
+            "events_per_s": events / self._wall if self._wall > 0 else 0.0,
+            "cell_hops": sum(p.tx_cells for p in self.ports),
+        }

@@ -1,0 +1,398 @@
+"""Flows: how a sender turns bytes into cells and how the receiver consumes them.
+
+* :class:`Flow` - lossless fabric without end-to-end congestion control (InfiniBand, or RoCE
+  "PFC only"): the NIC sends at line rate whenever the link lets it (credits / no PAUSE).
+* :class:`DcqcnFlow` - RoCE with DCQCN (Zhu et al., SIGCOMM 2015): the receiver (NP) sends at
+  most one CNP per flow per CNP interval for ECN-marked cells; the sender (RP) cuts its rate
+  ``Rc *= 1 - alpha/2`` and recovers by fast recovery / additive / hyper increase driven by a
+  timer and a byte counter.  Alpha decays lazily: ``alpha *= (1-g)^k`` for ``k`` whole alpha
+  periods without a CNP, computed when next needed instead of one event per period.
+* :class:`TcpFlow` - lossy Ethernet: a TCP-like sender (window, slow start, congestion
+  avoidance, fast retransmit after ``dupack_threshold`` duplicate ACKs with window halving,
+  retransmission timeout with go-back-N and exponential backoff); the receiver buffers
+  out-of-order cells and ACKs every cell (one duplicate ACK per packet of an out-of-order cell).
+  ACKs return after the path's base delay (the reverse path is assumed uncongested).
+* :class:`IbCcFlow` - InfiniBand with FECN/BECN congestion control: each BECN raises the flow's
+  congestion-control table index (inter-packet delay), a timer lowers it again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fabricstudio.sim.engine.clock import Call
+from fabricstudio.sim.engine.config import FlowRecord
+from fabricstudio.sim.engine.ports import INF, Cell, NicPort, Port
+
+
+class Flow:
+    """A unidirectional transfer over the fabric at the NIC's line rate."""
+
+    __slots__ = ("rec", "engine", "clock", "nic", "path", "dst_ep", "size", "cell_bytes",
+                 "remaining", "seq", "next_time", "active", "rev_delay", "on_done",
+                 "full_npkts", "full_wire", "mtu", "overhead", "frame_mark")
+
+    def __init__(self, engine, rec: FlowRecord, nic: NicPort, path: tuple[Port, ...] | None,
+                 dst_ep: int, rev_delay: float,
+                 on_done: Callable[[FlowRecord], None] | None) -> None:
+        self.rec = rec
+        self.engine = engine
+        self.clock = engine.clock
+        self.nic = nic
+        self.path = path
+        self.dst_ep = dst_ep
+        self.size = rec.size_bytes
+        self.cell_bytes = engine.cell_bytes
+        self.remaining = self.size
+        self.seq = 0
+        self.next_time = 0.0
+        self.active = False
+        self.rev_delay = rev_delay
+        self.on_done = on_done
+        self.mtu = engine.mtu
+        self.overhead = engine.wire_overhead
+        self.full_npkts = -(-self.cell_bytes // self.mtu)
+        self.full_wire = self.cell_bytes + self.full_npkts * self.overhead
+        self.frame_mark = -1  # last frame number in which the sampler was told of progress
+
+    # ------------------------------------------------------------------ sending
+    def has_data(self) -> bool:
+        """True while the sender still has cells to put on the wire."""
+        return self.remaining > 0
+
+    def next_size(self) -> int:
+        """Payload bytes of the next cell."""
+        return self.cell_bytes if self.remaining > self.cell_bytes else self.remaining
+
+    def _cell(self, size: int, seq: int, now: float) -> Cell:
+        if size == self.cell_bytes:
+            return Cell(self, size, self.full_npkts, self.full_wire, seq, now)
+        npkts = -(-size // self.mtu)
+        return Cell(self, size, npkts, size + npkts * self.overhead, seq, now)
+
+    def make_cell(self, now: float) -> Cell:
+        """Cut the next cell (called by the NIC when it starts transmitting it)."""
+        size = self.cell_bytes if self.remaining > self.cell_bytes else self.remaining
+        self.remaining -= size
+        seq = self.seq
+        self.seq = seq + 1
+        return self._cell(size, seq, now)
+
+    # ------------------------------------------------------------------ receiving
+    def on_arrival(self, cell: Cell, now: float) -> None:
+        """A cell reached the destination NIC."""
+        rec = self.rec
+        rec.delivered_bytes += cell.bytes
+        if rec.delivered_bytes >= self.size:
+            self.finish(now)
+
+    def finish(self, now: float) -> None:
+        """The last byte is delivered."""
+        self.rec.finish_s = now
+        self.engine.flow_finished(self)
+        if self.on_done is not None:
+            self.on_done(self.rec)
+
+
+class DcqcnFlow(Flow):
+    """RoCE flow with DCQCN rate control (reaction point at the sender, NP at the receiver)."""
+
+    __slots__ = ("line", "rc", "rt", "alpha", "alpha_ref", "t_count", "bc_count", "byte_ctr",
+                 "timer_deadline", "timer_pending", "last_cnp", "p")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.p = self.engine.dcqcn_params
+        self.line = self.nic.rate
+        self.rc = self.line
+        self.rt = self.line
+        self.alpha = 1.0
+        self.alpha_ref = 0.0
+        self.t_count = 0
+        self.bc_count = 0
+        self.byte_ctr = 0
+        self.timer_deadline = INF
+        self.timer_pending = False
+        self.last_cnp = -INF
+
+    def make_cell(self, now: float) -> Cell:
+        """Cut the next cell and pace the following one at the current rate Rc."""
+        cell = Flow.make_cell(self, now)
+        rc = self.rc
+        if rc < self.line:
+            self.next_time = now + cell.wire / rc
+            p = self.p
+            if p.byte_counter:
+                self.byte_ctr += cell.bytes
+                if self.byte_ctr >= p.byte_counter:
+                    self.byte_ctr -= p.byte_counter
+                    self.bc_count += 1
+                    self._increase()
+        return cell
+
+    def on_arrival(self, cell: Cell, now: float) -> None:
+        """Notification point: at most one CNP per flow per interval for marked cells."""
+        if cell.mark >= 0 and now - self.last_cnp >= self.p.cnp_interval:
+            self.last_cnp = now
+            self.engine.ports[cell.mark].cnps += 1
+            self.engine.cnps += 1
+            self.clock.call(self.rev_delay, self.on_cnp)
+        Flow.on_arrival(self, cell, now)
+
+    def _decay(self, now: float) -> None:
+        """Apply the alpha decays of the whole periods since the last update (lazy timer)."""
+        p = self.p
+        k = int((now - self.alpha_ref) / p.alpha_period)
+        if k > 0:
+            self.alpha *= p.one_minus_g ** k
+            self.alpha_ref += k * p.alpha_period
+
+    def alpha_at(self, now: float) -> float:
+        """Current alpha (with lazy decay applied)."""
+        self._decay(now)
+        return self.alpha
+
+    def on_cnp(self, _event: Call) -> None:
+        """Reaction point: cut the rate, raise alpha, restart the increase machinery."""
+        if self.rec.finish_s is not None:
+            return
+        now = self.clock.env._now
+        p = self.p
+        self._decay(now)
+        self.rt = self.rc
+        self.rc = max(self.rc * (1.0 - self.alpha / 2.0), p.min_rate)
+        self.alpha = p.one_minus_g * self.alpha + p.g
+        self.alpha_ref = now
+        self.t_count = self.bc_count = 0
+        self.byte_ctr = 0
+        self.timer_deadline = now + p.timer
+        if not self.timer_pending:
+            self.timer_pending = True
+            self.clock.call(p.timer, self._on_timer)
+
+    def _on_timer(self, _event: Call) -> None:
+        now = self.clock.env._now
+        if self.rec.finish_s is not None or self.rc >= self.line:
+            self.timer_pending = False
+            return
+        if now < self.timer_deadline - 1e-15:  # restarted by a CNP: sleep until the new expiry
+            self.clock.call(self.timer_deadline - now, self._on_timer)
+            return
+        self.t_count += 1
+        self._increase()
+        self.timer_deadline = now + self.p.timer
+        self.clock.call(self.p.timer, self._on_timer)
+
+    def _increase(self) -> None:
+        """One rate-increase event: fast recovery, additive or hyper increase."""
+        p = self.p
+        t, bc = self.t_count, self.bc_count
+        if max(t, bc) > p.fast_recovery:  # past fast recovery (F events)
+            if min(t, bc) > p.fast_recovery:
+                self.rt += (min(t, bc) - p.fast_recovery) * p.rhai
+            else:
+                self.rt += p.rai
+        if self.rt > self.line:
+            self.rt = self.line
+        self.rc = (self.rt + self.rc) / 2.0
+        if self.line - self.rc < 1e-6 * self.line:
+            self.rc = self.line
+
+
+class IbCcFlow(Flow):
+    """InfiniBand flow with FECN/BECN congestion control (CCT index -> injection delay)."""
+
+    __slots__ = ("ccti", "cc_pending", "p")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.p = self.engine.ibcc_params
+        self.ccti = 0
+        self.cc_pending = False
+
+    def make_cell(self, now: float) -> Cell:
+        """Cut the next cell; delay the next by the table's inter-packet delay per packet."""
+        cell = Flow.make_cell(self, now)
+        if self.ccti:
+            ser = cell.wire / self.nic.rate
+            self.next_time = now + ser * (1.0 + self.ccti * self.p.ipd_step)
+        return cell
+
+    def on_arrival(self, cell: Cell, now: float) -> None:
+        """FECN-marked cells make the receiver return a BECN."""
+        if cell.mark >= 0:
+            self.engine.ports[cell.mark].cnps += 1
+            self.engine.cnps += 1
+            self.clock.call(self.rev_delay, self.on_becn)
+        Flow.on_arrival(self, cell, now)
+
+    def on_becn(self, _event: Call) -> None:
+        """Raise the CCT index; start the recovery timer."""
+        self.ccti = min(self.ccti + self.p.ccti_increase, self.p.ccti_limit)
+        if not self.cc_pending:
+            self.cc_pending = True
+            self.clock.call(self.p.ccti_timer, self._on_timer)
+
+    def _on_timer(self, _event: Call) -> None:
+        self.ccti = max(self.ccti - 1, 0)
+        if self.ccti and self.rec.finish_s is None:
+            self.clock.call(self.p.ccti_timer, self._on_timer)
+        else:
+            self.cc_pending = False
+
+
+class TcpFlow(Flow):
+    """Reliable flow over a lossy fabric: TCP-like window, fast retransmit, RTO."""
+
+    __slots__ = ("ncells", "snd_una", "snd_nxt", "max_sent", "cwnd", "ssthresh", "dupacks",
+                 "recovery", "recover", "srtt", "rttvar", "rto", "rto_deadline", "rto_pending",
+                 "retx", "rcv_nxt", "ooo", "tcp")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.tcp = self.engine.tcp_params
+        self.ncells = -(-self.size // self.cell_bytes)
+        self.snd_una = self.snd_nxt = self.max_sent = 0
+        self.cwnd = float(max(self.tcp.initial_window, self.cell_bytes))
+        self.ssthresh = INF
+        self.dupacks = 0
+        self.recovery = False
+        self.recover = 0
+        self.srtt = -1.0
+        self.rttvar = 0.0
+        self.rto = self.tcp.min_rto
+        self.rto_deadline = INF
+        self.rto_pending = False
+        self.retx: list[int] = []
+        self.rcv_nxt = 0
+        self.ooo: set[int] = set()
+
+    # ------------------------------------------------------------------ sender
+    def has_data(self) -> bool:
+        return bool(self.retx) or self.snd_nxt < self.ncells
+
+    def _seq_size(self, seq: int) -> int:
+        return min(self.cell_bytes, self.size - seq * self.cell_bytes)
+
+    def next_size(self) -> int:
+        return self._seq_size(self.retx[0] if self.retx else self.snd_nxt)
+
+    def _window_open(self) -> bool:
+        if self.retx:
+            return True
+        flight = (self.snd_nxt - self.snd_una) * self.cell_bytes
+        return self.snd_nxt < self.ncells and (flight == 0 or flight + self.cell_bytes <= self.cwnd)
+
+    def make_cell(self, now: float) -> Cell:
+        """Next cell: a pending retransmission first, else new data within the window."""
+        if self.retx:
+            seq = self.retx.pop(0)
+        else:
+            seq = self.snd_nxt
+            self.snd_nxt = seq + 1
+        size = self._seq_size(seq)
+        if seq < self.max_sent:
+            self.engine.retransmitted += size
+        else:
+            self.max_sent = seq + 1
+        self.next_time = 0.0 if self._window_open() else INF
+        if not self.rto_pending:
+            self.rto_deadline = now + self.rto
+            self.rto_pending = True
+            self.clock.call(self.rto, self._on_rto)
+        return self._cell(size, seq, now)
+
+    def on_ack(self, event: Call) -> None:
+        """Cumulative ACK (``ack`` = next cell expected) for a cell of ``npkts`` packets."""
+        ack, npkts, sent_at = event.arg
+        if self.snd_una >= self.ncells:
+            return
+        now = self.clock.env._now
+        if ack > self.snd_una:
+            self._rtt_sample(now - sent_at)
+            acked = (ack - self.snd_una) * self.cell_bytes
+            self.snd_una = ack
+            if self.snd_nxt < ack:
+                self.snd_nxt = ack
+            self.retx = [s for s in self.retx if s >= ack]
+            self.dupacks = 0
+            if self.recovery:
+                if ack >= self.recover:
+                    self.recovery = False
+                    self.cwnd = self.ssthresh
+                elif not self.retx:
+                    self.retx.append(ack)  # NewReno partial ACK: resend the next hole
+            elif self.cwnd < self.ssthresh:
+                self.cwnd += acked
+            else:
+                self.cwnd += self.cell_bytes * acked / self.cwnd
+            self.rto_deadline = INF if self.snd_una >= self.ncells else now + self.rto
+        elif ack == self.snd_una and self.snd_nxt > ack:
+            self.dupacks += npkts
+            if not self.recovery and self.dupacks >= self.tcp.dupack_threshold:
+                self._halve()
+                self.cwnd = self.ssthresh
+                self.retx.append(ack)
+                self.recovery = True
+                self.recover = self.snd_nxt
+        self._resume_sending()
+
+    def _halve(self) -> None:
+        flight = (self.snd_nxt - self.snd_una) * self.cell_bytes
+        self.ssthresh = max(flight / 2.0, 2.0 * self.cell_bytes)
+
+    def _rtt_sample(self, rtt: float) -> None:
+        if self.srtt < 0:
+            self.srtt, self.rttvar = rtt, rtt / 2.0
+        else:
+            self.rttvar = 0.75 * self.rttvar + 0.25 * abs(self.srtt - rtt)
+            self.srtt = 0.875 * self.srtt + 0.125 * rtt
+        self.rto = max(self.tcp.min_rto, self.srtt + 4.0 * self.rttvar)
+
+    def _on_rto(self, _event: Call) -> None:
+        now = self.clock.env._now
+        if self.snd_una >= self.ncells or self.rto_deadline == INF:
+            self.rto_pending = False
+            return
+        if now < self.rto_deadline - 1e-15:
+            self.clock.call(self.rto_deadline - now, self._on_rto)
+            return
+        self._halve()  # timeout: go back N from the first unacknowledged cell, window of one
+        self.cwnd = float(self.cell_bytes)
+        self.snd_nxt = self.snd_una
+        self.retx = []
+        self.recovery = False
+        self.dupacks = 0
+        self.rto = min(2.0 * self.rto, 64.0 * self.tcp.min_rto)
+        self.engine.timeouts += 1
+        self.rto_deadline = now + self.rto
+        self.clock.call(self.rto, self._on_rto)
+        self._resume_sending()
+
+    def _resume_sending(self) -> None:
+        if self._window_open():
+            self.next_time = 0.0
+            self.nic.activate(self)
+        else:
+            self.next_time = INF
+
+    # ------------------------------------------------------------------ receiver
+    def on_arrival(self, cell: Cell, now: float) -> None:
+        """Buffer the cell, advance the in-order point, ACK it."""
+        seq = cell.seq
+        rec = self.rec
+        if seq < self.rcv_nxt or seq in self.ooo or rec.finish_s is not None:
+            self.engine.duplicates += cell.bytes
+        elif seq == self.rcv_nxt:
+            rec.delivered_bytes += cell.bytes
+            self.rcv_nxt = seq + 1
+            ooo = self.ooo
+            while self.rcv_nxt in ooo:
+                ooo.discard(self.rcv_nxt)
+                self.rcv_nxt += 1
+        else:
+            rec.delivered_bytes += cell.bytes
+            self.ooo.add(seq)
+        self.clock.call(self.rev_delay, self.on_ack, (self.rcv_nxt, cell.npkts, cell.sent_at))
+        if self.rcv_nxt >= self.ncells and rec.finish_s is None:
+            self.finish(now)

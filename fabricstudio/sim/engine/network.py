@@ -1,0 +1,178 @@
+"""Build the runtime network (nodes, directed-link ports, endpoints) from a frozen design."""
+
+from __future__ import annotations
+
+from fabricstudio.model import Design, Technology
+from fabricstudio.model.devices import GpuServer, StorageServer
+from fabricstudio.sim.engine.config import EngineError
+from fabricstudio.sim.engine.nodes import EthernetSwitch, Host, IbSwitch, RoceSwitch, Switch
+from fabricstudio.sim.engine.ports import NicPort, Port
+from fabricstudio.sim.engine.routing import Endpoint
+from fabricstudio.sim.metrics import DirectedLink
+
+SERVER_TYPES = (GpuServer, StorageServer)
+MAX_WARNINGS_PER_KIND = 8
+
+
+def _kb(n: float) -> str:
+    return f"{n / 1000:.0f} KB" if n < 10**6 else f"{n / 1e6:.1f} MB"
+
+
+class Network:
+    """Nodes, ports (directed links, two per cable) and NIC endpoints of one run."""
+
+    def __init__(self, engine, design: Design) -> None:
+        self.engine = engine
+        self.design = design
+        self.hosts: dict[str, Host] = {}
+        self.switches: dict[str, Switch] = {}
+        self.ports: list[Port] = []
+        self.directed: list[DirectedLink] = []
+        self.endpoints: list[Endpoint] = []
+        self.endpoint_of: dict[tuple[str, int], Endpoint] = {}
+        self.warnings: list[str] = []
+        self._build_nodes()
+        self._build_ports()
+        self._build_endpoints()
+        self._configure_flow_control()
+
+    # ------------------------------------------------------------------ nodes
+    def _build_nodes(self) -> None:
+        engine = self.engine
+        tech = engine.technology
+        flavour = {Technology.ROCE: RoceSwitch, Technology.INFINIBAND: IbSwitch,
+                   Technology.ETHERNET: EthernetSwitch}[tech]
+        default_latency = engine.fabric.switch_latency_ns()
+        for device in self.design.devices.values():
+            if isinstance(device, SERVER_TYPES):
+                self.hosts[device.id] = Host(engine, device)
+            else:
+                latency = device.latency_ns if device.latency_ns is not None else default_latency
+                self.switches[device.id] = flavour(engine, device, latency * 1e-9,
+                                                   len(self.switches))
+        if not self.hosts:
+            raise EngineError("the design has no servers to send traffic")
+
+    def node(self, device_id: str):
+        """Runtime node of a device."""
+        return self.hosts.get(device_id) or self.switches[device_id]
+
+    # ------------------------------------------------------------------ ports
+    def _build_ports(self) -> None:
+        engine = self.engine
+        prop_per_m = engine.fabric.propagation_ns_per_m * 1e-9
+        nic_latency = engine.fabric.nic_latency_ns * 1e-9
+        for link in self.design.links.values():
+            for src, dst in ((link.a, link.b), (link.b, link.a)):
+                src_dev = self.design.devices[src]
+                dst_dev = self.design.devices[dst]
+                src_port = link.port_at(src)
+                dst_port = link.port_at(dst)
+                speed = link.speed_gbps
+                if src_port is not None:
+                    speed = min(speed, src_dev.speed_of_port(src_port))
+                if dst_port is not None:
+                    speed = min(speed, dst_dev.speed_of_port(dst_port))
+                cls = NicPort if src in self.hosts else Port
+                index = len(self.ports)
+                port = cls(index, link.id, src, -1 if src_port is None else src_port, dst,
+                           -1 if dst_port is None else dst_port, speed,
+                           link.length_m * prop_per_m, engine.clock, engine)
+                owner, peer = self.node(src), self.node(dst)
+                port.owner, port.peer = owner, peer
+                port.peer_receive = (peer.receive,)
+                if isinstance(peer, Host):
+                    port.to_host = True
+                    port.arrive_delay = nic_latency
+                else:
+                    port.arrive_delay = port.prop + peer.latency
+                owner.out[port.src_port] = port
+                self.ports.append(port)
+                self.directed.append(DirectedLink(index, link.id, src, port.src_port, dst,
+                                                  port.dst_port, speed))
+
+    def _build_endpoints(self) -> None:
+        for host in self.hosts.values():
+            for number in sorted(host.out):
+                up = host.out[number]
+                down = self.node(up.dst).out.get(up.dst_port)
+                if down is None or down.dst != host.id:  # pragma: no cover - cables are duplex
+                    continue
+                ep = Endpoint(len(self.endpoints), host.id, number, up, down)
+                self.endpoints.append(ep)
+                self.endpoint_of[(host.id, number)] = ep
+
+    # ------------------------------------------------------------------ flow control
+    def _configure_flow_control(self) -> None:
+        engine = self.engine
+        tech = engine.technology
+        fabric = engine.fabric
+        host_speeds = [ep.up.speed_gbps for ep in self.endpoints]
+        ref_speed = min(host_speeds) if host_speeds else 100.0
+        for port in self.ports:
+            if isinstance(port.owner, Switch) and (engine.ecn_enabled or engine.ib_cc):
+                port.kmin, port.kmax = fabric.ecn.thresholds(port.speed_gbps)
+                port.pmax = fabric.ecn.pmax
+            if tech is Technology.INFINIBAND:
+                port.credit_based = True
+                port.credits = port.credit_max = fabric.infiniband.vl_buffer_bytes
+            elif tech is Technology.ROCE and isinstance(port.peer, Switch):
+                port.headroom = self._headroom(port)
+                port.alpha = fabric.pfc.alpha * max(1.0, port.speed_gbps / ref_speed)
+        if tech is Technology.ROCE:
+            for switch in self.switches.values():
+                ingress = [p for p in self.ports if p.peer is switch]
+                switch.finish_wiring(ingress)
+                self._check_buffer(switch, ingress)
+            self._check_headroom()
+        if tech is Technology.INFINIBAND:
+            self._check_credits()
+
+    def _headroom(self, port: Port) -> int:
+        """PFC headroom of the ingress fed by ``port``: configured, or the formula."""
+        pfc = self.engine.fabric.pfc
+        if pfc.headroom_bytes is not None:
+            return pfc.headroom_bytes
+        return int(port.rate * (2 * port.prop + pfc.response_time_ns * 1e-9)
+                   + 2 * self.engine.mtu + self.engine.cell_bytes)
+
+    def _check_headroom(self) -> None:
+        if not self.engine.fabric.pfc.enabled:
+            return
+        short = []
+        for port in self.ports:
+            if not isinstance(port.peer, Switch):
+                continue
+            need = port.rate * 2 * port.prop
+            if port.headroom < need + self.engine.mtu:
+                short.append(f"headroom {_kb(port.headroom)} on {port.dst} port {port.dst_port} "
+                             f"is below C x 2 t_prop + MTU = {_kb(need + self.engine.mtu)}: "
+                             "lossless not guaranteed")
+        self._add_warnings(short)
+
+    def _check_buffer(self, switch: RoceSwitch, ingress: list[Port]) -> None:
+        if not switch.pfc:
+            return
+        need = switch.total_hdrm + switch.total_rsrv
+        if need >= switch.buffer:
+            self.warnings.append(
+                f"{switch.id}: buffer {_kb(switch.buffer)} does not cover the headroom and "
+                f"reserve of its {len(ingress)} ports ({_kb(need)}): PFC pauses at once")
+
+    def _check_credits(self) -> None:
+        engine = self.engine
+        ib = engine.fabric.infiniband
+        slow = []
+        for port in self.ports:
+            loop = port.rate * (2 * port.prop + ib.credit_processing_ns * 1e-9)
+            if ib.vl_buffer_bytes < loop + engine.cell_bytes:
+                slow.append(f"VL buffer {_kb(ib.vl_buffer_bytes)} behind {port.src} -> "
+                            f"{port.dst} is below the credit loop C x (2 t_prop + t_credit) + "
+                            f"1 cell = {_kb(loop + engine.cell_bytes)}: the link cannot reach "
+                            "line rate")
+        self._add_warnings(slow)
+
+    def _add_warnings(self, items: list[str]) -> None:
+        self.warnings.extend(items[:MAX_WARNINGS_PER_KIND])
+        if len(items) > MAX_WARNINGS_PER_KIND:
+            self.warnings.append(f"... and {len(items) - MAX_WARNINGS_PER_KIND} more like it")

@@ -1,0 +1,270 @@
+"""Switches and hosts: what happens when a cell arrives and when it leaves a switch.
+
+Three switch flavours share forwarding and differ in buffer admission:
+
+* :class:`RoceSwitch` - the shared-buffer MMU of the HPCC simulator (``switch-mmu.cc``): each
+  ingress (port, lossless priority) is charged reserve, then shared, then headroom; PAUSE
+  upstream when headroom is in use or the port's shared use reaches the dynamic threshold
+  ``alpha x (B - total headroom - total reserve - shared used)``; RESUME when the headroom is
+  empty and shared use + resume offset is at or below the threshold.  A cell that overflows
+  the headroom is dropped and counted as a lossless violation.  ECN RED ramp at dequeue.
+* :class:`EthernetSwitch` - lossy: tail drop when the shared buffer is full or the egress queue
+  exceeds its dynamic share ``(B - used)``.
+* :class:`IbSwitch` - InfiniBand: the upstream port only sends with credits, so the input
+  buffer never overflows; credits go back one link delay + processing after a cell leaves.
+  Optional FECN marking (IB congestion control): every cell leaving a congested root port.
+"""
+
+from __future__ import annotations
+
+from math import sqrt
+from random import Random
+
+from fabricstudio.sim.engine.clock import Call
+from fabricstudio.sim.engine.ports import Cell, Port
+
+
+def marked_packets(rng: Random, npkts: int, p: float) -> int:
+    """Packets of a cell marked when each is marked with probability ``p`` (binomial draw).
+
+    The cell carries at least one mark with probability ``1 - (1 - p)^npkts``.
+    """
+    if p >= 1.0:
+        return npkts
+    if npkts <= 32:
+        rand = rng.random
+        return sum(1 for _ in range(npkts) if rand() < p)
+    mean = npkts * p
+    draw = round(rng.gauss(mean, sqrt(mean * (1.0 - p))))
+    return min(max(draw, 0), npkts)
+
+
+class Node:
+    """Common part of switches and hosts."""
+
+    def __init__(self, engine, device_id: str) -> None:
+        self.engine = engine
+        self.id = device_id
+        self.clock = engine.clock
+        self.out: dict[int, Port] = {}  # local port number -> egress Port
+
+
+class Switch(Node):
+    """Forwarding shared by all switch flavours."""
+
+    def __init__(self, engine, device, latency_s: float, index: int) -> None:
+        super().__init__(engine, device.id)
+        self.device = device
+        self.latency = latency_s
+        self.index = index
+        self.buffer = device.buffer_bytes
+        self.used = 0
+        self.rng = engine.rng
+        #: destination endpoint key -> candidate egress ports (filled by the router)
+        self.next_ports: dict[int, tuple[Port, ...]] = {}
+        self._rr = 0
+
+    def route(self, cell: Cell) -> Port:
+        """Egress port of ``cell`` at this switch (precomputed path, or adaptive choice)."""
+        flow = cell.flow
+        path = flow.path
+        if path is not None:
+            hop = cell.hop + 1
+            cell.hop = hop
+            return path[hop]
+        return self.least_loaded(self.engine.router.candidates(self, flow.dst_ep))
+
+    def least_loaded(self, ports: tuple[Port, ...]) -> Port:
+        """Adaptive routing: least queued minimal next hop; paused ports last; ties rotate."""
+        if len(ports) == 1:
+            return ports[0]
+        self._rr += 1
+        n = len(ports)
+        best = None
+        best_key = None
+        for k in range(n):
+            port = ports[(self._rr + k) % n]
+            key = (port.paused, port.q_bytes + (1 if port.busy else 0))
+            if best_key is None or key < best_key:
+                best, best_key = port, key
+        return best
+
+    def ecn(self, cell: Cell, port: Port, queue_bytes: int) -> None:
+        """RED ramp on the egress queue at dequeue; marks packets of the cell."""
+        kmin = port.kmin
+        if queue_bytes <= kmin:
+            return
+        kmax = port.kmax
+        p = 1.0 if queue_bytes >= kmax else port.pmax * (queue_bytes - kmin) / (kmax - kmin)
+        if p <= 0.0:
+            return
+        k = marked_packets(self.rng, cell.npkts, p)
+        if k:
+            port.marks += k
+            self.engine.ecn_marks += k
+            if cell.mark < 0:
+                cell.mark = port.index
+
+    def drop(self, cell: Cell, port: Port) -> None:
+        """Lose ``cell``; counted on ``port``."""
+        port.drops += cell.npkts
+        self.engine.drop(cell)
+
+
+class RoceSwitch(Switch):
+    """Lossless Ethernet switch: PFC with a dynamic-threshold shared buffer, ECN at dequeue."""
+
+    def __init__(self, engine, device, latency_s: float, index: int) -> None:
+        super().__init__(engine, device, latency_s, index)
+        settings = engine.fabric.pfc
+        self.pfc = settings.enabled
+        self.reserve = max(settings.reserve_bytes, engine.cell_bytes)
+        self.resume_offset = max(settings.resume_offset_bytes, 2 * engine.cell_bytes)
+        self.pause_delay_extra = settings.response_time_ns * 1e-9
+        self.total_hdrm = 0
+        self.total_rsrv = 0
+        self.shared_used = 0
+        self.ecn_on = engine.ecn_enabled
+
+    def finish_wiring(self, ingress: list[Port]) -> None:
+        """Totals of reserved headroom and reserve over the connected ingress ports."""
+        self.total_hdrm = sum(p.headroom for p in ingress)
+        self.total_rsrv = self.reserve * len(ingress)
+
+    def threshold(self, via: Port) -> float:
+        """Dynamic PFC threshold for ingress ``via`` (bytes of shared buffer)."""
+        free = self.buffer - self.total_hdrm - self.total_rsrv - self.shared_used
+        return via.alpha * free if free > 0 else 0.0
+
+    def receive(self, event: Call) -> None:
+        """A cell's head is ready to forward: admit it (or drop it), then queue it."""
+        cell = event.arg
+        via = cell.via
+        out = self.route(cell)
+        size = cell.bytes
+        if not self.pfc:
+            if self.used + size > self.buffer or out.q_bytes + size > self.buffer - self.used:
+                self.drop(cell, out)
+                return
+            self.used += size
+            out.enqueue(cell)
+            return
+        reserve = self.reserve
+        new = via.rx_bytes + size
+        if new <= reserve:
+            via.rx_bytes = new
+        elif new - reserve > self.threshold(via):
+            if via.rx_hdrm + size > via.headroom or self.used + size > self.buffer:
+                self.engine.lossless_violations += 1
+                self.drop(cell, via)
+                return
+            via.rx_hdrm += size
+        else:
+            via.rx_bytes = new
+            self.shared_used += min(size, new - reserve)
+        self.used += size
+        if not via.rx_paused and (via.rx_hdrm > 0 or via.rx_bytes - reserve >= self.threshold(via)):
+            via.rx_paused = True
+            via.pauses_sent += 1
+            self.engine.pfc_pauses += 1
+            self.clock.call(via.prop + self.pause_delay_extra, via.set_paused, True)
+        out.enqueue(cell)
+
+    def on_dequeue(self, cell: Cell, out: Port) -> None:
+        """Release the cell's buffer, RESUME its ingress if below XON, ECN-mark it."""
+        size = cell.bytes
+        self.used -= size
+        if self.ecn_on:
+            self.ecn(cell, out, out.q_bytes)
+        if not self.pfc:
+            return
+        via = cell.via
+        reserve = self.reserve
+        from_hdrm = via.rx_hdrm if via.rx_hdrm < size else size
+        rest = size - from_hdrm
+        if via.rx_bytes > reserve:
+            excess = via.rx_bytes - reserve
+            self.shared_used -= rest if rest < excess else excess
+        via.rx_bytes -= rest
+        via.rx_hdrm -= from_hdrm
+        if via.rx_paused and via.rx_hdrm == 0:
+            shared = via.rx_bytes - reserve
+            if shared <= 0 or shared + self.resume_offset <= self.threshold(via):
+                via.rx_paused = False
+                self.clock.call(via.prop + self.pause_delay_extra, via.set_paused, False)
+
+
+class EthernetSwitch(Switch):
+    """Lossy Ethernet switch: shared buffer with a dynamic per-egress share, tail drop."""
+
+    def receive(self, event: Call) -> None:
+        """Admit the cell into the egress queue or drop it."""
+        cell = event.arg
+        out = self.route(cell)
+        size = cell.bytes
+        free = self.buffer - self.used
+        if size > free or out.q_bytes + size > free:
+            self.drop(cell, out)
+            return
+        self.used += size
+        out.enqueue(cell)
+
+    def on_dequeue(self, cell: Cell, out: Port) -> None:
+        """Release the cell's buffer."""
+        self.used -= cell.bytes
+
+
+class IbSwitch(Switch):
+    """InfiniBand switch: credit-based, never drops; optional FECN marking."""
+
+    def __init__(self, engine, device, latency_s: float, index: int) -> None:
+        super().__init__(engine, device, latency_s, index)
+        self.credit_delay = engine.fabric.infiniband.credit_processing_ns * 1e-9
+        self.fecn = engine.ib_cc
+        self.cc_threshold = engine.ibcc_params.threshold_fraction * \
+            engine.fabric.infiniband.vl_buffer_bytes
+
+    def receive(self, event: Call) -> None:
+        """Queue the cell (credits guaranteed it a buffer)."""
+        cell = event.arg
+        self.used += cell.bytes
+        self.route(cell).enqueue(cell)
+
+    def on_dequeue(self, cell: Cell, out: Port) -> None:
+        """The cell leaves the input buffer: return its credits upstream, FECN-mark it."""
+        size = cell.bytes
+        self.used -= size
+        via = cell.via
+        self.clock.call(via.prop + self.credit_delay, via.return_credits, size)
+        if self.fecn and out.q_bytes > self.cc_threshold and 2 * out.credits >= out.credit_max:
+            # root of congestion (queue above threshold while downstream still grants
+            # credits); a victim port starved of credits does not mark (IBTA CC annex A10)
+            out.marks += cell.npkts
+            self.engine.ecn_marks += cell.npkts
+            if cell.mark < 0:
+                cell.mark = out.index
+
+
+class Host(Node):
+    """A server: its NIC ports send flows' cells; arriving cells are delivered to flows."""
+
+    def __init__(self, engine, device) -> None:
+        super().__init__(engine, device.id)
+        self.device = device
+        self.credit_delay = engine.fabric.infiniband.credit_processing_ns * 1e-9
+
+    def receive(self, event: Call) -> None:
+        """The tail of a cell reached this NIC: deliver it to its flow."""
+        cell = event.arg
+        engine = self.engine
+        engine.in_flight -= cell.bytes
+        engine.delivered += cell.bytes
+        via = cell.via
+        if via.credit_based:
+            self.clock.call(via.prop + self.credit_delay, via.return_credits, cell.bytes)
+        flow = cell.flow
+        sampler = engine.sampler
+        if flow.frame_mark != sampler.count:
+            flow.frame_mark = sampler.count
+            sampler.track(flow.rec)
+        flow.on_arrival(cell, self.clock.env._now)

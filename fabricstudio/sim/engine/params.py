@@ -1,0 +1,60 @@
+"""Transport parameters converted once to engine units (seconds, bytes per second)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fabricstudio.model import FabricSettings
+
+
+@dataclass(frozen=True, slots=True)
+class DcqcnParams:
+    """DCQCN reaction/notification point parameters (rates in wire bytes per second)."""
+
+    g: float
+    one_minus_g: float
+    alpha_period: float
+    timer: float
+    byte_counter: int
+    fast_recovery: int
+    rai: float
+    rhai: float
+    min_rate: float
+    cnp_interval: float
+
+    @classmethod
+    def from_fabric(cls, fabric: FabricSettings) -> "DcqcnParams":
+        d = fabric.dcqcn
+        return cls(d.g, 1.0 - d.g, d.alpha_update_us * 1e-6, d.rate_increase_timer_us * 1e-6,
+                   d.byte_counter_bytes, d.fast_recovery_steps, d.rai_mbps * 1e6 / 8,
+                   d.rhai_mbps * 1e6 / 8, d.min_rate_mbps * 1e6 / 8, d.cnp_interval_us * 1e-6)
+
+
+@dataclass(frozen=True, slots=True)
+class TcpParams:
+    """Loss recovery of the lossy baseline."""
+
+    min_rto: float
+    dupack_threshold: int
+    initial_window: int
+
+    @classmethod
+    def from_fabric(cls, fabric: FabricSettings) -> "TcpParams":
+        t = fabric.tcp
+        return cls(t.min_rto_us * 1e-6, t.dupack_threshold, t.initial_window_bytes)
+
+
+@dataclass(frozen=True, slots=True)
+class IbCcParams:
+    """InfiniBand congestion control (CCT).  Values follow the shape of the IBTA CC annex;
+    the exact vendor tables are not public, so these are documented assumptions: a switch
+    port is congested when its queue exceeds ``threshold_fraction`` of a VL buffer while it
+    still has credits; each BECN raises the CCT index by ``ccti_increase``; every
+    ``ccti_timer`` it drops by one; each index adds ``ipd_step`` serialisation times of
+    inter-cell delay."""
+
+    ccti_increase: int = 1
+    ccti_limit: int = 128
+    ccti_timer: float = 20e-6
+    ipd_step: float = 0.125
+    threshold_fraction: float = 0.5  # port congested above this share of one VL buffer

@@ -1,0 +1,266 @@
+"""Cells and ports: the per-link state machines of the cell-level engine.
+
+A :class:`Port` is one DIRECTED link: the transmitter at its source (a FIFO of cells,
+serialisation at line rate, PFC pause state, InfiniBand credits) plus the receiver-side ingress
+accounting at its destination (bytes charged to the receiving switch's shared buffer, headroom,
+whether a PAUSE is outstanding).  A :class:`NicPort` is the transmitter of a host NIC: instead
+of a FIFO it pulls the next cell from its active flows (round robin, each flow paced by its own
+rate or window).
+
+Timing of one hop (virtual cut-through): a cell starts at ``s`` when the transmitter is free,
+finishes at ``max(s + wire / C, tail arrival at this node)``; its head reaches the next node at
+``s + t_prop`` and may be forwarded after the node latency; its tail arrives at
+``finish + t_prop``.  Two events per cell-hop: arrival at the next node and end of transmission.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
+
+from fabricstudio.sim.engine.clock import Call, Clock
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fabricstudio.sim.engine.flows import Flow
+
+INF = float("inf")
+
+
+class Cell:
+    """A train of ``npkts`` packets of one flow moved as one unit.
+
+    ``wire`` = payload + per-packet wire overhead; ``tail`` = time its tail reaches the node it
+    is at; ``via`` = the port it arrived on; ``mark`` = index of the first port that ECN/FECN
+    marked it (-1 none); ``seq`` = cell index within the flow (loss recovery);
+    ``sent_at`` = time the sender put it on the wire (RTT samples).
+    """
+
+    __slots__ = ("flow", "bytes", "npkts", "wire", "hop", "tail", "via", "mark", "seq", "sent_at")
+
+    def __init__(self, flow: "Flow", size: int, npkts: int, wire: int, seq: int,
+                 now: float) -> None:
+        self.flow = flow
+        self.bytes = size
+        self.npkts = npkts
+        self.wire = wire
+        self.hop = 0
+        self.tail = now
+        self.via: Port | None = None
+        self.mark = -1
+        self.seq = seq
+        self.sent_at = now
+
+
+class Port:
+    """Directed link ``src -> dst``: transmitter state at ``src``, ingress state at ``dst``."""
+
+    __slots__ = (
+        # wiring
+        "index", "link_id", "src", "dst", "src_port", "dst_port", "speed_gbps", "rate",
+        "prop", "clock", "engine", "owner", "peer", "to_host", "arrive_delay", "peer_receive",
+        "done_cbs",
+        # transmitter
+        "queue", "q_bytes", "busy", "tx_start", "paused", "paused_since",
+        "credit_based", "credits", "credit_max", "stalled_since",
+        # ECN ramp at this egress (bytes)
+        "kmin", "kmax", "pmax",
+        # ingress accounting at the receiving switch (RoCE MMU)
+        "rx_bytes", "rx_hdrm", "rx_paused", "headroom", "alpha",
+        # counters (cumulative)
+        "busy_time", "tx_cells", "tx_bytes", "max_q", "frame_max_q", "pauses_sent",
+        "paused_time", "marks", "cnps", "drops", "stall_time",
+    )
+
+    def __init__(self, index: int, link_id: str, src: str, src_port: int, dst: str,
+                 dst_port: int, speed_gbps: float, prop_s: float, clock: Clock,
+                 engine: object) -> None:
+        self.index = index
+        self.link_id = link_id
+        self.src, self.src_port, self.dst, self.dst_port = src, src_port, dst, dst_port
+        self.speed_gbps = speed_gbps
+        self.rate = speed_gbps * 1e9 / 8.0  # bytes per second on the wire
+        self.prop = prop_s
+        self.clock = clock
+        self.engine = engine
+        self.owner = None  # the node that transmits (Switch or Host)
+        self.peer = None  # the node that receives
+        self.to_host = False
+        self.arrive_delay = prop_s
+        self.peer_receive = ()
+        self.done_cbs = (self._tx_done,)
+        self.queue: deque[Cell] = deque()
+        self.q_bytes = 0
+        self.busy = False
+        self.tx_start = 0.0
+        self.paused = False
+        self.paused_since = 0.0
+        self.credit_based = False
+        self.credits = 0
+        self.credit_max = 0
+        self.stalled_since = -1.0
+        self.kmin = self.kmax = INF
+        self.pmax = 0.0
+        self.rx_bytes = 0
+        self.rx_hdrm = 0
+        self.rx_paused = False
+        self.headroom = 0
+        self.alpha = 0.125
+        self.busy_time = 0.0
+        self.tx_cells = 0
+        self.tx_bytes = 0
+        self.max_q = 0
+        self.frame_max_q = 0
+        self.pauses_sent = 0
+        self.paused_time = 0.0
+        self.marks = 0
+        self.cnps = 0
+        self.drops = 0
+        self.stall_time = 0.0
+
+    def __repr__(self) -> str:
+        return f"<Port {self.index} {self.src}:{self.src_port}->{self.dst}:{self.dst_port}>"
+
+    # ------------------------------------------------------------------ queueing
+    def enqueue(self, cell: Cell) -> None:
+        """Queue a cell for transmission (switch egress) and start it if the port is idle."""
+        self.queue.append(cell)
+        self.q_bytes += cell.bytes
+        if not self.busy:
+            self.kick()
+        if self.q_bytes > self.frame_max_q:
+            self.frame_max_q = self.q_bytes
+
+    def kick(self) -> None:
+        """Start the head-of-line cell if the transmitter is free, unpaused and has credits."""
+        if self.busy or self.paused or not self.queue:
+            return
+        cell = self.queue[0]
+        if self.credit_based and self.credits < cell.bytes and self.credits < self.credit_max:
+            if self.stalled_since < 0:
+                self.stalled_since = self.clock.env._now
+            return
+        self.queue.popleft()
+        self.q_bytes -= cell.bytes
+        self.owner.on_dequeue(cell, self)
+        self.transmit(cell)
+
+    def transmit(self, cell: Cell) -> None:
+        """Serialise ``cell`` now; schedule end of transmission and arrival downstream."""
+        clock = self.clock
+        now = clock.env._now
+        end = now + cell.wire / self.rate
+        if cell.tail > end:  # cut-through never finishes before the tail has arrived
+            end = cell.tail
+        self.busy = True
+        self.tx_start = now
+        self.tx_cells += 1
+        self.tx_bytes += cell.bytes
+        if self.credit_based:
+            self.credits -= cell.bytes
+        cell.via = self
+        tail = end + self.prop
+        cell.tail = tail
+        clock.post(end - now, self.done_cbs)
+        if self.to_host:
+            clock.post(tail - now + self.arrive_delay, self.peer_receive, cell)
+        else:
+            clock.post(self.arrive_delay, self.peer_receive, cell)
+
+    def _tx_done(self, _event: Call) -> None:
+        self.busy = False
+        self.busy_time += self.clock.env._now - self.tx_start
+        self.kick()
+
+    # ------------------------------------------------------------------ flow control
+    def set_paused(self, event: Call) -> None:
+        """PFC PAUSE (arg True) or RESUME (arg False) arriving from the receiver."""
+        now = self.clock.env._now
+        if event.arg:
+            if not self.paused:
+                self.paused = True
+                self.paused_since = now
+        elif self.paused:
+            self.paused = False
+            self.paused_time += now - self.paused_since
+            self.kick()
+
+    def return_credits(self, event: Call) -> None:
+        """InfiniBand credits (bytes) returned by the receiver."""
+        self.credits += event.arg
+        if self.stalled_since >= 0:
+            self.stall_time += self.clock.env._now - self.stalled_since
+            self.stalled_since = -1.0
+        self.kick()
+
+    # ------------------------------------------------------------------ metrics
+    def settle(self, now: float) -> None:
+        """Fold the running busy / paused / stalled intervals into the counters up to ``now``."""
+        if self.busy:
+            self.busy_time += now - self.tx_start
+            self.tx_start = now
+        if self.paused:
+            self.paused_time += now - self.paused_since
+            self.paused_since = now
+        if self.stalled_since >= 0:
+            self.stall_time += now - self.stalled_since
+            self.stalled_since = now
+
+
+class NicPort(Port):
+    """Transmitter of a host NIC: pulls cells from its active flows, round robin."""
+
+    __slots__ = ("flows", "wake_at")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.flows: deque[Flow] = deque()
+        self.wake_at = INF
+
+    def activate(self, flow: "Flow") -> None:
+        """Add a flow with data to send (no-op when already active)."""
+        if not flow.active:
+            flow.active = True
+            self.flows.append(flow)
+        if not self.busy:
+            self.kick()
+
+    def kick(self) -> None:
+        """Send the next cell of the next eligible flow, or sleep until one is eligible."""
+        if self.busy or self.paused:
+            return
+        flows = self.flows
+        n = len(flows)
+        if not n:
+            return
+        now = self.clock.env._now
+        earliest = INF
+        for _ in range(n):
+            flow = flows[0]
+            ready = flow.next_time
+            if ready <= now:
+                break
+            if ready < earliest:
+                earliest = ready
+            flows.rotate(-1)
+        else:
+            if earliest < self.wake_at:
+                self.wake_at = earliest
+                self.clock.call(earliest - now, self._wake)
+            return
+        if self.credit_based:
+            need = flow.next_size()
+            if self.credits < need and self.credits < self.credit_max:
+                if self.stalled_since < 0:
+                    self.stalled_since = now
+                return
+        flows.rotate(-1)
+        cell = flow.make_cell(now)
+        if not flow.has_data():
+            flows.pop()
+            flow.active = False
+        self.engine.offer(cell)
+        self.transmit(cell)
+
+    def _wake(self, _event: Call) -> None:
+        self.wake_at = INF
+        self.kick()

@@ -1,0 +1,49 @@
+"""CSV export of a run's metric stream (one row per frame and directed link, then per flow).
+
+Columns: ``t_s, kind, id, from, to`` then every per-link field of
+:data:`fabricstudio.sim.metrics.LINK_FIELDS` (rows of kind ``link``) and every per-flow field of
+:data:`~fabricstudio.sim.metrics.FLOW_FIELDS` (rows of kind ``flow``); fields that do not apply
+to a row are empty.  ``t_s`` is the end of the sample period.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+
+from fabricstudio.formats import atomic_write_text
+from fabricstudio.sim.metrics import FLOW_FIELDS, LINK_FIELDS, MetricStream
+
+
+def metrics_csv(stream: MetricStream, flow_ends: dict[int, tuple[str, str]] | None = None) -> str:
+    """The stream as CSV text; ``flow_ends`` maps flow id -> (src, dst) for the flow rows."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    link_names, flow_names = list(LINK_FIELDS), list(FLOW_FIELDS)
+    writer.writerow(["t_s", "kind", "id", "from", "to", *link_names, *flow_names])
+    blank_links, blank_flows = [""] * len(link_names), [""] * len(flow_names)
+    flow_ends = flow_ends or {}
+    for i in range(len(stream)):
+        frame = stream.frame(i)
+        t = repr(frame.t)
+        columns = [frame.links[name] for name in link_names]
+        for j, link in enumerate(stream.links):
+            values = [_cell(column[j]) for column in columns]
+            writer.writerow([t, "link", link.key, link.src, link.dst, *values, *blank_flows])
+        for k, flow_id in enumerate(frame.flow_ids):
+            src, dst = flow_ends.get(flow_id, ("", ""))
+            values = [_cell(frame.flows[name][k]) for name in flow_names]
+            writer.writerow([t, "flow", flow_id, src, dst, *blank_links, *values])
+    return out.getvalue()
+
+
+def _cell(value) -> str:
+    number = value.item() if hasattr(value, "item") else value
+    return f"{number:.7g}" if isinstance(number, float) else str(number)
+
+
+def write_metrics_csv(stream: MetricStream, path: str | os.PathLike[str],
+                      flow_ends: dict[int, tuple[str, str]] | None = None) -> None:
+    """Write :func:`metrics_csv` atomically to ``path``."""
+    atomic_write_text(path, metrics_csv(stream, flow_ends))

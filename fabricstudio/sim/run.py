@@ -1,0 +1,341 @@
+"""Build and run a simulation: design + scenario -> engine + workloads -> Result.
+
+Headless::
+
+    result = run_simulation(design, scenario, progress=lambda f: ...)
+
+Live (the GUI drives it from a worker thread and reads ``sim.stream`` from the UI thread)::
+
+    sim = build_simulation(design, scenario)      # refuses bad scenarios (ScenarioError)
+    while not sim.finished:
+        sim.advance(sim.now + slice_s)            # simulated seconds; resumable
+        fraction = sim.progress
+    result = sim.result()
+
+``build_simulation`` freezes a copy of the design, so later edits do not reach the run.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from typing import Any
+
+import networkx as nx
+
+from fabricstudio.model import Design, Plane
+from fabricstudio.sim.engine import Engine, EngineConfig, EngineError
+from fabricstudio.sim.result import Result, throughput_gbps
+from fabricstudio.sim.scenario import Scenario, ScenarioError, fabric_with_overrides
+from fabricstudio.sim.workloads import Workload, WorkloadContext, build_workloads, server_of
+from fabricstudio.topology.graph import design_graph
+
+#: Refuse runs estimated above this many cell-hops (~10 minutes at ~200k cell-hops/s).
+MAX_CELL_HOPS = 1.2e8
+#: Refuse runs that would create more flows than this.
+MAX_FLOWS = 5_000_000
+#: At most this many flows are listed in a Result (the rest are counted in flows_omitted).
+MAX_RESULT_FLOWS = 10_000
+#: A run without a horizon stops (unfinished) after this many times its estimated duration.
+OPEN_HORIZON_FACTOR = 50.0
+#: Slices per run when advancing headless (progress granularity).
+SLICES = 200
+
+
+class Simulation:
+    """One run in progress: the engine, its workloads and the statistics window.
+
+    Thread use: one thread calls :meth:`advance`; others may read :attr:`stream` (thread-safe),
+    :attr:`now` and :attr:`progress` at any time.
+    """
+
+    def __init__(self, design: Design, scenario: Scenario, engine: Engine, config: EngineConfig,
+                 workloads: list[Workload], estimate_s: float) -> None:
+        self.design = design
+        #: The configuration the engine runs with.
+        self.engine_config = config
+        self.scenario = scenario
+        self.engine = engine
+        self.workloads = workloads
+        #: Rough expected duration of the traffic (s), used for slicing and open horizons.
+        self.estimate_s = estimate_s
+        #: Where the run stops: the scenario's horizon, or a safety cap when it has none.
+        self.stop_s = (scenario.until_s if scenario.until_s is not None
+                       else max(OPEN_HORIZON_FACTOR * estimate_s, estimate_s + 0.01))
+        self._window_base: dict[int, int] | None = None
+        self._planned = sum(w.planned_bytes for w in workloads) or 1
+
+    # ------------------------------------------------------------------ state
+    @property
+    def stream(self):
+        """The engine's MetricStream (frames of per-link and per-flow metrics)."""
+        return self.engine.stream
+
+    @property
+    def now(self) -> float:
+        """Simulated time reached (seconds)."""
+        return self.engine.now
+
+    @property
+    def complete(self) -> bool:
+        """True once every workload has finished."""
+        return all(w.done for w in self.workloads)
+
+    @property
+    def finished(self) -> bool:
+        """True when there is nothing left to run (all traffic done, or the stop time reached;
+        with an explicit horizon the run always goes on to ``until_s``)."""
+        if self.now >= self.stop_s:
+            return True
+        return self.scenario.until_s is None and self.complete
+
+    @property
+    def progress(self) -> float:
+        """Fraction done, 0..1 (simulated time over the horizon, or delivered over planned
+        bytes when the scenario runs until its traffic completes)."""
+        if self.finished:
+            return 1.0
+        if self.scenario.until_s is not None:
+            return min(1.0, self.now / self.scenario.until_s)
+        delivered = self.engine.totals()["delivered_bytes"]
+        return min(0.99, delivered / self._planned)
+
+    # ---------------------------------------------------------------- running
+    def advance(self, until_s: float) -> None:
+        """Run the simulation up to ``until_s`` simulated seconds (clamped to the stop time).
+
+        Stops early when the scenario has no horizon and every workload is done.
+        """
+        target = min(until_s, self.stop_s)
+        if target >= self.stop_s * (1 - 1e-9):  # slices summed in floating point
+            target = self.stop_s
+        window = self.scenario.measure_from_s
+        if self._window_base is None and target >= window:
+            if self.now < window:
+                self.engine.advance(window)
+            self._snapshot_window()
+        if target <= self.now:
+            return
+        if self.scenario.until_s is None:
+            self._advance_until_complete(target)
+        else:
+            self.engine.advance(target)
+
+    def _advance_until_complete(self, target: float) -> None:
+        step = max(self.estimate_s / SLICES, 1e-6)
+        while self.now < target and not self.complete:
+            self.engine.advance(min(target, self.now + step))
+
+    def _snapshot_window(self) -> None:
+        self._window_base = {rec.id: rec.delivered_bytes for rec in self.engine.flows}
+
+    def run(self, progress: Callable[[float], None] | None = None) -> Result:
+        """Run to the end headless, reporting the progress fraction after each slice."""
+        horizon = self.scenario.until_s
+        step = (horizon if horizon is not None else self.estimate_s) / SLICES
+        while not self.finished:
+            self.advance(self.now + max(step, 1e-9))
+            if progress is not None:
+                progress(self.progress)
+        return self.result()
+
+    # ---------------------------------------------------------------- results
+    def result(self, timing: bool = True) -> Result:
+        """Summary of the run so far (call after :meth:`run` or when ``finished``)."""
+        engine = self.engine
+        end = engine.now
+        window = self.scenario.measure_from_s
+        base = self._window_base or {}
+        flows = [self._flow_entry(rec, base, window, end)
+                 for rec in engine.flows[:MAX_RESULT_FLOWS]]
+        collective, training = _headline(self.workloads)
+        completion = (max(w.finish_s for w in self.workloads) if self.complete else None)
+        stats = engine.stats()
+        return Result(
+            run=self._run_info(),
+            completion_time_s=completion,
+            end_s=end,
+            flows=flows,
+            flows_omitted=max(0, len(engine.flows) - MAX_RESULT_FLOWS),
+            links=engine.link_stats(measure_from_s=window),
+            totals=engine.totals(),
+            collective=collective,
+            training=training,
+            workloads=[w.report() for w in self.workloads],
+            engine={key: stats.get(key) for key in
+                    ("events", "cell_bytes", "cell_hops", "wall_time_s", "events_per_s")},
+            warnings=self._warnings(),
+        )
+
+    @staticmethod
+    def _flow_entry(rec: Any, base: dict[int, int], window: float, end: float) -> dict:
+        start = max(rec.start_s, window)
+        stop = rec.finish_s if rec.finish_s is not None else end
+        if stop > start:
+            rate = throughput_gbps(rec.delivered_bytes - base.get(rec.id, 0), stop - start)
+        elif rec.finish_s is not None:  # finished before the window opened: its lifetime
+            rate = throughput_gbps(rec.size_bytes, rec.finish_s - rec.start_s)
+        else:
+            rate = None
+        return {"id": rec.id, "src": rec.src, "dst": rec.dst, "bytes": rec.size_bytes,
+                "delivered_bytes": rec.delivered_bytes, "start_s": rec.start_s,
+                "finish_s": rec.finish_s, "throughput_gbps": rate, "tag": rec.tag}
+
+    def _run_info(self) -> dict[str, Any]:
+        cfg = self.engine_config
+        fabric = cfg.fabric or self.design.fabric
+        technology = cfg.technology or fabric.technology
+        dcqcn = cfg.dcqcn if cfg.dcqcn is not None else fabric.dcqcn.enabled
+        return {"design": self.design.name, "scenario": self.scenario.name,
+                "technology": technology.value, "dcqcn": dcqcn, "routing": cfg.routing,
+                "cell_bytes": cfg.cell_bytes, "seed": cfg.seed,
+                "until_s": self.scenario.until_s, "measure_from_s": self.scenario.measure_from_s,
+                "sample_period_s": self.stream.sample_period_s}
+
+    def _warnings(self) -> list[str]:
+        warnings = list(self.engine.config_warnings)
+        totals = self.engine.totals()
+        if totals.get("lossless_violations"):
+            warnings.append(
+                f"lossless fabric dropped {totals['drops']} packet(s): the PFC headroom or "
+                "buffer is too small for the link delay (configuration error)")
+        if not self.complete:
+            left = [w.tag for w in self.workloads if not w.done]
+            what = "the horizon" if self.scenario.until_s is not None else "the safety cap"
+            warnings.append(f"{len(left)} workload(s) unfinished at {self.now:.6g} s "
+                            f"({what}): {', '.join(left[:5])}")
+        return warnings
+
+
+def _headline(workloads: list[Workload]) -> tuple[dict | None, dict | None]:
+    """The first collective's (or training all-reduce's) summary and the training summary."""
+    collective = training = None
+    for w in workloads:
+        if collective is None and hasattr(w, "summary") and w.kind != "training":
+            collective = w.summary()
+        if w.kind == "training":
+            training = training or w.summary()
+            if collective is None:
+                collective = w.allreduce.summary()
+    return collective, training
+
+
+# -------------------------------------------------------------------- building
+def engine_config(design: Design, scenario: Scenario, horizon_s: float) -> EngineConfig:
+    """The EngineConfig a scenario asks for on ``design``."""
+    try:
+        fabric = (fabric_with_overrides(design.fabric, scenario.fabric)
+                  if scenario.fabric else None)
+    except ValueError as exc:
+        raise ScenarioError(str(exc)) from None
+    return EngineConfig(technology=scenario.technology, dcqcn=scenario.dcqcn,
+                        routing=scenario.routing, cell_bytes=scenario.cell_bytes,
+                        seed=scenario.seed, sample_period_s=scenario.sample_period_s,
+                        fabric=fabric, horizon_s=horizon_s)
+
+
+def build_simulation(design: Design, scenario: Scenario,
+                     max_cell_hops: float | None = MAX_CELL_HOPS) -> Simulation:
+    """Check ``scenario`` against ``design`` and set up the run (nothing simulated yet).
+
+    Raises ScenarioError (one readable message) for unknown devices, missing paths,
+    non-positive sizes and runs too big for the engine (``max_cell_hops``; None = no limit).
+    """
+    frozen = design.copy()
+    ctx = WorkloadContext(engine=None, design=frozen, rng=random.Random(scenario.seed))
+    workloads = build_workloads(ctx, scenario)
+    graph = _fabric_graph(frozen)
+    _check_paths(graph, workloads)
+    estimate = estimate_duration(frozen, workloads)
+    horizon = scenario.until_s if scenario.until_s is not None else estimate
+    check_work(frozen, graph, workloads, scenario, horizon, max_cell_hops)
+    config = engine_config(frozen, scenario, horizon)
+    try:
+        engine = Engine(frozen, config)
+    except EngineError as exc:
+        raise ScenarioError(f"the design cannot be simulated: {exc}") from None
+    ctx.engine = engine
+    sim = Simulation(frozen, scenario, engine, config, workloads, estimate)
+    try:
+        for workload in workloads:
+            workload.start()
+    except EngineError as exc:
+        raise ScenarioError(str(exc)) from None
+    return sim
+
+
+def run_simulation(design: Design, scenario: Scenario,
+                   progress: Callable[[float], None] | None = None,
+                   max_cell_hops: float | None = MAX_CELL_HOPS) -> Result:
+    """Build and run headless; returns the Result."""
+    return build_simulation(design, scenario, max_cell_hops).run(progress)
+
+
+# -------------------------------------------------------------- pre-run checks
+def _fabric_graph(design: Design) -> nx.Graph:
+    return nx.Graph(design_graph(design, planes=(Plane.COMPUTE, Plane.STORAGE)))
+
+
+def _check_paths(graph: nx.Graph, workloads: list[Workload]) -> None:
+    component = {node: i for i, nodes in enumerate(nx.connected_components(graph))
+                 for node in nodes}
+    for workload in workloads:
+        for src, dst in workload.hops:
+            a, b = server_of(src), server_of(dst)
+            if a == b:
+                continue
+            if a not in component or b not in component or component[a] != component[b]:
+                raise ScenarioError(f"{workload.tag}: no path from {src} to {dst} in the "
+                                    "compute/storage fabric")
+
+
+def _send_rate_bps(design: Design, address: str) -> float:
+    device = design.devices[server_of(address)]
+    speed = device.nic_speed_gbps if device.nics else device.storage_nic_speed_gbps
+    return speed * 1e9 / 8
+
+
+def estimate_duration(design: Design, workloads: list[Workload]) -> float:
+    """Rough length of the traffic (s): each workload's bytes per sender at line rate."""
+    longest = 1e-6
+    for workload in workloads:
+        senders = {src for src, _ in workload.hops} or {""}
+        rates = [_send_rate_bps(design, s) for s in senders if s]
+        rate = min(rates) * len(senders) if rates else 1e9
+        longest = max(longest, getattr(workload, "at_s", 0.0) + workload.planned_bytes / rate)
+    return 1.2 * longest
+
+
+def _mean_hops(graph: nx.Graph, pairs: list[tuple[str, str]]) -> float:
+    """Mean link count between the servers of ``pairs`` that cross the fabric (sampled)."""
+    fabric_pairs = [(server_of(a), server_of(b)) for a, b in pairs if server_of(a) != server_of(b)]
+    if not fabric_pairs:
+        return 0.0
+    sample = fabric_pairs[::max(1, len(fabric_pairs) // 64)]
+    return sum(nx.shortest_path_length(graph, a, b) for a, b in sample) / len(sample)
+
+
+def check_work(design: Design, graph: nx.Graph, workloads: list[Workload], scenario: Scenario,
+               horizon_s: float, max_cell_hops: float | None) -> float:
+    """Estimated cell-hops of the run; ScenarioError with a suggestion when it is too big."""
+    flows = sum(w.planned_flows for w in workloads)
+    if flows > MAX_FLOWS:
+        raise ScenarioError(f"the workloads would create {flows:,} flows (limit {MAX_FLOWS:,}); "
+                            "use fewer ranks, larger slices or the hierarchical algorithm")
+    cell_hops = 0.0
+    for workload in workloads:
+        senders = {src for src, _ in workload.hops}
+        capacity = sum(_send_rate_bps(design, s) for s in senders) * max(
+            0.0, horizon_s - getattr(workload, "at_s", 0.0))
+        moved = min(workload.network_bytes, capacity)
+        cell_hops += moved / scenario.cell_bytes * _mean_hops(graph, workload.hops)
+    if max_cell_hops is not None and cell_hops > max_cell_hops:
+        bigger = min(16 * 2**20, scenario.cell_bytes * 2 ** math.ceil(
+            math.log2(cell_hops / max_cell_hops)))
+        horizon = "a shorter horizon (until_s)" if scenario.until_s else "a horizon (until_s)"
+        raise ScenarioError(
+            f"the run is too long for the fabric: about {cell_hops / 1e6:,.0f} million "
+            f"cell-hops (limit {max_cell_hops / 1e6:,.0f} million); use {horizon}, less "
+            f"traffic or bigger cells (cell_bytes {bigger})")
+    return cell_hops

@@ -1,0 +1,34 @@
+"""Measurement helpers shared by the engine tests."""
+
+from __future__ import annotations
+
+from fabricstudio.sim.engine import Engine
+
+
+def assert_conserved(eng: Engine) -> None:
+    """offered = delivered + dropped + in flight, nothing negative, queues within flight."""
+    t = eng.totals()
+    assert t["offered_bytes"] == t["delivered_bytes"] + t["dropped_bytes"] + t["in_flight_bytes"]
+    assert t["in_flight_bytes"] >= 0
+    queued = 0
+    for port in eng.ports:
+        assert port.q_bytes >= 0
+        assert port.q_bytes == sum(c.bytes for c in port.queue)
+        queued += port.q_bytes
+    assert queued <= t["in_flight_bytes"]
+    if eng.technology.is_lossless and eng.fabric.pfc.enabled:
+        assert t["dropped_bytes"] == 0 or t["lossless_violations"] > 0
+
+
+def rates_gbps(eng: Engine, flow_ids: list[int], t0: float, t1: float) -> list[float]:
+    """Goodput of each flow between ``t0`` and ``t1`` (advances the engine to ``t1``)."""
+    eng.advance(t0)
+    before = [eng.flows[i].delivered_bytes for i in flow_ids]
+    eng.advance(t1)
+    return [(eng.flows[i].delivered_bytes - b) * 8 / (t1 - t0) / 1e9
+            for i, b in zip(flow_ids, before)]
+
+
+def jain(values: list[float]) -> float:
+    """Jain's fairness index."""
+    return sum(values) ** 2 / (len(values) * sum(v * v for v in values))

@@ -1,0 +1,99 @@
+"""``fabricstudio simulate``: scenario files, command-line workloads, JSON, CSV, errors."""
+
+import csv
+import json
+
+import pytest
+
+from fabricstudio.cli import main
+
+SCEN = "examples/scenarios"
+
+
+@pytest.fixture
+def examples(examples_dir):
+    return examples_dir / "scenarios"
+
+
+def test_scenario_file_prints_a_summary(examples, capsys):
+    code = main(["simulate", str(examples / "one-hop.design.json"),
+                 "--scenario", str(examples / "v1-one-flow.scenario.json")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "RoCE" in out and "busiest links" in out and "h1 > r" in out and "engine:" in out
+
+
+def test_json_dash_prints_only_the_json(examples, capsys):
+    code = main(["simulate", str(examples / "ring8.design.json"), "--workload", "all-reduce",
+                 "--size", "1MiB", "--json", "-", "--no-timing"])
+    out = capsys.readouterr().out
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["collective"]["name"] == "all_reduce" and doc["collective"]["ranks"] == 8
+    assert doc["collective"]["size_bytes"] == 2**20
+    assert doc["engine"]["wall_time_s"] is None
+    for key in ("completion_time_s", "flows", "links", "totals", "collective", "training",
+                "engine"):
+        assert key in doc
+
+
+def test_overrides_json_file_and_metrics_csv(examples, tmp_path, capsys):
+    out_json, out_csv = tmp_path / "r.json", tmp_path / "m.csv"
+    code = main(["simulate", str(examples / "incast.design.json"),
+                 "--scenario", str(examples / "v2-incast-roce-pfc.scenario.json"),
+                 "--technology", "infiniband", "--routing", "static", "--cell-size", "64KiB",
+                 "--seed", "5", "--until", "0.0005", "--measure-from", "0.0001",
+                 "--json", str(out_json), "--metrics", str(out_csv)])
+    assert code == 0
+    run = json.loads(out_json.read_text())["run"]
+    assert (run["technology"], run["routing"], run["cell_bytes"], run["seed"],
+            run["until_s"]) == ("infiniband", "static", 65536, 5, 0.0005)
+    assert "InfiniBand" in capsys.readouterr().out
+    rows = list(csv.DictReader(out_csv.open()))
+    links = [r for r in rows if r["kind"] == "link"]
+    flows = [r for r in rows if r["kind"] == "flow"]
+    assert links and flows
+    assert {"t_s", "utilisation", "queue_bytes", "credit_stall", "rate_gbps"} <= set(rows[0])
+    assert any(r["from"] == "s1" and r["to"] == "r" and float(r["utilisation"]) > 0.9
+               for r in links)
+    assert {r["from"] for r in flows} == {"h1", "h2", "h3", "h4"}
+
+
+def test_training_from_the_command_line(examples, capsys):
+    code = main(["simulate", str(examples / "ring8.design.json"), "--workload", "training",
+                 "--size", "4MiB", "--compute", "0.001", "--overlap", "0.5", "--json", "-"])
+    training = json.loads(capsys.readouterr().out)["training"]
+    assert code == 0 and 0 < training["gpu_utilisation"] <= 1
+
+
+def test_incast_defaults_to_every_other_server(examples, capsys):
+    code = main(["simulate", str(examples / "incast.design.json"), "--workload", "incast",
+                 "--receiver", "r", "--size", "256KiB", "--dcqcn", "--json", "-"])
+    flows = json.loads(capsys.readouterr().out)["flows"]
+    assert code == 0 and sorted(f["src"] for f in flows) == ["h1", "h2", "h3", "h4"]
+
+
+@pytest.mark.parametrize("args, fragment, status", [
+    ([], "give a scenario", 2),
+    (["--workload", "all-reduce"], "needs --size", 2),
+    (["--workload", "incast", "--size", "1MB"], "needs --receiver", 2),
+    (["--workload", "training", "--size", "1MB"], "needs --compute", 2),
+    (["--workload", "incast", "--size", "1MB", "--receiver", "nobody"], "no device 'nobody'", 1),
+    (["--scenario", "missing.json"], "no such file", 1),
+    (["--workload", "incast", "--receiver", "r", "--size", "1e15"], "too long", 1),
+    (["--workload", "all-reduce", "--size", "1e15"], "flows (limit", 1),
+    (["--workload", "all-reduce", "--size", "1MiB", "--measure-from", "1", "--until", "0.5"],
+     "must be before", 1),
+])
+def test_bad_input_is_one_line_on_stderr(examples, capsys, args, fragment, status):
+    code = main(["simulate", str(examples / "incast.design.json"), *args])
+    err = capsys.readouterr().err
+    assert code == status and fragment in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("args", [["--size", "12 parsecs"], ["--workload", "gossip"],
+                                  ["--cell-size", "-1"]])
+def test_bad_arguments_are_usage_errors(examples, capsys, args):
+    with pytest.raises(SystemExit) as exc:
+        main(["simulate", str(examples / "incast.design.json"), *args])
+    assert exc.value.code == 2 and capsys.readouterr().err.count("\n") == 1
