@@ -135,7 +135,10 @@ def main() -> int:
     costs: list[float] = []
     original_tick = sim.controller.tick
 
+    cpu_marks: list[tuple[float, float]] = []
+
     def timed_tick() -> None:
+        cpu_marks.append((time.perf_counter(), time.thread_time()))
         started = time.perf_counter()
         original_tick()
         window.view.viewport().repaint()
@@ -157,6 +160,10 @@ def main() -> int:
     frames = len(sim.controller.stream) if sim.controller.stream is not None else 0
     sim_time = sim.controller.stream.times[-1] if frames else 0.0
     sim.shutdown()
+    if os.environ.get("LV_TRACE"):
+        print("gaps over time (ms):", [round(1000 * g) for g in sim.controller.frame_gaps])
+        print("UI-thread CPU per gap (ms):", [round(1000 * (b[1] - a[1])) for a, b in
+                                              zip(cpu_marks, cpu_marks[1:])])
     gaps = sorted(1000 * g for g in sim.controller.frame_gaps)
     ticks = sorted(1000 * c for c in costs)
     if not gaps:

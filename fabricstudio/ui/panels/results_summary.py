@@ -45,7 +45,7 @@ RESULT_FIGURES = (
      ("training.gpu_utilisation", "gpu_utilisation")),
     ("dropped", "Dropped packets", "", ("totals.drops", "totals.dropped_packets")),
     ("retransmitted_bytes", "Retransmitted", "B", ("totals.retransmitted_bytes",)),
-    ("pauses", "PFC PAUSE frames", "", ("totals.pauses_sent", "totals.pauses")),
+    ("pauses", "PFC PAUSE frames", "", ("totals.pfc_pauses", "totals.pauses")),
     ("ecn_marks", "ECN marks", "", ("totals.ecn_marks",)),
     ("cnps", "CNPs", "", ("totals.cnps",)),
 )
@@ -63,7 +63,8 @@ def figures(result: dict[str, Any] | None, stream: MetricStream | None) -> dict[
         if value is None and key in _STREAM_FALLBACK:
             value = totals.get(_STREAM_FALLBACK[key])
         out[key] = value
-    out["paused_s"] = totals.get("paused_s")
+    paused = lookup(result, "totals.paused_time_s")
+    out["paused_s"] = paused if paused is not None else totals.get("paused_s")
     out["peak_queue_bytes"] = totals.get("peak_queue_bytes")
     return out
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGridLayout, QWidget
 
 from fabricstudio.sim.metrics import MetricStream
 
 MAX_LINK_CURVES = 6
+PLOT_KEYS = ("util", "queue", "events", "flows")
 MAX_FLOW_CURVES = 6
 _PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
 
@@ -32,16 +33,19 @@ class MetricsPlots(QWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         pg.setConfigOptions(antialias=False, background="w", foreground="#303030")
-        self.layout_widget = pg.GraphicsLayoutWidget()
-        QVBoxLayout(self).addWidget(self.layout_widget)
-        self.layout().setContentsMargins(0, 0, 0, 0)
+        grid = QGridLayout(self)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(2)
         titles = (("util", "Link utilisation", "%"), ("queue", "Queue depth", "KiB"),
                   ("events", "PAUSE / ECN / drops", "per µs"),
                   ("flows", "Flow throughput", "Gb/s"))
         self.plots: dict[str, pg.PlotItem] = {}
         self.cursors: dict[str, pg.InfiniteLine] = {}
         for row, (key, title, unit) in enumerate(titles):
-            plot = self.layout_widget.addPlot(row=row, col=0, title=title)
+            widget = pg.PlotWidget(title=title)
+            widget.setMinimumHeight(120)
+            grid.addWidget(widget, row // 2, row % 2)
+            plot = widget.getPlotItem()
             plot.setLabel("left", unit)
             plot.showGrid(x=True, y=True, alpha=0.2)
             plot.addLegend(offset=(-5, 5), labelTextSize="8pt")
@@ -52,7 +56,10 @@ class MetricsPlots(QWidget):
             plot.addItem(cursor)
             self.plots[key] = plot
             self.cursors[key] = cursor
-        self.plots["flows"].setLabel("bottom", "simulated time", "µs")
+        for key in ("events", "flows"):
+            self.plots[key].setLabel("bottom", "simulated time", "µs")
+        self.plots["util"].setYRange(0, 105, padding=0)
+        self.plots["util"].enableAutoRange(axis="y", enable=False)
         self.events = {name: _curve(self.plots["events"], label, colour)
                        for name, label, colour in (("pauses_sent", "PAUSE", "#D55E00"),
                                                    ("ecn_marks", "ECN marks", "#E69F00"),
@@ -68,11 +75,18 @@ class MetricsPlots(QWidget):
                       *self._flow_curves):
             _show_curve(curve, False)
         self.shown_links: list[int] = []
+        self._flow_cursor = 0
+        self._flow_ids = []
+        self._flow_data = {}
+        self._next = 0
 
     def set_stream(self, stream: MetricStream | None) -> None:
         """Chart another run (None clears)."""
         self.stream = stream
         self._shown_count = -1
+        self._flow_cursor = 0
+        self._flow_ids: list[int] = []
+        self._flow_data: dict[int, tuple[list, list]] = {}
         self.refresh(force=True)
 
     def set_selected_links(self, link_ids) -> None:
@@ -90,7 +104,7 @@ class MetricsPlots(QWidget):
                 cursor.setValue(x)
 
     def refresh(self, force: bool = False) -> None:
-        """Re-read the stream if it grew (one setData per curve)."""
+        """Re-read the stream into every chart if it grew (one setData per curve)."""
         stream = self.stream
         count = len(stream) if stream is not None else 0
         if count == self._shown_count and not force:
@@ -104,14 +118,34 @@ class MetricsPlots(QWidget):
             for curve in self.events.values():
                 curve.setData([], [])
             return
+        for key in PLOT_KEYS:
+            self._refresh_plot(key)
+        self._next = 0
+
+    def refresh_next(self) -> None:
+        """Refresh one chart (round robin): spreads the cost of a live run over ticks."""
+        stream = self.stream
+        if stream is None or not len(stream):
+            return
+        self._shown_count = -1  # a full refresh() catches up later
+        self._refresh_plot(PLOT_KEYS[self._next])
+        self._next = (self._next + 1) % len(PLOT_KEYS)
+
+    def _refresh_plot(self, key: str) -> None:
+        stream = self.stream
         times = stream.times.copy()
         x = times * 1e6
-        self._refresh_links(stream, x)
-        scale = 1e-6 / stream.sample_period_s
-        for name, curve in self.events.items():
-            series = stream.link_series(name)[: len(x)].sum(axis=1) * scale
-            curve.setData(x[: len(series)], series)
-        self._refresh_flows(stream, times)
+        if key == "util":
+            self._refresh_links(stream, x, "util")
+        elif key == "queue":
+            self._refresh_links(stream, x, "queue")
+        elif key == "events":
+            scale = 1e-6 / stream.sample_period_s
+            for name, curve in self.events.items():
+                series = stream.link_series(name)[: len(x)].sum(axis=1) * scale
+                curve.setData(x[: len(series)], series)
+        else:
+            self._refresh_flows(stream, times)
 
     def _chosen_links(self, stream: MetricStream) -> list[int]:
         if self.selected_links:
@@ -121,33 +155,53 @@ class MetricsPlots(QWidget):
         order = np.argsort(-mean, kind="stable")
         return [int(i) for i in order[: min(4, len(order))] if mean[i] > 0]
 
-    def _refresh_links(self, stream: MetricStream, x: np.ndarray) -> None:
-        chosen = self._chosen_links(stream)
-        if chosen != self.shown_links:
-            self.shown_links = chosen
-            for key, curves in self._link_curves.items():
-                for k, curve in enumerate(curves):
-                    if k < len(chosen):
-                        d = stream.links[chosen[k]]
-                        _rename(self.plots[key], curve, f"{d.src}→{d.dst}")
-                    _show_curve(curve, k < len(chosen))
-        util = stream.link_series("utilisation")[: len(x)]
-        queue = stream.link_series("queue_bytes")[: len(x)]
-        n = min(len(x), len(util), len(queue))
-        for curve, i in zip(self._link_curves["util"], chosen):
-            curve.setData(x[:n], 100.0 * util[:n, i])
-        for curve, i in zip(self._link_curves["queue"], chosen):
-            curve.setData(x[:n], queue[:n, i] / 1024.0)
+    def _refresh_links(self, stream: MetricStream, x: np.ndarray, key: str) -> None:
+        if key == "util":
+            chosen = self._chosen_links(stream)
+            if chosen != self.shown_links:
+                self.shown_links = chosen
+                self._relabel_links(stream)
+        chosen = self.shown_links
+        if key == "util":
+            values = 100.0 * stream.link_series("utilisation")[: len(x)]
+        else:
+            values = stream.link_series("queue_bytes")[: len(x)] / 1024.0
+        n = min(len(x), len(values))
+        for curve, i in zip(self._link_curves[key], chosen):
+            curve.setData(x[:n], values[:n, i])
+
+    def _relabel_links(self, stream: MetricStream) -> None:
+        for key, curves in self._link_curves.items():
+            for k, curve in enumerate(curves):
+                if k < len(self.shown_links):
+                    d = stream.links[self.shown_links[k]]
+                    _rename(self.plots[key], curve, f"{d.src}→{d.dst}")
+                _show_curve(curve, k < len(self.shown_links))
 
     def _refresh_flows(self, stream: MetricStream, times: np.ndarray) -> None:
-        last = stream.latest()
-        flow_ids = list(last.flow_ids[:MAX_FLOW_CURVES]) if last is not None else []
+        """Per-flow rates, read incrementally (only frames not seen before)."""
+        count = len(times)
+        if self._flow_cursor == 0 and count:
+            first_ids = stream.frame(count - 1).flow_ids
+            self._flow_ids = list(first_ids[:MAX_FLOW_CURVES])
+            self._flow_data = {fid: ([], []) for fid in self._flow_ids}
+        for i in range(self._flow_cursor, count):
+            frame = stream.frame(i)
+            position = {fid: k for k, fid in enumerate(frame.flow_ids)}
+            for fid in self._flow_ids:
+                k = position.get(fid)
+                if k is not None:
+                    ts, vs = self._flow_data[fid]
+                    ts.append(frame.t * 1e6)
+                    vs.append(float(frame.flows["rate_gbps"][k]))
+        self._flow_cursor = count
         for k, curve in enumerate(self._flow_curves):
-            if k < len(flow_ids):
-                _rename(self.plots["flows"], curve, f"flow {flow_ids[k]}")
-                t, rate = stream.flow_series("rate_gbps", flow_ids[k])
-                curve.setData(t * 1e6, rate)
-            _show_curve(curve, k < len(flow_ids))
+            shown = k < len(self._flow_ids)
+            if shown:
+                fid = self._flow_ids[k]
+                _rename(self.plots["flows"], curve, f"flow {fid}")
+                curve.setData(*self._flow_data[fid])
+            _show_curve(curve, shown)
 
 
 def _show_curve(curve: pg.PlotDataItem, visible: bool) -> None:

@@ -20,7 +20,7 @@ from fabricstudio.ui.simview.legend import LegendOverlay
 from fabricstudio.ui.simview.moment import moment_caption, render_scene_image, save_png
 from fabricstudio.ui.simview.source import SourceFactory, engine_source
 
-PLOT_REFRESH_S = 0.25
+PLOT_REFRESH_S = 0.1  # one chart per refresh, so each chart at ~2.5 Hz
 
 
 class SimulationUi(QObject):
@@ -199,10 +199,12 @@ class SimulationUi(QObject):
         c = self.controller
         self.legend.set_caption(moment_caption(t, c.request.label if c.request else ""))
         now = time.perf_counter()
-        following_live = c.running and c.playing
-        if not following_live or now - self._last_plot_refresh > PLOT_REFRESH_S:
-            self._last_plot_refresh = now
+        if not (c.running and c.playing):
             self.plots.refresh()
+            self.plots.set_cursor(t)
+        elif now - self._last_plot_refresh > PLOT_REFRESH_S:
+            self._last_plot_refresh = now
+            self.plots.refresh_next()
             self.plots.set_cursor(t)
 
     def _on_progress(self, now: float, fraction: float, rate: float) -> None:

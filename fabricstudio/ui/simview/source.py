@@ -207,6 +207,8 @@ def result_data(result: Any) -> dict[str, Any]:
     """A result as plain data (pydantic models are dumped, dicts pass through)."""
     if result is None:
         return {}
+    if hasattr(result, "to_dict"):
+        return result.to_dict()
     if hasattr(result, "model_dump"):
         return result.model_dump(mode="json")
     return dict(result)
