@@ -1,8 +1,11 @@
-"""``fabricstudio export DESIGN --png FILE [--scenario FILE --at SECONDS]``: images headless.
+"""``fabricstudio export DESIGN --png FILE [--svg FILE] [--scale N]``: images without a display.
 
-Without ``--scenario`` the PNG shows the design.  With a scenario, the simulation runs headless
-up to ``--at`` simulated seconds and the PNG shows that moment: link utilisation, PFC pauses,
-ECN marks, drops, queues and credit stalls, with the legend and the simulated time.
+With ``--scenario FILE --at SECONDS`` the PNG shows a simulation moment instead: the scenario
+runs headless up to that simulated time and the picture shows link utilisation, PFC pauses, ECN
+marks, drops, queues and credit stalls with their legend and the time.
+
+Qt runs on the offscreen platform here (unless a platform is forced with QT_QPA_PLATFORM), so
+the command works on a server or in CI with no X display.
 """
 
 from __future__ import annotations
@@ -14,59 +17,66 @@ import sys
 from fabricstudio.cli.common import CliError, load_design_arg, positive_float
 
 NAME = "export"
-HELP = "write a PNG of a design, or of a simulation moment (--scenario FILE --at SECONDS)"
+HELP = ("write a PNG and/or SVG picture of a design, or a PNG of a simulation moment "
+        "(--scenario FILE --at SECONDS); works without a display")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``export``."""
-    parser.add_argument("design", metavar="DESIGN", help="design file")
-    parser.add_argument("--png", metavar="FILE", required=True, help="PNG file to write")
-    parser.add_argument("--scenario", metavar="FILE", help="scenario file to simulate")
+    parser.add_argument("design", metavar="DESIGN", help="design file to draw")
+    parser.add_argument("--png", metavar="FILE", help="write a PNG image")
+    parser.add_argument("--svg", metavar="FILE", help="write an SVG drawing")
+    parser.add_argument("--scale", type=positive_float, default=2.0, metavar="N",
+                        help="PNG pixels per canvas unit (default 2)")
+    parser.add_argument("--background", choices=("white", "transparent", "dark", "light"),
+                        default="white", help="background (default white; dark/light = theme)")
+    parser.add_argument("--no-legend", action="store_true", help="leave the legend out")
+    parser.add_argument("--colour-by", choices=("speed", "plane"), default="speed",
+                        help="link colours: by line rate (default) or by network")
+    parser.add_argument("--scenario", metavar="FILE",
+                        help="simulate this scenario file and draw the moment given by --at")
     parser.add_argument("--at", metavar="SECONDS", type=float,
-                        help="simulated time of the moment (needs --scenario), e.g. 25e-6")
-    parser.add_argument("--scale", metavar="N", type=positive_float, default=2.0,
-                        help="pixels per canvas unit (default 2)")
+                        help="simulated time of the moment (with --scenario), e.g. 25e-6; "
+                             "default: the end of the run")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Render the design or the moment and write the PNG."""
+    """Load, lay out if needed, render, write; print what was written."""
+    if not args.png and not args.svg:
+        raise CliError("nothing to do: give --png FILE and/or --svg FILE", 2)
+    if args.scale > 16:
+        raise CliError(f"--scale {args.scale:g} is too large (at most 16)", 2)
     if args.at is not None and args.scenario is None:
         raise CliError("--at needs --scenario FILE (the run to take the moment from)", 2)
     if args.at is not None and not args.at >= 0:
         raise CliError(f"--at must be a simulated time >= 0 seconds, got {args.at!r}", 2)
+    if args.scenario is not None and (args.svg or not args.png):
+        raise CliError("a simulation moment is written as PNG: give --png FILE (no --svg)", 2)
     design = load_design_arg(args.design)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from fabricstudio.ui.app import ensure_app
+    if args.scenario is not None:
+        return _export_moment(design, args)
+    from fabricstudio.ui.headless import export_design  # lazy: Qt only when needed
 
-    ensure_app()
     try:
-        if args.scenario is None:
-            _export_design(design, args)
-        else:
-            _export_moment(design, args)
-    except OSError as exc:
-        raise CliError(f"{args.png}: cannot write: {exc.strerror or exc}") from None
-    print(f"wrote {args.png}")
+        written = export_design(design, png=args.png, svg=args.svg, scale=args.scale,
+                                background=args.background, legend=not args.no_legend,
+                                colour_by=args.colour_by)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    for path, detail in written:
+        print(f"wrote {path} ({detail})", file=sys.stdout)
     return 0
 
 
-def _export_design(design, args: argparse.Namespace) -> None:
-    from fabricstudio.topology.layout import auto_layout, needs_layout
-    from fabricstudio.ui.canvas.scene import FabricScene
-    from fabricstudio.ui.simview.moment import render_scene_image, save_png
-
-    if needs_layout(design):
-        design.move_devices(auto_layout(list(design.devices.values())))
-    scene = FabricScene(design)
-    save_png(render_scene_image(scene, legend=False, scale=args.scale), args.png)
-    scene.detach()
-
-
-def _export_moment(design, args: argparse.Namespace) -> None:
+def _export_moment(design, args: argparse.Namespace) -> int:
+    """Simulate up to ``--at`` and write the moment's PNG."""
     from fabricstudio.sim.scenario import ScenarioError, load_scenario
+    from fabricstudio.ui.app import ensure_app
     from fabricstudio.ui.simview.moment import export_moment
     from fabricstudio.ui.simview.source import SimulationUnavailable, scenario_source
 
+    ensure_app()
     try:
         scenario = load_scenario(args.scenario)
         source = scenario_source(design, scenario)
@@ -81,5 +91,9 @@ def _export_moment(design, args: argparse.Namespace) -> None:
     if at > stream.times[-1] + stream.sample_period_s:
         print(f"fabricstudio export: note: the run ended at {stream.times[-1]:g} s; "
               "showing its last frame", file=sys.stderr)
-    label = scenario.name or ""
-    export_moment(design, stream, at, args.png, label=label, scale=args.scale)
+    try:
+        export_moment(design, stream, at, args.png, label=scenario.name, scale=args.scale)
+    except OSError as exc:
+        raise CliError(f"{args.png}: cannot write: {exc.strerror or exc}") from None
+    print(f"wrote {args.png} (t = {stream.frame_at(at).t:g} s)")
+    return 0

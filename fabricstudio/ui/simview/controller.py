@@ -61,6 +61,11 @@ class SimController(QObject):
         self.timer.setInterval(TICK_MS)
         self.timer.timeout.connect(self.tick)
 
+    def set_factory(self, factory: SourceFactory, use_process: bool | None = None) -> None:
+        """Build later runs with ``factory`` (in a child process when it can be pickled)."""
+        self.factory = factory
+        self.use_process = picklable(factory) if use_process is None else use_process
+
     # ------------------------------------------------------------------ running
     @property
     def design(self) -> Design:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMenu
 
@@ -220,10 +220,20 @@ class SimulationUi(QObject):
         self.window.statusBar().showMessage(
             f"Finished: {label} · {len(c.stream) if c.stream else 0} frames recorded", 8000)
 
+    def set_factory(self, factory: SourceFactory) -> None:
+        """Build simulations with ``factory`` from now on (tests, benchmarks, other engines)."""
+        self.controller.set_factory(factory)
+        self.compare.factory = factory
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
         if watched is self.window and event.type() == QEvent.Type.Close:
-            self.shutdown()
+            # the window may still refuse to close (unsaved changes): decide once it has
+            QTimer.singleShot(0, self, self._shutdown_if_closed)
         return False
+
+    def _shutdown_if_closed(self) -> None:
+        if not self.window.isVisible():
+            self.shutdown()
 
     def shutdown(self) -> None:
         """Stop every thread and timer (the window is closing)."""
@@ -233,7 +243,15 @@ class SimulationUi(QObject):
 
 def install_simulation_ui(window: QMainWindow, factory: SourceFactory | None = None
                           ) -> SimulationUi:
-    """Add the simulation docks, toolbar and menu to ``window``; returns the wiring object."""
+    """Add the simulation docks, toolbar and menu to ``window``; returns the wiring object.
+
+    Called once by MainWindow; calling it again only swaps the simulation factory.
+    """
+    ui = getattr(window, "simulation", None)
+    if isinstance(ui, SimulationUi):
+        if factory is not None:
+            ui.set_factory(factory)
+        return ui
     ui = SimulationUi(window, factory)
     window.simulation = ui
     return ui

@@ -40,5 +40,7 @@ class LegendOverlay(QWidget):
 
     def paintEvent(self, event) -> None:  # noqa: N802
         painter = QPainter(self)
-        paint_legend(painter, QRectF(0.5, 0.5, *LEGEND_SIZE), self.caption)
+        theme = getattr(self._view.scene(), "theme", None)
+        paint_legend(painter, QRectF(0.5, 0.5, *LEGEND_SIZE), self.caption,
+                     dark=bool(theme is not None and theme.dark))
         painter.end()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QGraphicsScene
 
@@ -14,39 +14,32 @@ from fabricstudio.ui.simview.controls import format_time
 from fabricstudio.ui.simview.overlay import SimOverlay
 from fabricstudio.ui.simview.style import LEGEND_SIZE, paint_legend
 
-MARGIN = 40.0
-MAX_PIXELS = 16_000
-
-
-def content_rect(scene: QGraphicsScene) -> QRectF:
-    """Scene area of the design's devices and links plus a margin (the overlay ignored)."""
-    rect = QRectF()
-    for items in (getattr(scene, "device_items", {}), getattr(scene, "link_items", {})):
-        for item in items.values():
-            rect = rect.united(item.sceneBoundingRect())
-    if rect.isNull():
-        rect = scene.itemsBoundingRect()
-    return rect.adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN)
 
 
 def render_scene_image(scene: QGraphicsScene, caption: str = "", legend: bool = True,
-                       scale: float = 2.0) -> QImage:
-    """The whole scene on white at ``scale`` pixels per scene unit, legend at the top right."""
-    rect = content_rect(scene)
+                       scale: float = 2.0, background: str = "theme") -> QImage:
+    """The design drawn by the designer's exporter (the overlay included, being a scene item),
+    with the simulation legend in a column on the right."""
+    from fabricstudio.ui.export import ExportOptions, render_image
+
+    base = render_image(scene, ExportOptions(scale=scale, background=background, legend=False))
+    if not legend:
+        return base
     legend_w, legend_h = LEGEND_SIZE
-    extra = (legend_w + 20) if legend else 0.0
-    scale = min(scale, MAX_PIXELS / max(rect.width() * 1.0 + extra, rect.height(), 1.0))
-    width = int(rect.width() * scale + extra)
-    height = int(max(rect.height() * scale, legend_h + 20 if legend else 0))
-    image = QImage(max(width, 1), max(height, 1), QImage.Format.Format_ARGB32)
-    image.fill(QColor("white"))
+    width = base.width() + round((legend_w + 20) * scale)
+    height = max(base.height(), round((legend_h + 20) * scale))
+    image = QImage(width, height, QImage.Format.Format_ARGB32_Premultiplied)
+    theme = getattr(scene, "theme", None)
+    dark = bool(theme is not None and theme.dark and background == "theme")
+    image.fill(theme.canvas if dark else QColor("white"))
     painter = QPainter(image)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    target = QRectF(0, 0, rect.width() * scale, rect.height() * scale)
-    scene.render(painter, target, rect, Qt.AspectRatioMode.KeepAspectRatio)
-    if legend:
-        paint_legend(painter, QRectF(width - legend_w - 10, 10, legend_w, legend_h), caption)
-    painter.end()
+    try:
+        painter.drawImage(0, (height - base.height()) // 2, base)
+        painter.scale(scale, scale)
+        paint_legend(painter, QRectF(base.width() / scale + 10, 10, legend_w, legend_h),
+                     caption, dark=dark)
+    finally:
+        painter.end()
     return image
 
 

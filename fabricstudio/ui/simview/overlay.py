@@ -86,9 +86,10 @@ class SimOverlay(QGraphicsItem):
         self._revision = revision
         n = len(self.links)
         geom = np.full((n, 4), np.nan)
+        hidden_planes = getattr(self._scene, "hidden_planes", ())
         for i, d in enumerate(self.links):
             item = self._scene.link_items.get(d.link_id)
-            if item is None:
+            if item is None or item.link.plane in hidden_planes:
                 continue
             line = item.line()
             p, q = (line.p1(), line.p2()) if item.link.a == d.src else (line.p2(), line.p1())

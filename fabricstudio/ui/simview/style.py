@@ -78,12 +78,13 @@ def draw_stall(painter: QPainter, at: QPointF, size: float) -> None:
 LEGEND_SIZE = (230.0, 178.0)
 
 
-def paint_legend(painter: QPainter, rect: QRectF, caption: str = "") -> None:
+def paint_legend(painter: QPainter, rect: QRectF, caption: str = "", dark: bool = False) -> None:
     """The overlay legend: utilisation ramp and the event markers, with an optional caption."""
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.setPen(QPen(QColor(0, 0, 0, 60), 1))
-    painter.setBrush(QBrush(QColor(255, 255, 255, 235)))
+    text = QColor("#E6E8EB") if dark else QColor("#202020")
+    painter.setPen(QPen(QColor(255, 255, 255, 50) if dark else QColor(0, 0, 0, 60), 1))
+    painter.setBrush(QBrush(QColor(34, 37, 43, 235) if dark else QColor(255, 255, 255, 235)))
     painter.drawRoundedRect(rect, 6, 6)
     font = QFont()
     font.setPixelSize(11)
@@ -92,34 +93,33 @@ def paint_legend(painter: QPainter, rect: QRectF, caption: str = "") -> None:
     if caption:
         font.setBold(True)
         painter.setFont(font)
-        painter.setPen(QColor("#202020"))
+        painter.setPen(text)
         painter.drawText(QRectF(x, y, rect.width() - 20, 16), Qt.AlignmentFlag.AlignLeft,
                          caption)
         font.setBold(False)
         painter.setFont(font)
         y += 20
-    painter.setPen(QColor("#202020"))
+    painter.setPen(text)
     painter.drawText(QPointF(x, y + 10), "Link utilisation")
     bar = QRectF(x, y + 16, rect.width() - 20, 10)
     gradient = QLinearGradient(bar.topLeft(), bar.topRight())
     for i, colour in enumerate(RAMP):
         gradient.setColorAt(i / (BINS - 1), colour)
     painter.fillRect(bar, gradient)
-    for frac, text in ((0.0, "0%"), (0.5, "50%"), (1.0, "100%")):
+    for frac, tick in ((0.0, "0%"), (0.5, "50%"), (1.0, "100%")):
         tx = bar.left() + frac * bar.width()
-        align = -14 * frac
-        painter.drawText(QPointF(tx + align * 1.6, bar.bottom() + 13), text)
+        painter.drawText(QPointF(tx - 22 * frac, bar.bottom() + 13), tick)
     y = bar.bottom() + 22
     rows = ((draw_pause, 6.0, "PFC PAUSE at the held sender"),
             (draw_ecn, 5.5, "ECN marks at the egress queue"),
             (lambda p, a, s: draw_drop(p, a, s, 1.0), 6.0, "Drops (flash)"),
             (draw_stall, 8.0, "IB credit stall"))
-    for draw, size, text in rows:
+    for draw, size, label in rows:
         draw(painter, QPointF(x + 8, y + 8), size)
-        painter.setPen(QColor("#202020"))
-        painter.drawText(QPointF(x + 22, y + 12), text)
+        painter.setPen(text)
+        painter.drawText(QPointF(x + 22, y + 12), label)
         y += 19
-    painter.setPen(QPen(QColor("#202020"), 1))
+    painter.setPen(QPen(text, 1))
     painter.setBrush(QBrush(QColor("#F0E442")))
     painter.drawRect(QRectF(x + 5, y + 2, 6, 12))
     painter.drawText(QPointF(x + 22, y + 12), "Queue depth at the port")

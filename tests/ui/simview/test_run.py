@@ -10,7 +10,8 @@ from fabricstudio.formats import load_design
 from fabricstudio.model import Technology
 from fabricstudio.ui.main_window import MainWindow
 from fabricstudio.ui.simview import install_simulation_ui
-from fabricstudio.ui.simview.moment import content_rect, save_png
+from fabricstudio.ui.export import export_rect
+from fabricstudio.ui.simview.moment import save_png
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS
 from tests.ui.simview.synthetic import factory
 
@@ -115,11 +116,12 @@ def test_moment_png_differs_from_idle_where_links_are_busy(qtbot, window, tmp_pa
     assert QImage(str(path)).width() > 0
     link = window.scene.link_items[next(iter(window.design.links))].line()
     mid = (link.p1() + link.p2()) / 2
-    rect = content_rect(window.scene)
-    scale = idle.height() / rect.height()
+    rect = export_rect(window.scene)
+    scale = 2.0
     x = int((mid.x() - rect.left()) * scale)
-    y = int((mid.y() - rect.top()) * scale)
-    assert idle.pixelColor(x, y) != busy.pixelColor(x, y)
+    y_idle = int((mid.y() - rect.top()) * scale + (idle.height() - rect.height() * scale) / 2)
+    y_busy = int((mid.y() - rect.top()) * scale + (busy.height() - rect.height() * scale) / 2)
+    assert idle.pixelColor(x, y_idle) != busy.pixelColor(x, y_busy)
 
 
 def test_technology_choice_reaches_the_request(qtbot, window):

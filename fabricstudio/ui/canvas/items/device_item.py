@@ -1,91 +1,207 @@
-"""A device drawn on the canvas: a rounded box coloured by kind, with its label."""
+"""A device on the canvas: a coloured tile with the kind's SVG glyph, a label below and a
+port-usage badge; level of detail drops the label, badge and glyph when small on screen."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPen
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from fabricstudio.model import Device, DeviceKind
+from fabricstudio.ui.icons import kind_glyph
+from fabricstudio.ui.theme import DARK, INVALID, KIND_COLOURS, KIND_LABELS, VALID, WARNING, Theme
 
-#: Fill colour per device kind (Okabe-Ito based, colour-blind safe).
-KIND_COLOURS = {
-    DeviceKind.GPU_SERVER: QColor("#009E73"),
-    DeviceKind.STORAGE_SERVER: QColor("#CC79A7"),
-    DeviceKind.LEAF: QColor("#0072B2"),
-    DeviceKind.SPINE: QColor("#56B4E9"),
-    DeviceKind.CORE: QColor("#E69F00"),
-    DeviceKind.MGMT_SWITCH: QColor("#999999"),
-}
-KIND_SHORT = {
-    DeviceKind.GPU_SERVER: "GPU", DeviceKind.STORAGE_SERVER: "STOR", DeviceKind.LEAF: "LEAF",
-    DeviceKind.SPINE: "SPINE", DeviceKind.CORE: "CORE", DeviceKind.MGMT_SWITCH: "MGMT",
-}
-WIDTH, HEIGHT = 64.0, 36.0
+TILE = 44.0
+LABEL_WIDTH = 84.0
+HANDLE_RADIUS = 5.5
+#: On-screen tile size (px) below which only a flat tile is drawn, and below which labels go.
+FLAT_BELOW_PX = 14.0
+LABEL_BELOW_PX = 26.0
+
+_LABEL_FONT = QFont()
+_LABEL_FONT.setPixelSize(11)
+_BADGE_FONT = QFont()
+_BADGE_FONT.setPixelSize(9)
+_BADGE_FONT.setBold(True)
 
 
 class DeviceItem(QGraphicsItem):
-    """Canvas item of one device; knows only its device value, never the Design."""
+    """Canvas item of one device; knows only its device value and port usage, never the Design.
+
+    ``device_id`` is stable; the scene calls :meth:`set_device`, :meth:`set_port_usage` and
+    :meth:`set_feedback` (link-drawing highlight), each a no-op when nothing changed.
+    """
 
     def __init__(self, device: Device) -> None:
         super().__init__()
         self.device_id = device.id
         self._device = device
+        self._used = 0
+        self._warn = False
+        self._total = device.port_count()
+        self._feedback: str | None = None
+        self._hovered = False
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
                       | QGraphicsItem.GraphicsItemFlag.ItemIsMovable
                       | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
+        self.setAcceptHoverEvents(True)
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setZValue(10)
-        self.set_device(device)
+        self._apply(device)
 
+    # ----------------------------------------------------------------- setters
     def set_device(self, device: Device) -> None:
         """Show a new value of the device (no-op if unchanged)."""
-        if device == self._device and self.toolTip():
+        if device == self._device:
             return
+        self._apply(device)
+
+    def _apply(self, device: Device) -> None:
         self._device = device
-        self.setPos(device.x, device.y)
-        self.setToolTip(_tooltip(device))
+        self._total = device.port_count()
+        if self.pos() != QPointF(device.x, device.y):
+            self.setPos(device.x, device.y)
+        self.setToolTip(device_tooltip(device))
         self.update()
+
+    def set_port_usage(self, used: int, warn: bool = False) -> None:
+        """Number of connected ports (shown in the badge); ``warn`` = a data NIC is unconnected."""
+        if (used, warn) != (self._used, self._warn):
+            self._used, self._warn = used, warn
+            self.update()
+
+    def set_feedback(self, state: str | None) -> None:
+        """Link-drawing highlight: 'valid', 'invalid', 'source' or None."""
+        if state != self._feedback:
+            self._feedback = state
+            self.update()
 
     @property
     def device(self) -> Device:
         """The device value currently shown."""
         return self._device
 
+    @property
+    def port_usage(self) -> tuple[int, int]:
+        """(connected ports, all ports)."""
+        return self._used, self._total
+
+    def handle_pos(self) -> QPointF:
+        """Scene position of the connector handle (drag from it to draw a link)."""
+        return self.mapToScene(QPointF(TILE / 2, 0))
+
+    # ------------------------------------------------------------------- Qt API
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
-        return QRectF(-WIDTH / 2 - 2, -HEIGHT / 2 - 2, WIDTH + 4, HEIGHT + 18)
+        return QRectF(-LABEL_WIDTH / 2 - 2, -TILE / 2 - 10, LABEL_WIDTH + 4, TILE + 36)
+
+    def shape(self) -> QPainterPath:
+        path = QPainterPath()
+        path.addRoundedRect(_tile_rect().adjusted(-3, -3, 3 + HANDLE_RADIUS, 3), 9, 9)
+        return path
+
+    def itemChange(self, change, value):  # noqa: N802 - Qt override
+        scene = self.scene()
+        if change == QGraphicsItem.GraphicsItemChange.ItemPositionChange and scene is not None:
+            return scene.snap_point(value) if hasattr(scene, "snap_point") else value
+        if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged and scene is not None:
+            if hasattr(scene, "device_item_moved"):
+                scene.device_item_moved(self)
+        return super().itemChange(change, value)
+
+    def hoverEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self._hovered = True
+        self.update()
+        super().hoverEnterEvent(event)
+
+    def hoverLeaveEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self._hovered = False
+        self.update()
+        super().hoverLeaveEvent(event)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
+        theme: Theme = getattr(self.scene(), "theme", DARK)
         kind = DeviceKind(self._device.kind)
         colour = KIND_COLOURS[kind]
-        rect = QRectF(-WIDTH / 2, -HEIGHT / 2, WIDTH, HEIGHT)
-        pen = QPen(QColor("#FFD54F") if self.isSelected() else colour.darker(160),
-                   3 if self.isSelected() else 1.2)
-        painter.setPen(pen)
-        painter.setBrush(QBrush(colour))
-        painter.drawRoundedRect(rect, 6, 6)
-        lod = option.levelOfDetailFromTransform(painter.worldTransform())
-        if lod < 0.35:
+        tile = _tile_rect()
+        on_screen = TILE * option.levelOfDetailFromTransform(painter.worldTransform())
+        if on_screen < FLAT_BELOW_PX:
+            painter.fillRect(tile, theme.highlight if self.isSelected() else colour)
             return
-        painter.setPen(QColor("white"))
-        font = QFont()
-        font.setPixelSize(10)
-        font.setBold(True)
-        painter.setFont(font)
-        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, KIND_SHORT[kind])
-        painter.setPen(QColor("#202020"))
-        font.setBold(False)
-        painter.setFont(font)
-        painter.drawText(QRectF(-WIDTH, HEIGHT / 2, 2 * WIDTH, 14),
-                         Qt.AlignmentFlag.AlignCenter, self._device.label)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        self._paint_ring(painter, tile)
+        painter.setPen(QPen(colour.darker(130), 1))
+        painter.setBrush(colour)
+        painter.drawRoundedRect(tile, 9, 9)
+        inset = TILE * 0.2
+        kind_glyph(kind).render(painter, tile.adjusted(inset, inset, -inset, -inset))
+        if on_screen < LABEL_BELOW_PX:
+            return
+        self._paint_badge(painter, tile, theme)
+        self._paint_label(painter, tile, theme)
+        if self._hovered:
+            self._paint_handle(painter, theme)
+
+    # ---------------------------------------------------------------- painting
+    def _paint_ring(self, painter: QPainter, tile: QRectF) -> None:
+        ring = None
+        if self._feedback == "valid":
+            ring = VALID
+        elif self._feedback == "invalid":
+            ring = INVALID
+        elif self.isSelected() or self._feedback == "source":
+            ring = getattr(self.scene(), "theme", DARK).highlight
+        if ring is None:
+            return
+        painter.setPen(QPen(ring, 2.5))
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRoundedRect(tile.adjusted(-4, -4, 4, 4), 12, 12)
+
+    def _paint_badge(self, painter: QPainter, tile: QRectF, theme: Theme) -> None:
+        text = f"{self._used}/{self._total}"
+        painter.setFont(_BADGE_FONT)
+        width = QFontMetricsF(_BADGE_FONT).horizontalAdvance(text) + 8
+        rect = QRectF(tile.right() - width + 8, tile.top() - 8, width, 14)
+        spare_nics = self._warn
+        fill = WARNING if spare_nics else (theme.panel if theme.dark else QColor("#FFFFFF"))
+        painter.setPen(QPen(theme.border, 1))
+        painter.setBrush(fill)
+        painter.drawRoundedRect(rect, 7, 7)
+        painter.setPen(QColor("#1F2328") if spare_nics else theme.text)
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+
+    def _paint_label(self, painter: QPainter, tile: QRectF, theme: Theme) -> None:
+        painter.setFont(_LABEL_FONT)
+        metrics = QFontMetricsF(_LABEL_FONT)
+        text = metrics.elidedText(self._device.label, Qt.TextElideMode.ElideMiddle, LABEL_WIDTH)
+        width = metrics.horizontalAdvance(text) + 8
+        rect = QRectF(-width / 2, tile.bottom() + 4, width, 16)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(theme.highlight if self.isSelected() else theme.label_bg)
+        painter.drawRoundedRect(rect, 4, 4)
+        painter.setPen(QColor("white") if self.isSelected() else theme.text)
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
+
+    def _paint_handle(self, painter: QPainter, theme: Theme) -> None:
+        painter.setPen(QPen(theme.canvas, 2))
+        painter.setBrush(theme.highlight)
+        painter.drawEllipse(QPointF(TILE / 2, 0), HANDLE_RADIUS, HANDLE_RADIUS)
 
 
-def _tooltip(device: Device) -> str:
+def _tile_rect() -> QRectF:
+    return QRectF(-TILE / 2, -TILE / 2, TILE, TILE)
+
+
+def device_tooltip(device: Device) -> str:
+    """Rich-text summary of a device."""
     kind = DeviceKind(device.kind)
-    lines = [f"<b>{device.label}</b> ({kind.value})"]
+    lines = [f"<b>{device.label}</b> &middot; {KIND_LABELS[kind]}"]
     if kind is DeviceKind.GPU_SERVER:
         lines.append(f"{device.gpus} GPUs, {device.nics} x {device.nic_speed_gbps:g} Gb/s NICs")
-    elif device.is_switch:
+    elif kind is DeviceKind.STORAGE_SERVER:
+        lines.append(f"{device.storage_nics} x {device.storage_nic_speed_gbps:g} Gb/s, "
+                     f"{device.capacity_tb:g} TB")
+    else:
         lines.append(f"{device.radix} ports x {device.port_speed_gbps:g} Gb/s")
+    lines.append("networks: " + ", ".join(p.value for p in device.planes))
     return "<br>".join(lines)

@@ -1,0 +1,251 @@
+"""Editing operations of the canvas, each ONE undo step through the window's stack:
+place devices, connect, delete, copy/paste/duplicate, align and distribute."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from PySide6.QtCore import QMimeData, QPointF
+from PySide6.QtWidgets import QApplication
+
+from fabricstudio.model import Design, DesignError, Device, DeviceKind, Link, parse_device
+from fabricstudio.model.commands import AddFragment, Connect, Disconnect, MoveDevices, RemoveDevices
+from fabricstudio.ui.canvas.scene import GRID, FabricScene
+from fabricstudio.ui.linking import LinkCandidate, propose_link
+from fabricstudio.ui.undo import DesignUndoStack
+
+FRAGMENT_MIME = "application/x-fabricstudio-fragment"
+#: Spacing of devices placed in a row by Shift+drop and of pasted copies (px).
+ROW_SPACING = 90.0
+ROW_LENGTH = 16
+PASTE_OFFSET = 45.0
+
+ID_PREFIX = {
+    DeviceKind.GPU_SERVER: "gpu", DeviceKind.STORAGE_SERVER: "stor", DeviceKind.LEAF: "leaf",
+    DeviceKind.SPINE: "spine", DeviceKind.CORE: "core", DeviceKind.MGMT_SWITCH: "mgmt",
+}
+
+
+class Editor:
+    """Turns user intents into model commands on ``stack``; reports refusals to ``notify``."""
+
+    def __init__(self, design: Design, scene: FabricScene, stack: DesignUndoStack,
+                 notify: Callable[[str], None] = lambda message: None) -> None:
+        self.design = design
+        self.scene = scene
+        self.stack = stack
+        self.notify = notify
+        self._paste_count = 0
+
+    # ---------------------------------------------------------------- placing
+    def place_devices(self, kind: DeviceKind | str, fields: Mapping[str, Any], at: QPointF,
+                      count: int = 1) -> list[str]:
+        """Add ``count`` devices of ``kind`` in rows starting at ``at``; returns their ids."""
+        kind = DeviceKind(kind)
+        devices: list[Device] = []
+        taken: set[str] = set()
+        for i in range(count):
+            device_id = self._fresh_id(ID_PREFIX[kind], taken)
+            pos = self.scene.snap_point(QPointF(at.x() + (i % ROW_LENGTH) * ROW_SPACING,
+                                                at.y() + (i // ROW_LENGTH) * ROW_SPACING))
+            data = {**fields, "kind": kind.value, "id": device_id, "x": pos.x(), "y": pos.y()}
+            devices.append(parse_device(data))
+        label = f"Add {devices[0].id}" if count == 1 else f"Add {count} {kind.value} devices"
+        if not self._run(AddFragment(devices, label=label)):
+            return []
+        self.select_ids(d.id for d in devices)
+        return [d.id for d in devices]
+
+    def _fresh_id(self, prefix: str, taken: set[str]) -> str:
+        n = 1
+        while f"{prefix}{n}" in self.design or f"{prefix}{n}" in taken:
+            n += 1
+        taken.add(f"{prefix}{n}")
+        return f"{prefix}{n}"
+
+    # --------------------------------------------------------------- linking
+    def propose(self, a: str, b: str) -> LinkCandidate:
+        """What connecting ``a`` to ``b`` would do."""
+        return propose_link(self.design, a, b)
+
+    def connect(self, a: str, b: str) -> Link | None:
+        """Add the proposed link, or report why not."""
+        candidate = self.propose(a, b)
+        if not candidate.valid:
+            self.notify(f"Link refused: {candidate.reason}")
+            return None
+        command = Connect(candidate.link)
+        if self._run(command):
+            self.notify(f"Connected {candidate.describe()}")
+            return command.link
+        return None
+
+    # -------------------------------------------------------------- selection
+    def selected_device_ids(self) -> list[str]:
+        """Ids of selected devices in design order."""
+        selected = {i.device_id for i in self.scene.selectedItems() if hasattr(i, "device_id")}
+        return [d for d in self.design.devices if d in selected]
+
+    def selected_link_ids(self) -> list[str]:
+        """Ids of selected links in design order."""
+        selected = {i.link_id for i in self.scene.selectedItems() if hasattr(i, "link_id")}
+        return [lk for lk in self.design.links if lk in selected]
+
+    def select_ids(self, ids) -> None:
+        """Select exactly these devices/links."""
+        wanted = set(ids)
+        self.scene.clearSelection()
+        for object_id in wanted:
+            item = self.scene.device_items.get(object_id) or self.scene.link_items.get(object_id)
+            if item is not None:
+                item.setSelected(True)
+
+    def select_all(self) -> None:
+        """Select every visible device."""
+        for item in self.scene.device_items.values():
+            if item.isVisible():
+                item.setSelected(True)
+
+    # ---------------------------------------------------------------- delete
+    def delete_selection(self) -> None:
+        """Remove selected devices (with their links) and selected links, as one step."""
+        devices = self.selected_device_ids()
+        gone = set(devices)
+        links = [lk for lk in self.selected_link_ids()
+                 if not {self.design.link(lk).a, self.design.link(lk).b} & gone]
+        commands = []
+        if links:
+            commands.append(Disconnect(links))
+        if devices:
+            commands.append(RemoveDevices(devices))
+        if commands:
+            label = commands[0].label if len(commands) == 1 else \
+                f"Delete {len(devices)} devices, {len(links)} links"
+            self._run_all(commands, label)
+
+    # ------------------------------------------------------- clipboard & copy
+    def fragment(self, device_ids: Sequence[str]) -> dict:
+        """Plain data of devices and the links among them."""
+        ids = set(device_ids)
+        devices = [self.design.device(d).model_dump(mode="json") for d in device_ids]
+        links = [lk.model_dump(mode="json") for lk in self.design.links.values()
+                 if lk.a in ids and lk.b in ids]
+        return {"devices": devices, "links": links}
+
+    def copy(self) -> bool:
+        """Put the selected devices (and links among them) on the clipboard."""
+        ids = self.selected_device_ids()
+        if not ids:
+            return False
+        mime = QMimeData()
+        payload = json.dumps(self.fragment(ids))
+        mime.setData(FRAGMENT_MIME, payload.encode())
+        mime.setText(payload)
+        QApplication.clipboard().setMimeData(mime)
+        self._paste_count = 0
+        return True
+
+    def paste(self) -> list[str]:
+        """Add the clipboard's devices (fresh ids, offset) with their links; one step."""
+        mime = QApplication.clipboard().mimeData()
+        if mime is None or not mime.hasFormat(FRAGMENT_MIME):
+            self.notify("Nothing to paste")
+            return []
+        try:
+            fragment = json.loads(bytes(mime.data(FRAGMENT_MIME)).decode())
+        except ValueError:
+            self.notify("The clipboard does not hold FabricStudio devices")
+            return []
+        self._paste_count += 1
+        return self.add_fragment(fragment, PASTE_OFFSET * self._paste_count, "Paste")
+
+    def duplicate(self) -> list[str]:
+        """Copy the selection next to itself (with links among the copies); one step."""
+        ids = self.selected_device_ids()
+        if not ids:
+            return []
+        return self.add_fragment(self.fragment(ids), PASTE_OFFSET, "Duplicate")
+
+    def add_fragment(self, fragment: dict, offset: float, label: str) -> list[str]:
+        """Add copies of a fragment's devices and links under fresh ids."""
+        taken: set[str] = set()
+        renamed: dict[str, str] = {}
+        devices = []
+        try:
+            for data in fragment["devices"]:
+                new_id = self._fresh_id(_prefix(data["id"]), taken)
+                renamed[data["id"]] = new_id
+                name = data.get("name") or ""
+                devices.append(parse_device({**data, "id": new_id, "name": name and f"{name} copy",
+                                             "x": data["x"] + offset, "y": data["y"] + offset}))
+            links = []
+            for data in fragment["links"]:
+                new_id = self._fresh_id("l", taken)
+                links.append(Link.model_validate({**data, "id": new_id, "a": renamed[data["a"]],
+                                                  "b": renamed[data["b"]]}))
+        except (KeyError, TypeError, ValueError) as exc:
+            self.notify(f"Cannot paste: {exc}")
+            return []
+        if not self._run(AddFragment(devices, links, label=f"{label} {len(devices)} devices")):
+            return []
+        self.select_ids(renamed.values())
+        return list(renamed.values())
+
+    # ------------------------------------------------------------------ align
+    def align(self, how: str) -> None:
+        """Align selected devices: left, right, top, bottom, hcenter, vcenter, hspread, vspread."""
+        ids = self.selected_device_ids()
+        if len(ids) < 2:
+            self.notify("Select two or more devices to align")
+            return
+        pos = {i: (self.design.device(i).x, self.design.device(i).y) for i in ids}
+        xs = [p[0] for p in pos.values()]
+        ys = [p[1] for p in pos.values()]
+        new = dict(pos)
+        if how in ("left", "right", "hcenter"):
+            x = {"left": min(xs), "right": max(xs), "hcenter": sum(xs) / len(xs)}[how]
+            new = {i: (x, y) for i, (_, y) in pos.items()}
+        elif how in ("top", "bottom", "vcenter"):
+            y = {"top": min(ys), "bottom": max(ys), "vcenter": sum(ys) / len(ys)}[how]
+            new = {i: (x, y) for i, (x, _) in pos.items()}
+        elif how == "hspread":
+            order = sorted(ids, key=lambda i: pos[i][0])
+            step = max((max(xs) - min(xs)) / (len(ids) - 1), ROW_SPACING)
+            new = {i: (min(xs) + k * step, pos[i][1]) for k, i in enumerate(order)}
+        elif how == "vspread":
+            order = sorted(ids, key=lambda i: pos[i][1])
+            step = max((max(ys) - min(ys)) / (len(ids) - 1), ROW_SPACING)
+            new = {i: (pos[i][0], min(ys) + k * step) for k, i in enumerate(order)}
+        new = {i: _snap(p) if self.scene.snap_to_grid else p for i, p in new.items()}
+        changed = {i: p for i, p in new.items() if p != pos[i]}
+        if changed:
+            self._run(MoveDevices(changed, {i: pos[i] for i in changed}))
+
+    # --------------------------------------------------------------- helpers
+    def _run(self, command) -> bool:
+        try:
+            self.stack.run(command)
+        except DesignError as exc:
+            self.notify(f"Refused: {exc}")
+            return False
+        return True
+
+    def _run_all(self, commands, label: str) -> bool:
+        try:
+            self.stack.run_all(commands, label)
+        except DesignError as exc:
+            self.notify(f"Refused: {exc}")
+            return False
+        return True
+
+
+def _prefix(device_id: str) -> str:
+    """'leaf12' -> 'leaf', 'rack-a' -> 'rack-a'."""
+    return re.sub(r"\d+$", "", device_id) or "dev"
+
+
+def _snap(p: tuple[float, float]) -> tuple[float, float]:
+    return (round(p[0] / GRID) * GRID, round(p[1] / GRID) * GRID)

@@ -1,0 +1,180 @@
+"""PNG and SVG export of the whole design or the selection, with an optional legend.
+
+SVG uses QSvgGenerator from QtSvg, which ships in PySide6-Essentials (no Addons needed).
+Item caching is switched off while rendering so SVG output stays vector, not pixmaps.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QPointF, QRectF, QSize, QSizeF, Qt
+from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QGraphicsItem
+
+from fabricstudio.ui.canvas.scene import FabricScene
+from fabricstudio.ui.legend import legend_entries, legend_size, paint_legend
+
+MARGIN = 40.0
+MAX_PIXELS = 400_000_000
+LEGEND_GAP = 20.0
+
+
+class ExportError(ValueError):
+    """The export could not be written; the message says why."""
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """What to export and how."""
+
+    scale: float = 2.0
+    background: str = "theme"  # 'theme', 'white' or 'transparent'
+    legend: bool = True
+    selection_only: bool = False
+
+
+def export_rect(scene: FabricScene, selection_only: bool = False) -> QRectF:
+    """Scene area to export: visible devices (or the selected ones) plus a margin."""
+    rect = QRectF()
+    for item in scene.device_items.values():
+        if item.isVisible() and (not selection_only or item.isSelected()):
+            rect = rect.united(item.sceneBoundingRect())
+    if rect.isEmpty():
+        raise ExportError("nothing to export" + (" (no device selected)" if selection_only else ""))
+    return rect.adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN)
+
+
+def page_size(scene: FabricScene, rect: QRectF, options: ExportOptions) -> QSizeF:
+    """Size (scene units) of the picture: the drawing plus a legend column on its right."""
+    width, height = rect.width(), rect.height()
+    if options.legend:
+        sections = legend_entries(scene.design, scene.colour_by)
+        if sections:
+            legend = legend_size(sections)
+            width += legend.width() + LEGEND_GAP
+            height = max(height, legend.height() + 2 * LEGEND_GAP)
+    return QSizeF(width, height)
+
+
+def output_size(scene: FabricScene, options: ExportOptions) -> QSize:
+    """Pixel size of a PNG export: (drawing + legend) x scale."""
+    page = page_size(scene, export_rect(scene, options.selection_only), options)
+    return QSize(max(1, round(page.width() * options.scale)),
+                 max(1, round(page.height() * options.scale)))
+
+
+def _background(scene: FabricScene, options: ExportOptions) -> QColor:
+    if options.background == "transparent":
+        return QColor(0, 0, 0, 0)
+    if options.background == "white":
+        return QColor("white")
+    return scene.theme.canvas
+
+
+@contextmanager
+def _prepared(scene: FabricScene, options: ExportOptions, vector: bool):
+    """Hide what must not show (unselected items, selection marks, grid); restore after."""
+    selected = list(scene.selectedItems())
+    hidden = []
+    if options.selection_only:
+        keep = {i.device_id for i in selected if hasattr(i, "device_id")}
+        for item in list(scene.device_items.values()) + list(scene.link_items.values()):
+            link = getattr(item, "link", None)
+            ends_kept = link is not None and link.a in keep and link.b in keep
+            if item.isVisible() and not (getattr(item, "device_id", None) in keep or ends_kept):
+                item.setVisible(False)
+                hidden.append(item)
+    scene.clearSelection()
+    cached = []
+    if vector:
+        for item in scene.device_items.values():
+            cached.append((item, item.cacheMode()))
+            item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+    brush = scene.backgroundBrush()
+    old_draw = scene.drawBackground
+    scene.drawBackground = lambda painter, rect: None  # no grid in exports
+    try:
+        yield
+    finally:
+        scene.drawBackground = old_draw
+        scene.setBackgroundBrush(brush)
+        for item, mode in cached:
+            item.setCacheMode(mode)
+        for item in hidden:
+            item.setVisible(True)
+        for item in selected:
+            item.setSelected(True)
+
+
+def _paint(scene: FabricScene, painter: QPainter, source: QRectF, options: ExportOptions,
+           background: QColor) -> None:
+    """Paint the page in scene-sized units (the painter is already scaled to the output)."""
+    page = page_size(scene, source, options)
+    painter.setRenderHints(QPainter.RenderHint.Antialiasing
+                           | QPainter.RenderHint.TextAntialiasing
+                           | QPainter.RenderHint.SmoothPixmapTransform)
+    if background.alpha():
+        painter.fillRect(QRectF(0, 0, page.width(), page.height()), background)
+    top = (page.height() - source.height()) / 2
+    scene.render(painter, QRectF(0, top, source.width(), source.height()), source,
+                 Qt.AspectRatioMode.KeepAspectRatio)
+    if options.legend:
+        sections = legend_entries(scene.design, scene.colour_by)
+        if sections:
+            size = legend_size(sections)
+            corner = QPointF(source.width() + LEGEND_GAP * 0.25,
+                             (page.height() - size.height()) / 2)
+            paint_legend(painter, corner, sections, scene.theme)
+
+
+def render_image(scene: FabricScene, options: ExportOptions = ExportOptions()) -> QImage:
+    """The design (or the selection) as an image of :func:`output_size`."""
+    return _render_rect(scene, export_rect(scene, options.selection_only), options)
+
+
+def save_png(scene: FabricScene, path: str | Path, options: ExportOptions = ExportOptions()) -> QSize:
+    """Write a PNG; returns its pixel size.  The rect is taken before anything is hidden."""
+    image = render_image(scene, options)
+    if not image.save(str(path), "PNG"):
+        raise ExportError(f"{path}: could not write the PNG (check the folder and permissions)")
+    return image.size()
+
+
+def _render_rect(scene: FabricScene, rect: QRectF, options: ExportOptions) -> QImage:
+    page = page_size(scene, rect, options)
+    size = QSize(max(1, round(page.width() * options.scale)),
+                 max(1, round(page.height() * options.scale)))
+    if size.width() * size.height() > MAX_PIXELS:
+        raise ExportError(f"{size.width()} x {size.height()} px is too large; lower the scale")
+    image = QImage(size, QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(QColor(0, 0, 0, 0))
+    with _prepared(scene, options, vector=False):
+        painter = QPainter(image)
+        painter.scale(size.width() / page.width(), size.height() / page.height())
+        _paint(scene, painter, rect, options, _background(scene, options))
+        painter.end()
+    return image
+
+
+def save_svg(scene: FabricScene, path: str | Path, options: ExportOptions = ExportOptions()) -> None:
+    """Write an SVG of the design (vector: devices, links, labels and legend)."""
+    rect = export_rect(scene, options.selection_only)
+    page = page_size(scene, rect, options)
+    generator = QSvgGenerator()
+    generator.setFileName(str(path))
+    generator.setSize(QSize(round(page.width()), round(page.height())))
+    generator.setViewBox(QRectF(0, 0, page.width(), page.height()))
+    generator.setTitle(scene.design.name)
+    generator.setDescription("FabricStudio design export")
+    with _prepared(scene, options, vector=True):
+        painter = QPainter()
+        if not painter.begin(generator):
+            raise ExportError(f"{path}: could not write the SVG (check the folder and permissions)")
+        _paint(scene, painter, rect, options, _background(scene, options))
+        painter.end()
+    if not Path(path).exists():
+        raise ExportError(f"{path}: the SVG was not written")

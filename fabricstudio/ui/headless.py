@@ -1,0 +1,35 @@
+"""Export without a window (the ``export`` command): a scene of the design rendered to files."""
+
+from __future__ import annotations
+
+from fabricstudio.model import Design
+from fabricstudio.topology.layout import auto_layout, needs_layout
+from fabricstudio.ui.app import ensure_app
+from fabricstudio.ui.canvas.scene import FabricScene
+from fabricstudio.ui.export import ExportOptions, save_png, save_svg
+from fabricstudio.ui.theme import DARK, LIGHT
+
+
+def export_design(design: Design, png: str | None = None, svg: str | None = None,
+                  scale: float = 2.0, background: str = "white", legend: bool = True,
+                  colour_by: str = "speed") -> list[tuple[str, str]]:
+    """Write the requested files; returns (path, description) pairs.  ValueError on failure."""
+    ensure_app()
+    if needs_layout(design):
+        design.move_devices(auto_layout(list(design.devices.values())))
+    scene = FabricScene(design)
+    scene.set_theme(DARK if background == "dark" else LIGHT)
+    scene.set_colour_mode(colour_by)
+    fill = "theme" if background in ("dark", "light") else background
+    written = []
+    try:
+        if png:
+            size = save_png(scene, png, ExportOptions(scale=scale, background=fill, legend=legend))
+            written.append((png, f"{size.width()} x {size.height()} px"))
+        if svg:
+            save_svg(scene, svg, ExportOptions(scale=1.0, background=fill, legend=legend))
+            written.append((svg, "SVG"))
+    finally:
+        scene.detach()
+        scene.deleteLater()
+    return written

@@ -1,0 +1,74 @@
+"""Icons from fabricstudio/resources: SVG glyphs per device kind, rendered crisply at any size.
+
+Resources are read with importlib.resources, so they load from an installed wheel as well as
+from a checkout.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+from PySide6.QtCore import QByteArray, QRectF, Qt
+from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
+from PySide6.QtSvg import QSvgRenderer
+
+from fabricstudio.model import DeviceKind
+from fabricstudio.ui.theme import KIND_COLOURS
+
+
+def resource_bytes(name: str) -> bytes:
+    """Bytes of ``fabricstudio/resources/<name>``."""
+    return resources.files("fabricstudio").joinpath("resources", name).read_bytes()
+
+
+@lru_cache(maxsize=None)
+def svg_renderer(name: str) -> QSvgRenderer:
+    """A cached renderer for ``resources/icons/<name>.svg``."""
+    renderer = QSvgRenderer(QByteArray(resource_bytes(f"icons/{name}.svg")))
+    if not renderer.isValid():
+        raise ValueError(f"icon {name!r} is not a valid SVG")
+    return renderer
+
+
+def kind_glyph(kind: DeviceKind) -> QSvgRenderer:
+    """White glyph of a device kind."""
+    return svg_renderer(DeviceKind(kind).value)
+
+
+def paint_kind_tile(painter: QPainter, rect: QRectF, kind: DeviceKind, radius: float = 8.0) -> None:
+    """A rounded tile in the kind's colour with its white glyph (palette, legend, canvas)."""
+    colour = KIND_COLOURS[DeviceKind(kind)]
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(colour)
+    painter.drawRoundedRect(rect, radius, radius)
+    inset = rect.width() * 0.2
+    kind_glyph(kind).render(painter, rect.adjusted(inset, inset, -inset, -inset))
+
+
+def kind_icon(kind: DeviceKind, size: int = 40) -> QIcon:
+    """A QIcon of the kind's tile (palette entries, drag pixmaps)."""
+    return QIcon(kind_pixmap(kind, size))
+
+
+def kind_pixmap(kind: DeviceKind, size: int = 40, ratio: float = 2.0) -> QPixmap:
+    """A high-DPI pixmap of the kind's tile."""
+    pixmap = QPixmap(int(size * ratio), int(size * ratio))
+    pixmap.setDevicePixelRatio(ratio)
+    pixmap.fill(QColor(0, 0, 0, 0))
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    paint_kind_tile(painter, QRectF(1, 1, size - 2, size - 2), kind, size * 0.2)
+    painter.end()
+    return pixmap
+
+
+def app_icon() -> QIcon:
+    """The application icon."""
+    renderer = svg_renderer("app")
+    pixmap = QPixmap(128, 128)
+    pixmap.fill(QColor(0, 0, 0, 0))
+    painter = QPainter(pixmap)
+    renderer.render(painter)
+    painter.end()
+    return QIcon(pixmap)

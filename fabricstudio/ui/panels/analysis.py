@@ -1,0 +1,150 @@
+"""The analysis dock: network-plane layers, then the live analysis of the design (errors and
+warnings with click-to-select, oversubscription, bisection, hop counts, bill of materials).
+
+Analysis is debounced (a single-shot timer restarted by each change) and runs on a frozen copy
+of the design in a worker thread, so large fabrics never stall editing; a result that arrives
+for an outdated revision is dropped.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QTreeWidget, QTreeWidgetItem,
+                               QVBoxLayout, QWidget)
+
+from fabricstudio.model import Design, Plane
+from fabricstudio.ui.theme import INVALID, PLANE_COLOURS, WARNING
+
+DEBOUNCE_MS = 350
+OBJECTS_ROLE = Qt.ItemDataRole.UserRole + 1
+SEVERITY_COLOURS = {"error": INVALID, "warning": WARNING}
+
+
+class _Relay(QObject):
+    """Carries a worker's result to the GUI thread (queued signal)."""
+
+    finished = Signal(int, object, str)
+
+
+class AnalysisPanel(QWidget):
+    """Layers and analysis results; ``select_requested`` carries the ids of a clicked issue."""
+
+    #: Emitted with a list of device/link ids to select.
+    select_requested = Signal(list)
+    #: Emitted when a network layer is shown (True) or hidden (False).
+    plane_toggled = Signal(object, bool)
+
+    def __init__(self, design: Design, parent=None) -> None:
+        super().__init__(parent)
+        self.design = design
+        self.report = None
+        self._worker: threading.Thread | None = None
+        self._pending_revision = -1
+        self._relay = _Relay()
+        self._relay.finished.connect(self._on_finished)
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.setInterval(DEBOUNCE_MS)
+        self.timer.timeout.connect(self.start_analysis)
+        self.plane_boxes: dict[Plane, QCheckBox] = {}
+        layers = QHBoxLayout()
+        layers.addWidget(QLabel("Layers:"))
+        for plane in Plane:
+            box = QCheckBox(plane.value.capitalize())
+            box.setChecked(True)
+            colour = PLANE_COLOURS[plane].name()
+            box.setStyleSheet(f"QCheckBox::indicator:checked {{ background: {colour}; "
+                              f"border: 1px solid {colour}; border-radius: 3px; }}")
+            box.toggled.connect(lambda on, p=plane: self.plane_toggled.emit(p, on))
+            self.plane_boxes[plane] = box
+            layers.addWidget(box)
+        layers.addStretch(1)
+        self.status = QLabel("Analysing…")
+        self.status.setWordWrap(True)
+        self.tree = QTreeWidget()
+        self.tree.setHeaderHidden(True)
+        self.tree.setRootIsDecorated(True)
+        self.tree.setUniformRowHeights(True)
+        self.tree.itemClicked.connect(self._on_item_clicked)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addLayout(layers)
+        layout.addWidget(self.status)
+        layout.addWidget(self.tree, 1)
+        design.changed.connect(self.schedule)
+        self.schedule()
+
+    # ------------------------------------------------------------ scheduling
+    def schedule(self) -> None:
+        """(Re)start the debounce timer."""
+        self.timer.start()
+
+    def set_plane_checked(self, plane: Plane, on: bool) -> None:
+        """Reflect a layer change made elsewhere (View menu)."""
+        box = self.plane_boxes[plane]
+        if box.isChecked() != on:
+            box.blockSignals(True)
+            box.setChecked(on)
+            box.blockSignals(False)
+
+    def start_analysis(self) -> None:
+        """Analyse a frozen copy of the design in a worker thread."""
+        if self._worker is not None and self._worker.is_alive():
+            self.timer.start()  # try again when the current run is done
+            return
+        revision = self.design.revision
+        data = self.design.to_data()
+        self._pending_revision = revision
+        self.status.setText("Analysing…")
+        self._worker = threading.Thread(target=self._work, args=(revision, data),
+                                        name="fabricstudio-analysis", daemon=True)
+        self._worker.start()
+
+    def _work(self, revision: int, data) -> None:
+        try:
+            from fabricstudio.topology.analysis import analyze
+
+            report = analyze(Design.from_data(data))
+            self._relay.finished.emit(revision, report, "")
+        except Exception as exc:  # noqa: BLE001 - shown to the user, never crashes the GUI
+            self._relay.finished.emit(revision, None, f"{type(exc).__name__}: {exc}")
+
+    def wait(self, timeout: float = 10.0) -> None:
+        """Block until a running analysis finishes (tests, shutdown)."""
+        if self._worker is not None:
+            self._worker.join(timeout)
+
+    def shutdown(self) -> None:
+        """Stop the timer and let a running worker finish (window closing)."""
+        self.timer.stop()
+        try:
+            self.design.changed.disconnect(self.schedule)
+        except (TypeError, ValueError):
+            pass
+        self.wait()
+
+    # --------------------------------------------------------------- results
+    def _on_finished(self, revision: int, report, error: str) -> None:
+        if revision != self.design.revision:
+            self.schedule()
+            return
+        if error:
+            self.report = None
+            self.status.setText(f"Analysis failed: {error}")
+            self.tree.clear()
+            return
+        self.report = report
+        self._show(report)
+
+    def _show(self, report) -> None:
+        from fabricstudio.ui.panels.analysis_view import fill_tree, headline
+
+        self.status.setText(headline(report))
+        fill_tree(self.tree, report)
+
+    def _on_item_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
+        ids = item.data(0, OBJECTS_ROLE)
+        if ids:
+            self.select_requested.emit(list(ids))

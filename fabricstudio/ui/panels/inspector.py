@@ -1,0 +1,243 @@
+"""The inspector dock: edits the selection's properties (several devices at once for shared
+fields).  Values go through SetDeviceProperties / SetLinkProperties on the undo stack; a value
+the model refuses shows the model's reason and the design is untouched."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QCheckBox, QFormLayout, QHBoxLayout, QLabel, QPushButton,
+                               QVBoxLayout, QWidget)
+
+from fabricstudio.model import DEVICE_CLASSES, Design, DesignError, DeviceKind, Link, Plane
+from fabricstudio.model.commands import RenameDesign, SetDeviceProperties, SetLinkProperties
+from fabricstudio.ui.forms import MIXED, FieldEditor, field_label
+from fabricstudio.ui.icons import kind_pixmap
+from fabricstudio.ui.theme import KIND_LABELS
+from fabricstudio.ui.undo import DesignUndoStack
+
+#: Device fields not edited as plain values.
+_SKIP = {"id", "kind", "x", "y", "planes"}
+_LINK_FIELDS = ("speed_gbps", "length_m")
+
+
+class InspectorPanel(QWidget):
+    """Shows and edits the selected devices, links, or (nothing selected) the design."""
+
+    #: Emitted when the user asks for the fabric settings dialog.
+    fabric_settings_requested = Signal()
+
+    def __init__(self, design: Design, stack: DesignUndoStack, parent=None) -> None:
+        super().__init__(parent)
+        self.design = design
+        self.stack = stack
+        self.device_ids: list[str] = []
+        self.link_ids: list[str] = []
+        self.editors: dict[str, FieldEditor] = {}
+        self.plane_boxes: dict[Plane, QCheckBox] = {}
+        self.icon = QLabel()
+        self.title = QLabel()
+        self.title.setStyleSheet("font-size: 14px; font-weight: 600;")
+        self.subtitle = QLabel()
+        self.subtitle.setStyleSheet("color: palette(placeholder-text);")
+        self.subtitle.setWordWrap(True)
+        self.error = QLabel()
+        self.error.setObjectName("errorLabel")
+        self.error.setWordWrap(True)
+        self.error.hide()
+        self.form = QFormLayout()
+        self.form.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        self.form.setHorizontalSpacing(10)
+        self.form.setVerticalSpacing(6)
+        header = QHBoxLayout()
+        header.addWidget(self.icon)
+        titles = QVBoxLayout()
+        titles.setSpacing(0)
+        titles.addWidget(self.title)
+        titles.addWidget(self.subtitle)
+        header.addLayout(titles, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(10, 10, 10, 10)
+        layout.addLayout(header)
+        layout.addSpacing(6)
+        layout.addLayout(self.form)
+        layout.addWidget(self.error)
+        layout.addStretch(1)
+        design.device_changed.connect(self._on_object_changed)
+        design.link_changed.connect(self._on_object_changed)
+        design.fabric_changed.connect(self._on_document_changed)
+        design.name_changed.connect(self._on_document_changed)
+        self.show_selection([], [])
+
+    def detach(self) -> None:
+        """Stop following the design."""
+        self.design.device_changed.disconnect(self._on_object_changed)
+        self.design.link_changed.disconnect(self._on_object_changed)
+        self.design.fabric_changed.disconnect(self._on_document_changed)
+        self.design.name_changed.disconnect(self._on_document_changed)
+
+    # -------------------------------------------------------------- building
+    def show_selection(self, device_ids: list[str], link_ids: list[str]) -> None:
+        """Rebuild the form for a new selection."""
+        self.device_ids = [d for d in device_ids if d in self.design.devices]
+        self.link_ids = [lk for lk in link_ids if lk in self.design.links]
+        self._clear_form()
+        self.error.hide()
+        if self.device_ids:
+            self._build_devices()
+        elif self.link_ids:
+            self._build_links()
+        else:
+            self._build_document()
+        self.refresh()
+
+    def _clear_form(self) -> None:
+        while self.form.rowCount():
+            self.form.removeRow(0)
+        self.editors = {}
+        self.plane_boxes = {}
+
+    def _add_editor(self, name: str, info) -> None:
+        editor = FieldEditor(name, info)
+        editor.committed.connect(lambda n=name: self._commit(n))
+        self.editors[name] = editor
+        self.form.addRow(field_label(name), editor.widget)
+
+    def _build_devices(self) -> None:
+        devices = [self.design.device(d) for d in self.device_ids]
+        kinds = {DeviceKind(d.kind) for d in devices}
+        classes = [DEVICE_CLASSES[k] for k in kinds]
+        shared = [n for n in classes[0].model_fields
+                  if n not in _SKIP and all(n in c.model_fields for c in classes)]
+        kind = next(iter(kinds))
+        self.icon.setPixmap(kind_pixmap(kind, 36))
+        if len(devices) == 1:
+            self.title.setText(devices[0].label)
+            self.subtitle.setText(f"{KIND_LABELS[kind]} · id {devices[0].id}")
+        else:
+            self.title.setText(f"{len(devices)} devices")
+            self.subtitle.setText(", ".join(sorted(KIND_LABELS[k] for k in kinds))
+                                  + " · shared fields")
+        for name in shared:
+            self._add_editor(name, classes[0].model_fields[name])
+        planes = QWidget()
+        row = QHBoxLayout(planes)
+        row.setContentsMargins(0, 0, 0, 0)
+        for plane in Plane:
+            box = QCheckBox(plane.value)
+            box.clicked.connect(lambda _=False: self._commit("planes"))
+            self.plane_boxes[plane] = box
+            row.addWidget(box)
+        self.form.addRow("Networks", planes)
+
+    def _build_links(self) -> None:
+        self.icon.clear()
+        links = [self.design.link(lk) for lk in self.link_ids]
+        if len(links) == 1:
+            lk = links[0]
+            self.title.setText(f"Link {lk.id}")
+            self.subtitle.setText(f"{lk.a}:{lk.a_port} ↔ {lk.b}:{lk.b_port} · {lk.plane.value}")
+        else:
+            self.title.setText(f"{len(links)} links")
+            self.subtitle.setText("shared fields")
+        for name in _LINK_FIELDS:
+            self._add_editor(name, Link.model_fields[name])
+        reach = QLabel()
+        self.form.addRow("Cable", reach)
+        self._reach_label = reach
+
+    def _build_document(self) -> None:
+        self.icon.clear()
+        self.title.setText(self.design.name)
+        self.subtitle.setText("Nothing selected · design properties")
+        from pydantic.fields import FieldInfo
+
+        self._add_editor("name", FieldInfo(annotation=str, default=""))
+        self._summary = QLabel()
+        self._summary.setWordWrap(True)
+        self.form.addRow("Contents", self._summary)
+        button = QPushButton("Fabric settings…")
+        button.clicked.connect(self.fabric_settings_requested)
+        self.form.addRow("Technology", button)
+        self._tech_button = button
+
+    # ------------------------------------------------------------ refreshing
+    def refresh(self) -> None:
+        """Show the current values of the selection."""
+        if self.device_ids:
+            devices = [self.design.device(d) for d in self.device_ids]
+            for name, editor in self.editors.items():
+                editor.show(_shared_value(getattr(d, name) for d in devices))
+            for plane, box in self.plane_boxes.items():
+                states = {plane in d.planes for d in devices}
+                box.setTristate(len(states) > 1)
+                box.setCheckState(Qt.CheckState.PartiallyChecked if len(states) > 1 else
+                                  (Qt.CheckState.Checked if states.pop() else Qt.CheckState.Unchecked))
+            if len(devices) == 1:
+                self.title.setText(devices[0].label)
+        elif self.link_ids:
+            links = [self.design.link(lk) for lk in self.link_ids]
+            for name, editor in self.editors.items():
+                editor.show(_shared_value(getattr(lk, name) for lk in links))
+            self._reach_label.setText(", ".join(sorted({lk.reach_class for lk in links})))
+        else:
+            self.editors["name"].show(self.design.name)
+            self.title.setText(self.design.name)
+            self._summary.setText(design_summary(self.design))
+            self._tech_button.setText(f"{self.design.fabric.technology.label} · settings…")
+
+    def _on_object_changed(self, object_id: str) -> None:
+        if object_id in self.device_ids or object_id in self.link_ids:
+            self.refresh()
+
+    def _on_document_changed(self, *_args) -> None:
+        if not self.device_ids and not self.link_ids:
+            self.refresh()
+
+    # ------------------------------------------------------------- committing
+    def _commit(self, name: str) -> None:
+        try:
+            if name == "planes":
+                value = tuple(p for p, box in self.plane_boxes.items()
+                              if box.checkState() == Qt.CheckState.Checked)
+                command = SetDeviceProperties(self.device_ids, {"planes": value})
+            else:
+                value = self.editors[name].value()
+                if self.device_ids:
+                    command = SetDeviceProperties(self.device_ids, {name: value})
+                elif self.link_ids:
+                    command = SetLinkProperties(self.link_ids, {name: value})
+                else:
+                    if not str(value).strip():
+                        raise ValueError("the design name cannot be empty")
+                    command = RenameDesign(str(value).strip())
+            self.stack.run(command)
+        except (DesignError, ValueError) as exc:
+            self.show_error(str(exc))
+            self.refresh()
+            return
+        self.error.hide()
+        self.refresh()
+
+    def show_error(self, text: str) -> None:
+        """Show why a value was refused."""
+        self.error.setText(f"Refused: {text}")
+        self.error.show()
+
+
+def _shared_value(values):
+    values = list(values)
+    first = values[0]
+    return first if all(v == first for v in values[1:]) else MIXED
+
+
+def design_summary(design: Design) -> str:
+    """'256 GPUs in 32 servers · 24 switches · 512 links'."""
+    servers = design.devices_of_kind(DeviceKind.GPU_SERVER)
+    gpus = sum(s.gpus for s in servers)
+    switches = sum(1 for d in design.devices.values() if d.is_switch)
+    storage = len(design.devices_of_kind(DeviceKind.STORAGE_SERVER))
+    parts = [f"{gpus:,} GPUs in {len(servers):,} servers", f"{switches:,} switches"]
+    if storage:
+        parts.append(f"{storage:,} storage servers")
+    parts.append(f"{len(design.links):,} links")
+    return " · ".join(parts)
