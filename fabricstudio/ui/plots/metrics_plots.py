@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGridLayout, QWidget
 
 from fabricstudio.sim.metrics import MetricStream
 
 MAX_LINK_CURVES = 6
 PLOT_KEYS = ("util", "queue", "events", "flows")
+PLOT_BACKGROUND = "#16181D"  # the dark canvas colour, so charts sit well beside it
 MAX_FLOW_CURVES = 6
 _PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
 
@@ -32,7 +34,7 @@ class MetricsPlots(QWidget):
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
-        pg.setConfigOptions(antialias=False, background="w", foreground="#303030")
+        pg.setConfigOptions(antialias=False)
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(2)
@@ -40,13 +42,16 @@ class MetricsPlots(QWidget):
                   ("events", "PAUSE / ECN / drops", "per µs"),
                   ("flows", "Flow throughput", "Gb/s"))
         self.plots: dict[str, pg.PlotItem] = {}
+        self.widgets: list[pg.PlotWidget] = []
         self.cursors: dict[str, pg.InfiniteLine] = {}
         for row, (key, title, unit) in enumerate(titles):
-            widget = pg.PlotWidget(title=title)
+            widget = pg.PlotWidget(title=title, background=PLOT_BACKGROUND)
+            self.widgets.append(widget)
             widget.setMinimumHeight(120)
             grid.addWidget(widget, row // 2, row % 2)
             plot = widget.getPlotItem()
             plot.setLabel("left", unit)
+            plot.getAxis("left").enableAutoSIPrefix(False)
             plot.showGrid(x=True, y=True, alpha=0.2)
             plot.addLegend(offset=(-5, 5), labelTextSize="8pt")
             plot.setMouseEnabled(y=False)
@@ -79,6 +84,21 @@ class MetricsPlots(QWidget):
         self._flow_ids = []
         self._flow_data = {}
         self._next = 0
+        self._colours = ("", "")
+
+    def set_colours(self, background: QColor, text: QColor) -> None:
+        """Follow the canvas theme (no-op if unchanged)."""
+        if self._colours == (background.name(), text.name()):
+            return
+        self._colours = (background.name(), text.name())
+        for widget in self.widgets:
+            widget.setBackground(background)
+        for plot in self.plots.values():
+            for name in ("left", "bottom"):
+                axis = plot.getAxis(name)
+                axis.setPen(pg.mkPen(text))
+                axis.setTextPen(pg.mkPen(text))
+            plot.titleLabel.setText(plot.titleLabel.text, color=text.name())
 
     def set_stream(self, stream: MetricStream | None) -> None:
         """Chart another run (None clears)."""

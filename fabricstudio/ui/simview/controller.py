@@ -12,19 +12,38 @@ import time
 from collections import deque
 from typing import Any
 
+import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from fabricstudio.model import Design
-from fabricstudio.sim.metrics import MetricStream
+from fabricstudio.sim.metrics import Frame, MetricStream
 from fabricstudio.ui.simview.overlay import SimOverlay
 from fabricstudio.ui.simview.process_worker import ProcessRunWorker, picklable
 from fabricstudio.ui.simview.source import RunRequest, SourceFactory, engine_source
 from fabricstudio.ui.simview.worker import RunWorker
 
 TICK_MS = 33
+MAX_SPAN = 64  # at most this many recorded frames are merged into one displayed frame
+_MEAN_FIELDS = ("utilisation", "paused", "credit_stall")
+_SUM_FIELDS = ("pauses_sent", "ecn_marks", "cnps", "drops")
 #: Jump targets: name -> (stream field, "first" or "peak").
 JUMPS = {"first_pause": ("pauses_sent", "first"), "peak_queue": ("queue_bytes", "peak"),
          "first_drop": ("drops", "first"), "first_ecn": ("ecn_marks", "first")}
+
+
+def window_frame(stream: MetricStream, first: int, last: int) -> Frame:
+    """Frame ``last``, or the merge of frames first..last: fractions averaged, counters summed,
+    queue depth as at the last frame."""
+    frame = stream.frame(last)
+    if first >= last:
+        return frame
+    frames = [stream.frame(i) for i in range(first, last)] + [frame]
+    links = dict(frame.links)
+    for name in _MEAN_FIELDS:
+        links[name] = np.mean([f.links[name] for f in frames], axis=0).astype(np.float32)
+    for name in _SUM_FIELDS:
+        links[name] = np.sum([f.links[name] for f in frames], axis=0).astype(np.int32)
+    return Frame(frame.t, links, frame.flows, frame.flow_ids)
 
 
 class SimController(QObject):
@@ -232,6 +251,7 @@ class SimController(QObject):
         if stream is not None and len(stream):
             self.overlay.refresh_geometry()
             last = len(stream) - 1
+            moving = self.playing
             if self.playing and self.speed is None:
                 self.display_time = float(stream.times[last])
                 self.playing = self.running
@@ -240,14 +260,18 @@ class SimController(QObject):
                 if self.display_time >= stream.times[last] and not self.running:
                     self.display_time = float(stream.times[last])
                     self.playing = False
-            self._show(stream.index_at(self.display_time))
+            self._show(stream.index_at(self.display_time), span=moving)
         self.overlay.advance_animation(min(dt, 0.25))
         self._ensure_timer()
 
-    def _show(self, index: int) -> None:
+    def _show(self, index: int, span: bool = False) -> None:
+        """Show frame ``index``; with ``span`` (playing), what happened since the frame shown
+        before: rates averaged and event counts summed over the frames in between, so fast
+        playback neither flickers nor hides a PAUSE that fell between two display ticks."""
         if index < 0 or index == self.shown_index:
             return
-        frame = self.stream.frame(index)
+        first = self.shown_index + 1 if span and 0 <= self.shown_index < index else index
+        frame = window_frame(self.stream, max(first, index - MAX_SPAN + 1), index)
         self.shown_index = index
         self.overlay.apply_frame(frame)
         self.frame_shown.emit(index, frame.t)

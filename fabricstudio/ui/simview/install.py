@@ -46,7 +46,10 @@ class SimulationUi(QObject):
         }
         window.tabifyDockWidget(self.docks["charts"], self.docks["compare"])
         self.docks["charts"].raise_()
-        window.addToolBar(Qt.ToolBarArea.BottomToolBarArea, self.controls)
+        self._share_right_column()
+        window.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
+        window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.controls)
+        window.resizeDocks([self.docks["charts"]], [230], Qt.Orientation.Vertical)
         self.menu = self._build_menu()
         self._last_plot_refresh = 0.0
         self._connect()
@@ -63,6 +66,15 @@ class SimulationUi(QObject):
         else:
             self.window.addDockWidget(area, dock)
         return dock
+
+    def _share_right_column(self) -> None:
+        """Tab Scenario behind the Inspector and Results behind Analysis (when the window has
+        them), so the right column stays readable on a laptop or projector."""
+        for host, key in (("inspector_dock", "scenario"), ("analysis_dock", "results")):
+            other = getattr(self.window, host, None)
+            if isinstance(other, QDockWidget):
+                self.window.tabifyDockWidget(other, self.docks[key])
+        self.docks["scenario"].raise_()
 
     def _build_menu(self) -> QMenu:
         menu = getattr(self.window, "simulation_menu", None)
@@ -192,6 +204,9 @@ class SimulationUi(QObject):
             self.plots.refresh(force=True)
 
     def _on_stream(self, stream) -> None:
+        theme = getattr(self.window.scene, "theme", None)
+        if theme is not None:
+            self.plots.set_colours(theme.canvas, theme.text)
         self.plots.set_stream(stream)
         self.legend.setVisible(stream is not None)
 
@@ -214,6 +229,7 @@ class SimulationUi(QObject):
 
     def _on_result(self, result: dict) -> None:
         c = self.controller
+        self.docks["results"].raise_()
         label = c.request.label if c.request else ""
         self.results.show_run(f"Finished: {label}", result, c.stream)
         self.plots.refresh(force=True)

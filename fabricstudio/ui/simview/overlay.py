@@ -52,6 +52,7 @@ class SimOverlay(QGraphicsItem):
         self._queue_low: list[QRectF] = []
         self._queue_high: list[QRectF] = []
         self._pause_points: list[QPointF] = []
+        self._covers: dict[int, list[QLineF]] = {}
         self.setZValue(5)
         self.setAcceptHoverEvents(True)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
@@ -87,6 +88,7 @@ class SimOverlay(QGraphicsItem):
         n = len(self.links)
         geom = np.full((n, 4), np.nan)
         hidden_planes = getattr(self._scene, "hidden_planes", ())
+        covers: dict[int, dict[str, QLineF]] = {}
         for i, d in enumerate(self.links):
             item = self._scene.link_items.get(d.link_id)
             if item is None or item.link.plane in hidden_planes:
@@ -94,6 +96,9 @@ class SimOverlay(QGraphicsItem):
             line = item.line()
             p, q = (line.p1(), line.p2()) if item.link.a == d.src else (line.p2(), line.p1())
             geom[i] = (p.x(), p.y(), q.x(), q.y())
+            width = int(math.ceil(item.pen().widthF())) + 2
+            covers.setdefault(width, {})[d.link_id] = QLineF(line)
+        self._covers = {width: list(lines.values()) for width, lines in covers.items()}
         d = geom[:, 2:] - geom[:, :2]
         length = np.hypot(d[:, 0], d[:, 1])
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -236,10 +241,13 @@ class SimOverlay(QGraphicsItem):
         if not self.state:
             return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        for width, lines in self._covers.items():  # idle links: neutral, over the design colours
+            painter.setPen(_flat_pen(self._idle_colour(), width))
+            painter.drawLines(lines)
         for b, lines in sorted(self._bins_lines.items()):
             if b >= OUTLINE_FROM_BIN:
                 painter.setPen(_flat_pen(style.OUTLINE, style.link_width((b + 0.5) / style.BINS)
-                                         + 1.6))
+                                         + 2.0))
                 painter.drawLines(lines)
         for b, lines in sorted(self._bins_lines.items()):
             painter.setPen(_flat_pen(style.RAMP[b], style.link_width((b + 0.5) / style.BINS)))
@@ -256,6 +264,10 @@ class SimOverlay(QGraphicsItem):
                     painter.drawRects(rects)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
         self._paint_markers(painter)
+
+    def _idle_colour(self) -> QColor:
+        theme = getattr(self._scene, "theme", None)
+        return style.IDLE_DARK if theme is not None and theme.dark else style.IDLE_LIGHT
 
     def _paint_markers(self, painter: QPainter) -> None:
         paths = self._paths
@@ -340,7 +352,9 @@ class SimOverlay(QGraphicsItem):
 
 
 def _flat_pen(colour: QColor, width: float) -> QPen:
+    """A cosmetic pen (``width`` in screen pixels, so links stay visible when zoomed out)."""
     pen = QPen(colour, width)
+    pen.setCosmetic(True)
     pen.setCapStyle(Qt.PenCapStyle.FlatCap)
     return pen
 

@@ -9,7 +9,8 @@ from PySide6.QtGui import QBrush, QColor, QFont, QLinearGradient, QPainter, QPen
 
 #: Number of discrete utilisation colour bins (links are batched per bin when drawn).
 BINS = 20
-_LUT = pg.colormap.get("viridis").getLookupTable(0.0, 1.0, BINS, alpha=False)
+# viridis without its darkest fifth, so lightly used links stay visible on a dark canvas
+_LUT = pg.colormap.get("viridis").getLookupTable(0.2, 1.0, BINS, alpha=False)
 #: Colour of each utilisation bin, from idle (dark blue) to saturated (yellow).
 RAMP = tuple(QColor(int(r), int(g), int(b)) for r, g, b in _LUT)
 PAUSE_COLOUR = QColor("#D55E00")  # Okabe-Ito vermillion
@@ -17,6 +18,8 @@ ECN_COLOUR = QColor("#E69F00")  # Okabe-Ito orange
 DROP_COLOUR = QColor("#CC0066")
 STALL_COLOUR = QColor("#0072B2")  # Okabe-Ito blue
 OUTLINE = QColor("#4A4A4A")
+IDLE_DARK = QColor("#3A3F48")  # idle links while a run is shown (dark theme)
+IDLE_LIGHT = QColor("#C9CED6")  # ... and on the light theme
 BUSY_THRESHOLD = 0.005
 
 
@@ -26,8 +29,8 @@ def utilisation_bins(util: np.ndarray) -> np.ndarray:
 
 
 def link_width(util: float) -> float:
-    """Scene width of a link drawn at utilisation ``util``."""
-    return 2.5 + 5.0 * min(max(util, 0.0), 1.0)
+    """Screen width (pixels) of a link drawn at utilisation ``util``."""
+    return 2.0 + 4.0 * min(max(util, 0.0), 1.0)
 
 
 def draw_pause(painter: QPainter, at: QPointF, radius: float) -> None:
@@ -75,7 +78,7 @@ def draw_stall(painter: QPainter, at: QPointF, size: float) -> None:
     painter.drawEllipse(at, size, size)
 
 
-LEGEND_SIZE = (230.0, 178.0)
+LEGEND_SIZE = (290.0, 178.0)
 
 
 def paint_legend(painter: QPainter, rect: QRectF, caption: str = "", dark: bool = False) -> None:

@@ -1,6 +1,7 @@
 """The overlay colours exactly the links a frame says are busy and pauses where it says."""
 
 import numpy as np
+import pytest
 
 from fabricstudio.formats import load_design
 from fabricstudio.sim.metrics import Frame, empty_link_arrays
@@ -49,3 +50,23 @@ def test_busy_link_pixels_change_and_tooltip_gives_numbers(qtbot, examples_dir):
     assert index in (0, 1)
     assert "utilisation" in overlay.describe(0) and "100.0%" in overlay.describe(0)
     assert np.isfinite(overlay.boundingRect().width())
+
+
+def test_playback_merges_frames_between_ticks_so_no_pause_is_missed(qtbot, examples_dir):
+    from fabricstudio.sim.metrics import MetricStream
+    from fabricstudio.ui.simview.controller import window_frame
+
+    design = load_design(examples_dir / "two-servers-one-leaf.json")
+    links = directed_links(design)
+    stream = MetricStream(links, 1e-6)
+    for i in range(4):
+        arrays = empty_link_arrays(len(links))
+        arrays["utilisation"][0] = 1.0 if i % 2 else 0.0
+        arrays["pauses_sent"][1] = 1 if i == 1 else 0
+        stream.append(Frame((i + 1) * 1e-6, arrays))
+    merged = window_frame(stream, 1, 3)
+    assert merged.t == stream.times[3]
+    assert merged.links["utilisation"][0] == pytest.approx(2 / 3)
+    assert merged.links["pauses_sent"][1] == 1
+    exact = window_frame(stream, 2, 2)
+    assert exact.links["utilisation"][0] == 0.0 and exact.links["pauses_sent"][1] == 0
