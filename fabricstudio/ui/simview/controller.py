@@ -23,6 +23,7 @@ from fabricstudio.ui.simview.source import RunRequest, SourceFactory, engine_sou
 from fabricstudio.ui.simview.worker import RunWorker
 
 TICK_MS = 33
+REPLAY_S = 20.0  # "Live" replays a finished run in this many wall seconds
 MAX_SPAN = 64  # at most this many recorded frames are merged into one displayed frame
 _MEAN_FIELDS = ("utilisation", "paused", "credit_stall")
 _SUM_FIELDS = ("pauses_sent", "ecn_marks", "cnps", "drops")
@@ -161,6 +162,11 @@ class SimController(QObject):
         if worker is not None:
             worker.wait()
             worker.deleteLater()
+            stream = self.stream
+            if self.playing and self.speed is None and stream is not None and len(stream):
+                self.playing = False  # the live view ends on the last frame
+                self.display_time = float(stream.times[-1])
+                self._show(len(stream) - 1, span=True)
             self.tick()
         self._ensure_timer()
 
@@ -191,8 +197,9 @@ class SimController(QObject):
         """Play from the shown time (restarting at the beginning when at the end)."""
         if self.stream is None or not len(self.stream):
             return
-        if self.speed is not None and not self.running and self.shown_index >= len(self.stream) - 1:
+        if not self.running and self.shown_index >= len(self.stream) - 1:
             self.display_time = float(self.stream.times[0])
+            self.shown_index = -1
         self.playing = True
         self._ensure_timer()
 
@@ -204,6 +211,15 @@ class SimController(QObject):
     def set_speed(self, speed: float | None) -> None:
         """Replay speed in simulated seconds per wall second; None follows the newest frame."""
         self.speed = speed
+
+    def replay_speed(self) -> float:
+        """Simulated seconds per wall second of playback: the chosen speed, or with "Live"
+        after the run, whatever replays the whole recording in REPLAY_S seconds."""
+        if self.speed is not None:
+            return self.speed
+        if self.stream is None or not len(self.stream):
+            return 0.0
+        return float(self.stream.times[-1]) / REPLAY_S
 
     def step(self, frames: int = 1) -> None:
         """Pause and move ``frames`` frames forward (or back when negative)."""
@@ -223,8 +239,6 @@ class SimController(QObject):
         if self.stream is None:
             return
         self.display_time = t
-        if self.speed is None:
-            self.speed = self.stream.sample_period_s * 30  # leave live: replay at 1 frame/tick
         self._show(self.stream.index_at(t))
 
     def jump(self, name: str) -> bool:
@@ -252,11 +266,10 @@ class SimController(QObject):
             self.overlay.refresh_geometry()
             last = len(stream) - 1
             moving = self.playing
-            if self.playing and self.speed is None:
+            if self.playing and self.speed is None and self.running:
                 self.display_time = float(stream.times[last])
-                self.playing = self.running
             elif self.playing:
-                self.display_time += self.speed * min(dt, 0.25)
+                self.display_time += self.replay_speed() * min(dt, 0.25)
                 if self.display_time >= stream.times[last] and not self.running:
                     self.display_time = float(stream.times[last])
                     self.playing = False

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 from fabricstudio.ui.simview.controller import SimController
 
 #: Speed choices: label -> simulated seconds per wall second (None = newest frame, live).
-SPEEDS = (("Live", None), ("1 µs/s", 1e-6), ("10 µs/s", 1e-5), ("100 µs/s", 1e-4),
+SPEEDS = (("Live (replay in 20 s)", None), ("1 µs/s", 1e-6), ("10 µs/s", 1e-5), ("100 µs/s", 1e-4),
           ("1 ms/s", 1e-3), ("10 ms/s", 1e-2))
 
 
@@ -39,7 +39,8 @@ class SimControls(QToolBar):
         self.step_back = self._button("◀|", "Step one frame back", lambda: controller.step(-1))
         self.step_button = self._button("|▶", "Step one frame", lambda: controller.step(1))
         self.speed = QComboBox()
-        self.speed.setToolTip("Playback speed in simulated time per wall second")
+        self.speed.setToolTip("Playback speed in simulated time per wall second; Live shows "
+                              "the newest frame while running and replays a finished run in 20 s")
         for label, value in SPEEDS:
             self.speed.addItem(label, value)
         self.speed.currentIndexChanged.connect(
