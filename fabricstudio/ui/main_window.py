@@ -42,6 +42,9 @@ class MainWindow(QMainWindow):
         self.settings = settings or QSettings()
         self.design = design or Design()
         self.path = str(path) if path else None
+        #: True once the window has closed and let go of the design.
+        self.closed = False
+        self._theme_applied = False
         if needs_layout(self.design):
             self.design.move_devices(auto_layout(list(self.design.devices.values())))
         self.setWindowIcon(app_icon())
@@ -364,7 +367,6 @@ class MainWindow(QMainWindow):
         name = Path(self.path).name if self.path else self.design.name
         star = "*" if self.modified else ""
         self.setWindowTitle(f"{name}{star} - FabricStudio")
-        self.setWindowModified(self.modified)
 
     def _set_snap(self, on: bool) -> None:
         self.scene.snap_to_grid = on
@@ -420,13 +422,16 @@ class MainWindow(QMainWindow):
     def set_theme(self, name: str) -> None:
         """Switch between the dark and light themes (remembered)."""
         theme = THEMES[name]
+        if self.scene.theme is theme and self._theme_applied:
+            return
+        self._theme_applied = True
         from PySide6.QtWidgets import QApplication
 
         apply_theme(QApplication.instance(), theme)
         self.scene.set_theme(theme)
         self.view.legend.update()
-        (self.act_dark if name == "dark" else self.act_light).setChecked(True)
         self.settings.setValue("theme", name)
+        (self.act_dark if name == "dark" else self.act_light).setChecked(True)
 
     # ------------------------------------------------------------- dialogs
     def open_wizard(self) -> None:
@@ -619,12 +624,16 @@ class MainWindow(QMainWindow):
             self.view.fit()
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if self.closed:
+            event.accept()
+            return
         if not self.maybe_save():
             event.ignore()
             return
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("windowState", self.saveState())
         self.detach()
+        self.closed = True
         event.accept()
 
     def drop_point(self) -> QPointF:

@@ -95,6 +95,9 @@ THEMES = {"dark": DARK, "light": LIGHT}
 
 def apply_theme(app: QApplication, theme: Theme) -> None:
     """Fusion style with the theme's palette and a small style sheet for docks and bars."""
+    if app.property("fabricstudio-theme") == theme.name:
+        return
+    app.setProperty("fabricstudio-theme", theme.name)
     app.setStyle("Fusion")
     pal = QPalette()
     role = QPalette.ColorRole

@@ -2,23 +2,19 @@
 
 from fabricstudio.formats import load_design
 from fabricstudio.model import Leaf, Link
-from fabricstudio.ui.main_window import MainWindow
 
 
-def test_window_shows_design_items(qtbot, examples_dir):
+def test_window_shows_design_items(make_window, examples_dir):
     design = load_design(examples_dir / "two-servers-one-leaf.json")
-    window = MainWindow(design, str(examples_dir / "two-servers-one-leaf.json"))
-    qtbot.addWidget(window)
-    window.show()
+    window = make_window(design, str(examples_dir / "two-servers-one-leaf.json"))
     assert set(window.scene.device_items) == set(design.devices)
     assert set(window.scene.link_items) == set(design.links)
     assert "two-servers-one-leaf.json" in window.windowTitle()
 
 
-def test_scene_follows_design_changes(qtbot, examples_dir):
+def test_scene_follows_design_changes(make_window, examples_dir):
     design = load_design(examples_dir / "tiny.json")
-    window = MainWindow(design)
-    qtbot.addWidget(window)
+    window = make_window(design)
     design.add_device(Leaf(id="s2", port_speed_gbps=100))
     design.update_device("s2", radix=4)
     design.add_device(Leaf(id="s3", port_speed_gbps=100))

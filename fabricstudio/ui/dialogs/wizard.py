@@ -111,7 +111,7 @@ class FabricWizard(QDialog):
         """The parameters as a spec mapping for :func:`parse_spec`."""
         data = {
             "topology": self.family.currentData(),
-            "technology": self.technology.currentData().value,
+            "technology": Technology(self.technology.currentData()).value,
             "gpus": self.gpus.value(),
             "gpus_per_server": self.gpus_per_server.value(),
             "nics_per_server": self.nics_per_server.value(),

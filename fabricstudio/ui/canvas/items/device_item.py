@@ -41,6 +41,7 @@ class DeviceItem(QGraphicsItem):
         self._total = device.port_count()
         self._feedback: str | None = None
         self._hovered = False
+        self._placing = False
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
                       | QGraphicsItem.GraphicsItemFlag.ItemIsMovable
                       | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
@@ -60,7 +61,11 @@ class DeviceItem(QGraphicsItem):
         self._device = device
         self._total = device.port_count()
         if self.pos() != QPointF(device.x, device.y):
-            self.setPos(device.x, device.y)
+            self._placing = True  # the design's position is exact: no snapping
+            try:
+                self.setPos(device.x, device.y)
+            finally:
+                self._placing = False
         self.setToolTip(device_tooltip(device))
         self.update()
 
@@ -101,7 +106,8 @@ class DeviceItem(QGraphicsItem):
 
     def itemChange(self, change, value):  # noqa: N802 - Qt override
         scene = self.scene()
-        if change == QGraphicsItem.GraphicsItemChange.ItemPositionChange and scene is not None:
+        if (change == QGraphicsItem.GraphicsItemChange.ItemPositionChange and scene is not None
+                and not self._placing):
             return scene.snap_point(value) if hasattr(scene, "snap_point") else value
         if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged and scene is not None:
             if hasattr(scene, "device_item_moved"):

@@ -1,0 +1,67 @@
+"""Fixtures for the designer tests: a main window with private settings, gesture helpers."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, QSettings, Qt
+from PySide6.QtWidgets import QMessageBox
+
+from fabricstudio.model import Design, GpuServer, Leaf, MgmtSwitch
+from fabricstudio.ui.main_window import MainWindow
+
+
+@pytest.fixture
+def settings(tmp_path):
+    """QSettings in a temporary ini file (never the user's)."""
+    return QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat)
+
+
+@pytest.fixture
+def make_window(qtbot, settings, monkeypatch):
+    """Factory: a shown MainWindow on a design; closed without prompts at teardown."""
+    windows = []
+
+    def make(design: Design | None = None, path=None) -> MainWindow:
+        window = MainWindow(design, path, settings=settings)
+        window.show()
+        qtbot.waitExposed(window)
+        windows.append(window)
+        return window
+
+    yield make
+    monkeypatch.setattr(QMessageBox, "question",
+                        lambda *a, **k: QMessageBox.StandardButton.Discard)
+    for window in windows:
+        window.close()
+        assert window.closed
+        assert not window.analysis.timer.isActive()
+        assert window.analysis._worker is None or not window.analysis._worker.is_alive()
+        window.deleteLater()
+
+
+@pytest.fixture
+def small_design() -> Design:
+    """A GPU server, two leaves and a management switch, apart on the canvas."""
+    design = Design("small")
+    design.add_device(GpuServer(id="gpu1", nics=2, nic_speed_gbps=400, x=0, y=300))
+    design.add_device(Leaf(id="leaf1", radix=8, port_speed_gbps=400, x=-150, y=0))
+    design.add_device(Leaf(id="leaf2", radix=8, port_speed_gbps=400, x=150, y=0))
+    design.add_device(MgmtSwitch(id="mgmt1", x=300, y=300))
+    return design
+
+
+def viewport_point(window: MainWindow, scene_point: QPointF) -> QPoint:
+    """Viewport coordinates of a scene point."""
+    return window.view.mapFromScene(scene_point)
+
+
+def drag(qtbot, window: MainWindow, start: QPointF, end: QPointF, steps: int = 4,
+         modifier=Qt.KeyboardModifier.NoModifier) -> None:
+    """Press at ``start``, move in steps, release at ``end`` (scene coordinates)."""
+    viewport = window.view.viewport()
+    a, b = viewport_point(window, start), viewport_point(window, end)
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, modifier, a)
+    for i in range(1, steps + 1):
+        p = a + (b - a) * i / steps
+        qtbot.mouseMove(viewport, QPoint(int(p.x()), int(p.y())))
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, modifier, b)

@@ -1,0 +1,119 @@
+"""Every editing command is one undo step that restores both the design and the items."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPointF
+
+from fabricstudio.model import Link, Technology
+from fabricstudio.model.commands import SetFabric
+
+
+def _state(window):
+    data = window.design.to_data()
+    items = (sorted(window.scene.device_items), sorted(window.scene.link_items),
+             {i: (it.pos().x(), it.pos().y()) for i, it in window.scene.device_items.items()})
+    return data, items
+
+
+def _assert_items_match_design(window):
+    assert set(window.scene.device_items) == set(window.design.devices)
+    assert set(window.scene.link_items) == set(window.design.links)
+    for device_id, item in window.scene.device_items.items():
+        device = window.design.device(device_id)
+        assert (item.pos().x(), item.pos().y()) == (device.x, device.y)
+        assert item.device == device
+
+
+def _connected(window):
+    window.design.add_link(Link(id="l1", a="gpu1", b="leaf1", speed_gbps=400))
+    window.undo_stack.clear()
+    window.undo_stack.setClean()
+
+
+EDITS = {
+    "place": lambda w: w.editor.place_devices("spine", {"radix": 32}, QPointF(40, -200), 3),
+    "connect": lambda w: w.editor.connect("gpu1", "leaf2"),
+    "delete": lambda w: (w.editor.select_ids(["leaf1"]), w.editor.delete_selection()),
+    "delete_link": lambda w: (w.editor.select_ids(["l1"]), w.editor.delete_selection()),
+    "duplicate": lambda w: (w.editor.select_ids(["gpu1", "leaf1"]), w.editor.duplicate()),
+    "paste": lambda w: (w.editor.select_ids(["gpu1", "leaf1"]), w.editor.copy(),
+                        w.editor.paste()),
+    "align": lambda w: (w.editor.select_ids(["gpu1", "mgmt1"]), w.editor.align("left")),
+    "technology": lambda w: w.set_technology(Technology.INFINIBAND),
+    "fabric": lambda w: w._commit(SetFabric(w.design.fabric.model_copy(update={"mtu_bytes": 9000}))),
+    "layout": lambda w: w.auto_layout(),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+def test_each_edit_undoes_and_redoes(make_window, small_design, edit):
+    window = make_window(small_design)
+    _connected(window)
+    before = _state(window)
+    EDITS[edit](window)
+    after = _state(window)
+    assert after[0] != before[0], f"{edit} changed nothing"
+    assert window.undo_stack.count() == 1, f"{edit} should be one undo step"
+    assert window.modified and window.windowTitle().startswith("small*")
+    _assert_items_match_design(window)
+    window.undo_stack.undo()
+    assert _state(window) == before
+    assert not window.modified and "*" not in window.windowTitle()
+    window.undo_stack.redo()
+    assert _state(window)[0] == after[0]
+    _assert_items_match_design(window)
+
+
+def test_paste_keeps_links_between_copied_devices(make_window, small_design):
+    window = make_window(small_design)
+    _connected(window)
+    window.editor.select_ids(["gpu1", "leaf1", "leaf2"])
+    window.editor.copy()
+    new_ids = window.editor.paste()
+    assert len(new_ids) == 3 and not set(new_ids) & {"gpu1", "leaf1", "leaf2"}
+    new_links = [lk for lk in window.design.links.values() if lk.a in new_ids]
+    assert len(new_links) == 1 and {new_links[0].a, new_links[0].b} <= set(new_ids)
+    assert {i.device_id for i in window.scene.selectedItems() if hasattr(i, "device_id")} \
+        == set(new_ids)
+
+
+def test_delete_removes_devices_with_their_links(make_window, small_design, qtbot):
+    window = make_window(small_design)
+    _connected(window)
+    window.editor.select_ids(["leaf1"])
+    window.act_delete.trigger()
+    assert "leaf1" not in window.design.devices and not window.design.links
+    window.undo_stack.undo()
+    assert "l1" in window.design.links and "l1" in window.scene.link_items
+
+
+def test_bundles_draw_many_parallel_links_as_one(make_window, small_design):
+    window = make_window(small_design)
+    window.design.update_device("gpu1", nics=8)
+    for i in range(6):
+        window.editor.connect("gpu1", "leaf1")
+    items = [window.scene.link_items[lk] for lk in window.design.links]
+    visible = [it for it in items if it.isVisible()]
+    assert len(visible) == 1 and visible[0].bundle_size == 6
+    assert visible[0].bundle_label() == "6 x 400G"
+    window.undo_stack.undo()
+    window.undo_stack.undo()
+    items = [window.scene.link_items[lk] for lk in window.design.links]
+    assert len(items) == 4 and all(it.isVisible() and it.bundle_size == 1 for it in items)
+    assert len({it.offset for it in items}) == 4  # fanned apart
+
+
+def test_hiding_a_network_hides_its_links_and_devices(make_window, small_design):
+    from fabricstudio.model import Plane
+
+    window = make_window(small_design)
+    _connected(window)
+    window.analysis.plane_boxes[Plane.COMPUTE].setChecked(False)
+    assert not window.scene.link_items["l1"].isVisible()
+    assert not window.scene.device_items["leaf1"].isVisible()
+    assert window.scene.device_items["mgmt1"].isVisible()
+    assert not window.plane_actions[Plane.COMPUTE].isChecked()
+    window.plane_actions[Plane.COMPUTE].setChecked(True)
+    assert window.scene.link_items["l1"].isVisible()
+    assert window.analysis.plane_boxes[Plane.COMPUTE].isChecked()

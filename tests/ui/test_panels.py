@@ -1,0 +1,127 @@
+"""Palette search, inspector editing with validation, fabric settings, the wizard."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QDialog
+
+from fabricstudio.model import Technology
+from fabricstudio.ui.dialogs.fabric_settings import FabricSettingsDialog
+from fabricstudio.ui.dialogs.wizard import FabricWizard
+
+
+def test_palette_search_filters_entries(make_window):
+    window = make_window()
+    window.palette.search.setText("spine")
+    assert window.palette.visible_titles() == ["Spine switch", "Core / super-spine"] or \
+        all("spine" in t.lower() for t in window.palette.visible_titles())
+    window.palette.search.setText("storage 200G")
+    assert window.palette.visible_titles() == ["Storage server"]
+    window.palette.search.clear()
+    assert len(window.palette.visible_titles()) == window.palette.list.count()
+
+
+def test_inspector_edits_several_devices_at_once(make_window, small_design):
+    window = make_window(small_design)
+    window.editor.select_ids(["leaf1", "leaf2"])
+    inspector = window.inspector
+    assert inspector.device_ids == ["leaf1", "leaf2"]
+    editor = inspector.editors["radix"]
+    editor.widget.setText("32")
+    editor.widget.editingFinished.emit()
+    assert window.design.device("leaf1").radix == 32 == window.design.device("leaf2").radix
+    assert window.undo_stack.count() == 1
+    assert "gpus" not in inspector.editors  # not a shared field
+
+
+def test_inspector_refuses_bad_value_and_keeps_design(make_window, small_design):
+    window = make_window(small_design)
+    window.editor.connect("gpu1", "leaf1")
+    window.editor.select_ids(["leaf1"])
+    before = window.design.to_data()
+    editor = window.inspector.editors["radix"]
+    editor.widget.setText("0")
+    editor.widget.editingFinished.emit()
+    assert window.design.to_data() == before
+    assert not window.inspector.error.isHidden()
+    assert "radix" in window.inspector.error.text()
+    assert editor.widget.text() == "8"
+    editor.widget.setText("many")
+    editor.widget.editingFinished.emit()
+    assert "not a whole number" in window.inspector.error.text()
+    assert window.design.to_data() == before and window.undo_stack.count() == 1
+
+
+def test_inspector_shows_mixed_values(make_window, small_design):
+    window = make_window(small_design)
+    window.design.update_device("leaf2", radix=16)
+    window.editor.select_ids(["leaf1", "leaf2"])
+    widget = window.inspector.editors["radix"].widget
+    assert widget.text() == "" and widget.placeholderText() == "mixed"
+
+
+def test_fabric_settings_dialog_validates(make_window):
+    window = make_window()
+    dialog = FabricSettingsDialog(window.design.fabric, window)
+    dialog.editors[("ecn", "kmin_bytes_at_100g")].widget.setText("5000000")
+    dialog.accept()
+    assert dialog.result() != QDialog.DialogCode.Accepted
+    assert "Kmax" in dialog.error.text()
+    dialog.editors[("ecn", "kmin_bytes_at_100g")].widget.setText("100000")
+    dialog.editors[("mtu_bytes",)].widget.setText("9000")
+    dialog.accept()
+    assert dialog.result_settings.mtu_bytes == 9000
+    assert dialog.result_settings.ecn.kmin_bytes_at_100g == 100000
+    dialog.deleteLater()
+
+
+def test_technology_switch_in_toolbar(make_window, small_design):
+    window = make_window(small_design)
+    combo = window.tech_combo
+    combo.activated.emit(combo.findData(Technology.INFINIBAND))
+    assert window.design.fabric.technology is Technology.INFINIBAND
+    assert "InfiniBand" in window.tech_label.text()
+    window.undo_stack.undo()
+    assert window.design.fabric.technology is Technology.ROCE
+    assert combo.currentData() == Technology.ROCE
+
+
+def test_wizard_preview_and_one_step_build(make_window, small_design, monkeypatch):
+    window = make_window(small_design)
+    before = window.design.to_data()
+    seen = {}
+
+    def run(self):
+        self.family.setCurrentIndex(self.family.findData("leaf-spine"))
+        self.gpus.setValue(512)
+        self.storage.setValue(4)
+        self.management.setChecked(True)
+        seen["preview"] = self.preview.text()
+        seen["summary"] = self.build.summary
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(FabricWizard, "exec", run)
+    window.act_wizard.trigger()
+    summary = seen["summary"]
+    assert "512 in 64 servers" in seen["preview"]
+    assert summary["gpus"] == 512
+    servers = window.design.devices_of_kind("gpu_server")
+    assert sum(s.gpus for s in servers) == 512
+    assert len(window.design.devices_of_kind("storage_server")) == 4
+    assert len(window.design.links) == summary["links"]
+    switches = [d for d in window.design.devices.values() if d.is_switch]
+    assert len(switches) == summary["switches_total"]
+    assert window.undo_stack.count() == 1
+    assert len(window.scene.device_items) == len(window.design.devices)
+    window.undo_stack.undo()
+    assert window.design.to_data() == before
+
+
+def test_wizard_explains_impossible_request(make_window):
+    window = make_window()
+    wizard = FabricWizard(Technology.INFINIBAND, window)
+    wizard.gpus.setValue(100)
+    wizard.gpus_per_server.setValue(8)
+    assert wizard.build is None
+    assert "whole number" in wizard.preview.text()
+    assert not wizard.buttons.buttons()[0].isEnabled()
+    wizard.deleteLater()
