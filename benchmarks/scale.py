@@ -8,7 +8,7 @@ of a fresh process per size, from resource.getrusage).  Target (SIMULATION.md se
 
 Scale settings, stated in the output: 64 KiB cells by default (results agree within ~5% with
 4 and 16 KiB cells on the validation scenarios), and ``auto`` collectives: NCCL's flat ring
-(8 channels, one per rail) while it needs at most a million flows, the hierarchical ring
+(8 channels, one per rail) while it needs at most two million flows, the hierarchical ring
 (NVLink rings + one ring per rail) beyond.
 
 Usage: python benchmarks/scale.py [--gpus 64 256 1024] [--cell-size 65536] [--size 256MiB]

@@ -47,7 +47,8 @@ class Simulation:
     """One run in progress: the engine, its workloads and the statistics window.
 
     Thread use: one thread calls :meth:`advance`; others may read :attr:`stream` (thread-safe),
-    :attr:`now` and :attr:`progress` at any time.
+    :attr:`now`, :attr:`progress`, :attr:`complete` and :attr:`finished` at any time (they only
+    read counters).  Call :meth:`result` from the advancing thread or after it stopped.
     """
 
     def __init__(self, design: Design, scenario: Scenario, engine: Engine, config: EngineConfig,
@@ -98,8 +99,8 @@ class Simulation:
             return 1.0
         if self.scenario.until_s is not None:
             return min(1.0, self.now / self.scenario.until_s)
-        delivered = self.engine.totals()["delivered_bytes"]
-        return min(0.99, delivered / self._planned)
+        done = sum(w.progress_bytes for w in self.workloads)
+        return min(0.99, done / self._planned)
 
     # ---------------------------------------------------------------- running
     def advance(self, until_s: float) -> None:
@@ -200,6 +201,10 @@ class Simulation:
             warnings.append(
                 f"lossless fabric dropped {totals['drops']} packet(s): the PFC headroom or "
                 "buffer is too small for the link delay (configuration error)")
+        if self.now < self.scenario.measure_from_s:
+            warnings.append(f"the run ended at {self.now:.6g} s, before the statistics window "
+                            f"opened (measure_from_s {self.scenario.measure_from_s:g} s): link "
+                            "statistics are empty and flow throughputs cover their lifetimes")
         if not self.complete:
             left = [w.tag for w in self.workloads if not w.done]
             what = "the horizon" if self.scenario.until_s is not None else "the safety cap"

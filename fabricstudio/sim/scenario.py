@@ -68,8 +68,10 @@ def parse_size(value: Any) -> int:
     else:
         raise ValueError(f"{value!r} is not a size")
     size = number * _UNITS[unit]
-    if not size == size or size in (float("inf"),) or size > 1e18:
-        raise ValueError(f"{value!r} is too large")
+    if size != size:
+        raise ValueError(f"{value!r} is not a size")
+    if size > 1e18:
+        raise ValueError(f"{value!r} is too large (at most 1e18 bytes)")
     if round(size) <= 0:
         raise ValueError(f"size must be positive, got {value!r}")
     return int(round(size))
@@ -83,11 +85,7 @@ def format_size(size: float) -> str:
     return f"{size:.0f} B"
 
 
-def _size_or_raise(value: Any) -> int:
-    return parse_size(value)
-
-
-Size = Annotated[int, BeforeValidator(_size_or_raise), Field(gt=0, description="bytes")]
+Size = Annotated[int, BeforeValidator(parse_size), Field(gt=0, description="bytes")]
 Time = Annotated[float, Field(ge=0, le=1e6, allow_inf_nan=False, description="seconds")]
 Address = Annotated[str, Field(min_length=1, max_length=300,
                                description='"server", "server/gpuN" or "server/nicN"')]
@@ -136,7 +134,7 @@ class CollectiveSpec(_Spec):
     algorithm: Literal["auto", "ring", "hierarchical"] = Field(
         default="auto",
         description="ring = NCCL flat ring; hierarchical = NVLink rings + per-rail rings; "
-                    "auto = the flat ring unless it needs more than a million flows",
+                    "auto = the flat ring unless it needs more than two million flows",
     )
 
 

@@ -33,7 +33,7 @@ class FakeEngine:
     def now(self) -> float:
         return self.env.now
 
-    def add_flow(self, src, dst, size_bytes, start_s=None, on_done=None, tag=""):
+    def add_flow(self, src, dst, size_bytes, start_s=None, on_done=None, tag="", qp=0):
         start = self.env.now if start_s is None else start_s
         record = FakeFlow(len(self.flows), src, dst, int(size_bytes), start, tag=tag)
         self.flows.append(record)

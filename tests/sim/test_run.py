@@ -79,10 +79,14 @@ def test_the_statistics_window_excludes_the_ramp_up():
 
 
 def test_open_horizon_runs_until_the_traffic_completes():
-    s = scenario(flows=[{"src": "h1", "dst": "h2", "bytes": "1MiB"}])
-    result = run_simulation(star(), s)
-    assert result.finished and result.flows[0]["finish_s"] == result.completion_time_s
-    assert result.flows[0]["delivered_bytes"] == 2**20
+    s = scenario(workloads=[{"type": "all_reduce", "ranks": ["h1/gpu0", "h2/gpu0", "h3/gpu0"],
+                             "size_bytes": "3MiB"}],
+                 flows=[{"src": "h1", "dst": "h2", "bytes": "1MiB"}])
+    seen = []
+    result = run_simulation(star(), s, progress=seen.append)
+    assert seen == sorted(seen) and seen[-1] == 1.0 and 0 < seen[len(seen) // 2] < 1
+    assert result.finished and result.flows[0]["delivered_bytes"] == 2**20
+    assert result.completion_time_s == max(f["finish_s"] for f in result.flows)
     assert result.end_s >= result.completion_time_s
 
 
@@ -162,3 +166,11 @@ def test_fabric_overrides_reach_the_engine():
     result = run_simulation(star(), s)
     assert result.run["technology"] == "infiniband" and result.run["routing"] == "static"
     assert result.run["cell_bytes"] == 4096 and result.engine["cell_bytes"] == 4096
+
+
+def test_a_window_opening_after_the_traffic_is_reported():
+    s = scenario(measure_from_s=0.5, flows=[{"src": "h1", "dst": "h2", "bytes": "1MiB"}])
+    result = run_simulation(star(), s)
+    assert result.finished and all(link["utilisation"] == 0 for link in result.links)
+    assert result.flows[0]["throughput_gbps"] > 90  # over its lifetime
+    assert any("before the statistics window" in w for w in result.warnings)

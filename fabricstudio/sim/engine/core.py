@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from random import Random
@@ -16,7 +17,7 @@ from fabricstudio.sim.engine.flows import DcqcnFlow, Flow, IbCcFlow, TcpFlow
 from fabricstudio.sim.engine.network import Network
 from fabricstudio.sim.engine.params import DcqcnParams, IbCcParams, TcpParams
 from fabricstudio.sim.engine.ports import Cell
-from fabricstudio.sim.engine.routing import Endpoint, Router
+from fabricstudio.sim.engine.routing import Endpoint, Router, mix64
 from fabricstudio.sim.engine.sampler import Sampler
 from fabricstudio.sim.metrics import MetricStream
 
@@ -47,7 +48,6 @@ class Engine:
         dcqcn = fabric.dcqcn.enabled if self.config.dcqcn is None else self.config.dcqcn
         self.dcqcn_enabled = roce and bool(dcqcn)
         self.ib_cc = self.technology is Technology.INFINIBAND and fabric.infiniband.congestion_control
-        self.lossy = self.technology is Technology.ETHERNET or (roce and not fabric.pfc.enabled)
         self.dcqcn_params = DcqcnParams.from_fabric(fabric)
         self.tcp_params = TcpParams.from_fabric(fabric)
         self.ibcc_params = IbCcParams()
@@ -60,8 +60,9 @@ class Engine:
         self.drops = self.pfc_pauses = self.ecn_marks = self.cnps = 0
         self.lossless_violations = self.timeouts = 0
         self._wall = 0.0
-        self._flows: list[Flow | None] = []
         self.flows: list[FlowRecord] = []
+        self._routes: dict[tuple[int, int, int], tuple[tuple | None, float]] = {}
+        self._addresses: dict[str, tuple[str, int, int | None]] = {}
         self.net = Network(self, self.design)
         self.ports = self.net.ports
         self.router = Router(self.net.switches, self.net.endpoints, self._routing_mode(),
@@ -84,7 +85,7 @@ class Engine:
                                         "generated, DCQCN never reacts")
         if self.technology is Technology.ROCE and not self.fabric.pfc.enabled:
             self.config_warnings.append("PFC is off on RoCE: the fabric is lossy; senders "
-                                        "recover losses TCP-style")
+                                        "recover lost cells by go-back-N")
 
     @property
     def now(self) -> float:
@@ -99,6 +100,12 @@ class Engine:
     # ------------------------------------------------------------------ addressing
     def resolve(self, address: str) -> tuple[str, int, int | None]:
         """``server``, ``server/gpuN`` or ``server/nicN`` -> (device id, NIC port, GPU or None)."""
+        known = self._addresses.get(address)
+        if known is None:
+            known = self._addresses[address] = self._resolve(address)
+        return known
+
+    def _resolve(self, address: str) -> tuple[str, int, int | None]:
         name, _, sub = str(address).partition("/")
         device = self.design.devices.get(name)
         if device is None:
@@ -135,11 +142,15 @@ class Engine:
 
     # ------------------------------------------------------------------ flows
     def add_flow(self, src: str, dst: str, size_bytes: float, start_s: float | None = None,
-                 on_done: Callable[[FlowRecord], None] | None = None, tag: str = "") -> int:
+                 on_done: Callable[[FlowRecord], None] | None = None, tag: str = "",
+                 qp: int = 0) -> int:
         """Schedule a transfer of ``size_bytes`` from ``src`` to ``dst``; returns its id.
 
         Same-server GPU pairs use NVLink (fixed bandwidth, contention-free).  ``on_done`` is
         called with the flow's record at the simulated instant its last byte is delivered.
+        ``qp`` picks the queue pair of the connection: flows between the same two NICs on the
+        same queue pair share one UDP source port and so one ECMP path (like an NCCL
+        connection reused by every step); a different ``qp`` gives the hash new entropy.
         """
         try:
             size = int(size_bytes)
@@ -167,19 +178,27 @@ class Engine:
                               "another server")
         sep = self._endpoint(src, sdev, snic)
         dep = self._endpoint(dst, ddev, dnic)
-        sport = 49152 + rec.id % 16384
-        mode = self.router.mode
-        path = self.router.path(sep, dep, sport, mode)
-        flow = self._flow_class()(self, rec, sep.up, None if mode == "adaptive" else path,
-                                  dep.index, self._path_delay(path), on_done)
+        path, delay = self._route(sep, dep, int(qp))
+        flow = self._flow_class()(self, rec, sep.up, path, dep.index, delay, on_done)
         self.flows.append(rec)
-        self._flows.append(flow)
         self.sampler.track(rec)
         self.clock.call(start - now + self.fabric.nic_latency_ns * 1e-9, self._start, flow)
         return rec.id
 
+    def _route(self, sep: Endpoint, dep: Endpoint, qp: int) -> tuple[tuple | None, float]:
+        """(path or None for adaptive routing, one-way base delay) of a connection, cached."""
+        key = (sep.index, dep.index, qp)
+        route = self._routes.get(key)
+        if route is None:
+            sport = 49152 + (mix64((sep.index << 24) ^ dep.index) + qp) % 16384
+            mode = self.router.mode
+            path = self.router.path(sep, dep, sport, mode)
+            route = (None if mode == "adaptive" else path, self._path_delay(path))
+            self._routes[key] = route
+        return route
+
     def _flow_class(self) -> type[Flow]:
-        if self.lossy:
+        if self.technology is Technology.ETHERNET:
             return TcpFlow
         if self.dcqcn_enabled:
             return DcqcnFlow
@@ -205,7 +224,6 @@ class Engine:
         device = self.design.devices[rec.src.partition("/")[0]]
         duration = NVLINK_LATENCY_S + rec.size_bytes * 8 / (device.nvlink_gbps * 1e9)
         self.flows.append(rec)
-        self._flows.append(None)
         self.sampler.track(rec)
 
         def done(_event: Call) -> None:
@@ -229,10 +247,7 @@ class Engine:
         self.dropped += cell.bytes
         self.in_flight -= cell.bytes
         self.drops += cell.npkts
-
-    def flow_finished(self, flow: Flow) -> None:
-        """Release per-flow engine state of a finished flow."""
-        self._flows[flow.rec.id] = None
+        cell.flow.on_drop(cell)
 
     # ------------------------------------------------------------------ running
     def advance(self, until_s: float) -> None:
@@ -241,12 +256,18 @@ class Engine:
         if until <= self.env.now:
             return
         started = time.perf_counter()
+        # Cells, events and records form no reference cycles on the hot path; pausing the
+        # cyclic collector avoids rescanning millions of live objects (collected afterwards).
+        collecting = gc.isenabled()
+        gc.disable()
         try:
             env = self.env
             env.run(until=until)
             while env.peek() <= until:  # events due exactly at ``until`` (e.g. its frame)
                 env.step()
         finally:
+            if collecting:
+                gc.enable()
             self._wall += time.perf_counter() - started
 
     # ------------------------------------------------------------------ reports

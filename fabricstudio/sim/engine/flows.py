@@ -1,7 +1,8 @@
 """Flows: how a sender turns bytes into cells and how the receiver consumes them.
 
-* :class:`Flow` - lossless fabric without end-to-end congestion control (InfiniBand, or RoCE
-  "PFC only"): the NIC sends at line rate whenever the link lets it (credits / no PAUSE).
+* :class:`Flow` - no end-to-end congestion control (InfiniBand, or RoCE "PFC only"): the NIC
+  sends at line rate whenever the link lets it (credits / no PAUSE); go-back-N recovery of
+  lost cells (RoCE with PFC off, or lossless violations).
 * :class:`DcqcnFlow` - RoCE with DCQCN (Zhu et al., SIGCOMM 2015): the receiver (NP) sends at
   most one CNP per flow per CNP interval for ECN-marked cells; the sender (RP) cuts its rate
   ``Rc *= 1 - alpha/2`` and recovers by fast recovery / additive / hyper increase driven by a
@@ -26,11 +27,22 @@ from fabricstudio.sim.engine.ports import INF, Cell, NicPort, Port
 
 
 class Flow:
-    """A unidirectional transfer over the fabric at the NIC's line rate."""
+    """A unidirectional transfer over the fabric at the NIC's line rate.
+
+    Reliability is RoCE RC-like go-back-N, active only when cells are lost (RoCE with PFC
+    off, or a lossless violation): cells carry sequence numbers; with in-order paths a
+    receiver that sees a gap discards the cell and NAKs the missing one once, and the sender
+    goes back to it; with adaptive routing the receiver places out-of-order cells (like
+    Spectrum-X DDP) and only the timeout recovers.  A flow that lost a cell arms a
+    retransmission timeout (``tcp.min_rto_us``): with no progress for one timeout the sender
+    goes back to the first missing cell.  ACKs are not simulated cell by cell: the timeout
+    reads the receiver's progress directly (it stands for coalesced ACKs).
+    """
 
     __slots__ = ("rec", "engine", "clock", "nic", "path", "dst_ep", "size", "cell_bytes",
-                 "remaining", "seq", "next_time", "active", "rev_delay", "on_done",
-                 "full_npkts", "full_wire", "mtu", "overhead", "frame_mark")
+                 "ncells", "last_size", "seq", "max_sent", "next_time", "active", "rev_delay",
+                 "on_done", "full_npkts", "full_wire", "mtu", "overhead", "frame_mark",
+                 "rcv_nxt", "ooo", "nak_for", "rto_pending", "progress_mark")
 
     def __init__(self, engine, rec: FlowRecord, nic: NicPort, path: tuple[Port, ...] | None,
                  dst_ep: int, rev_delay: float,
@@ -43,8 +55,10 @@ class Flow:
         self.dst_ep = dst_ep
         self.size = rec.size_bytes
         self.cell_bytes = engine.cell_bytes
-        self.remaining = self.size
+        self.ncells = -(-self.size // self.cell_bytes)
+        self.last_size = self.size - (self.ncells - 1) * self.cell_bytes
         self.seq = 0
+        self.max_sent = 0
         self.next_time = 0.0
         self.active = False
         self.rev_delay = rev_delay
@@ -54,15 +68,24 @@ class Flow:
         self.full_npkts = -(-self.cell_bytes // self.mtu)
         self.full_wire = self.cell_bytes + self.full_npkts * self.overhead
         self.frame_mark = -1  # last frame number in which the sampler was told of progress
+        self.rcv_nxt = 0
+        self.ooo: set[int] | None = None
+        self.nak_for = -1
+        self.rto_pending = False
+        self.progress_mark = -1
 
     # ------------------------------------------------------------------ sending
     def has_data(self) -> bool:
         """True while the sender still has cells to put on the wire."""
-        return self.remaining > 0
+        return self.seq < self.ncells
+
+    def seq_size(self, seq: int) -> int:
+        """Payload bytes of cell ``seq``."""
+        return self.cell_bytes if seq < self.ncells - 1 else self.last_size
 
     def next_size(self) -> int:
         """Payload bytes of the next cell."""
-        return self.cell_bytes if self.remaining > self.cell_bytes else self.remaining
+        return self.seq_size(self.seq)
 
     def _cell(self, size: int, seq: int, now: float) -> Cell:
         if size == self.cell_bytes:
@@ -72,24 +95,78 @@ class Flow:
 
     def make_cell(self, now: float) -> Cell:
         """Cut the next cell (called by the NIC when it starts transmitting it)."""
-        size = self.cell_bytes if self.remaining > self.cell_bytes else self.remaining
-        self.remaining -= size
         seq = self.seq
         self.seq = seq + 1
+        size = self.cell_bytes if seq < self.ncells - 1 else self.last_size
+        if seq < self.max_sent:
+            self.engine.retransmitted += size
+        else:
+            self.max_sent = seq + 1
         return self._cell(size, seq, now)
+
+    def go_back(self, seq: int) -> None:
+        """Resend from cell ``seq`` (go-back-N)."""
+        if seq < self.seq:
+            self.seq = seq
+            self.nic.activate(self)
+
+    def on_drop(self, cell: Cell) -> None:
+        """One of this flow's cells was lost: make sure the retransmission timer runs."""
+        if not self.rto_pending and self.rec.finish_s is None:
+            self.rto_pending = True
+            self.progress_mark = self.rcv_nxt
+            self.clock.call(self.engine.tcp_params.min_rto, self._on_rto)
+
+    def _on_rto(self, _event: Call) -> None:
+        if self.rec.finish_s is not None:
+            self.rto_pending = False
+            return
+        if self.rcv_nxt == self.progress_mark:  # no progress for a whole timeout
+            self.engine.timeouts += 1
+            self.go_back(self.rcv_nxt)
+        self.progress_mark = self.rcv_nxt
+        self.clock.call(self.engine.tcp_params.min_rto, self._on_rto)
+
+    def on_nak(self, event: Call) -> None:
+        """Receiver asks to resend from ``event.arg``."""
+        if self.rec.finish_s is None:
+            self.go_back(event.arg)
 
     # ------------------------------------------------------------------ receiving
     def on_arrival(self, cell: Cell, now: float) -> None:
-        """A cell reached the destination NIC."""
+        """A cell reached the destination NIC: accept it in order (or place it)."""
+        seq = cell.seq
         rec = self.rec
-        rec.delivered_bytes += cell.bytes
-        if rec.delivered_bytes >= self.size:
-            self.finish(now)
+        if seq == self.rcv_nxt:
+            rec.delivered_bytes += cell.bytes
+            self.rcv_nxt = seq + 1
+            if self.ooo:
+                self._drain()
+            if self.rcv_nxt >= self.ncells:
+                self.finish(now)
+        elif seq > self.rcv_nxt and self.path is None:  # adaptive: place out of order
+            if self.ooo is None:
+                self.ooo = set()
+            if seq in self.ooo:
+                self.engine.duplicates += cell.bytes
+            else:
+                self.ooo.add(seq)
+                rec.delivered_bytes += cell.bytes
+        else:
+            self.engine.duplicates += cell.bytes  # duplicate, or discarded after a gap
+            if seq > self.rcv_nxt and self.nak_for != self.rcv_nxt:
+                self.nak_for = self.rcv_nxt
+                self.clock.call(self.rev_delay, self.on_nak, self.rcv_nxt)
+
+    def _drain(self) -> None:
+        ooo = self.ooo
+        while self.rcv_nxt in ooo:
+            ooo.discard(self.rcv_nxt)
+            self.rcv_nxt += 1
 
     def finish(self, now: float) -> None:
         """The last byte is delivered."""
         self.rec.finish_s = now
-        self.engine.flow_finished(self)
         if self.on_done is not None:
             self.on_done(self.rec)
 
@@ -244,15 +321,13 @@ class IbCcFlow(Flow):
 class TcpFlow(Flow):
     """Reliable flow over a lossy fabric: TCP-like window, fast retransmit, RTO."""
 
-    __slots__ = ("ncells", "snd_una", "snd_nxt", "max_sent", "cwnd", "ssthresh", "dupacks",
-                 "recovery", "recover", "srtt", "rttvar", "rto", "rto_deadline", "rto_pending",
-                 "retx", "rcv_nxt", "ooo", "tcp")
+    __slots__ = ("snd_una", "snd_nxt", "cwnd", "ssthresh", "dupacks", "recovery", "recover",
+                 "srtt", "rttvar", "rto", "rto_deadline", "retx", "tcp")
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.tcp = self.engine.tcp_params
-        self.ncells = -(-self.size // self.cell_bytes)
-        self.snd_una = self.snd_nxt = self.max_sent = 0
+        self.snd_una = self.snd_nxt = 0
         self.cwnd = float(max(self.tcp.initial_window, self.cell_bytes))
         self.ssthresh = INF
         self.dupacks = 0
@@ -264,18 +339,17 @@ class TcpFlow(Flow):
         self.rto_deadline = INF
         self.rto_pending = False
         self.retx: list[int] = []
-        self.rcv_nxt = 0
-        self.ooo: set[int] = set()
+        self.ooo = set()
 
     # ------------------------------------------------------------------ sender
     def has_data(self) -> bool:
         return bool(self.retx) or self.snd_nxt < self.ncells
 
-    def _seq_size(self, seq: int) -> int:
-        return min(self.cell_bytes, self.size - seq * self.cell_bytes)
+    def on_drop(self, cell: Cell) -> None:
+        """Losses are found by duplicate ACKs and the flow's own timer."""
 
     def next_size(self) -> int:
-        return self._seq_size(self.retx[0] if self.retx else self.snd_nxt)
+        return self.seq_size(self.retx[0] if self.retx else self.snd_nxt)
 
     def _window_open(self) -> bool:
         if self.retx:
@@ -290,7 +364,7 @@ class TcpFlow(Flow):
         else:
             seq = self.snd_nxt
             self.snd_nxt = seq + 1
-        size = self._seq_size(seq)
+        size = self.seq_size(seq)
         if seq < self.max_sent:
             self.engine.retransmitted += size
         else:

@@ -54,13 +54,17 @@ class Cell:
 class Port:
     """Directed link ``src -> dst``: transmitter state at ``src``, ingress state at ``dst``."""
 
+    #: True when the transmitter pulls its next cell at the end of each one (host NICs).
+    pulls = False
+
     __slots__ = (
         # wiring
         "index", "link_id", "src", "dst", "src_port", "dst_port", "speed_gbps", "rate",
         "prop", "clock", "engine", "owner", "peer", "to_host", "arrive_delay", "peer_receive",
         "done_cbs",
         # transmitter
-        "queue", "q_bytes", "busy", "tx_start", "paused", "paused_since",
+        "queue", "q_bytes", "busy", "tx_start", "free_at", "done_pending", "paused",
+        "paused_since",
         "credit_based", "credits", "credit_max", "stalled_since",
         # ECN ramp at this egress (bytes)
         "kmin", "kmax", "pmax",
@@ -92,6 +96,8 @@ class Port:
         self.q_bytes = 0
         self.busy = False
         self.tx_start = 0.0
+        self.free_at = 0.0
+        self.done_pending = False
         self.paused = False
         self.paused_since = 0.0
         self.credit_based = False
@@ -125,14 +131,30 @@ class Port:
         """Queue a cell for transmission (switch egress) and start it if the port is idle."""
         self.queue.append(cell)
         self.q_bytes += cell.bytes
-        if not self.busy:
+        if not self.done_pending:
             self.kick()
         if self.q_bytes > self.frame_max_q:
             self.frame_max_q = self.q_bytes
 
     def kick(self) -> None:
-        """Start the head-of-line cell if the transmitter is free, unpaused and has credits."""
-        if self.busy or self.paused or not self.queue:
+        """Start the head-of-line cell if the transmitter is free, unpaused and has credits.
+
+        A switch port whose queue was empty when it started a cell schedules no end-of-
+        transmission event (``done_pending`` False): the first caller after ``free_at``
+        finds it idle, one that comes earlier with work waiting schedules the event then.
+        """
+        if self.busy:
+            if self.done_pending:
+                return
+            now = self.clock.env._now
+            if now < self.free_at:
+                if self.queue:
+                    self.done_pending = True
+                    self.clock.post(self.free_at - now, self.done_cbs)
+                return
+            self.busy = False
+            self.busy_time += self.free_at - self.tx_start
+        if self.paused or not self.queue:
             return
         cell = self.queue[0]
         if self.credit_based and self.credits < cell.bytes and self.credits < self.credit_max:
@@ -153,6 +175,7 @@ class Port:
             end = cell.tail
         self.busy = True
         self.tx_start = now
+        self.free_at = end
         self.tx_cells += 1
         self.tx_bytes += cell.bytes
         if self.credit_based:
@@ -160,13 +183,18 @@ class Port:
         cell.via = self
         tail = end + self.prop
         cell.tail = tail
-        clock.post(end - now, self.done_cbs)
+        if self.queue or self.pulls:
+            self.done_pending = True
+            clock.post(end - now, self.done_cbs)
+        else:
+            self.done_pending = False
         if self.to_host:
             clock.post(tail - now + self.arrive_delay, self.peer_receive, cell)
         else:
             clock.post(self.arrive_delay, self.peer_receive, cell)
 
     def _tx_done(self, _event: Call) -> None:
+        self.done_pending = False
         self.busy = False
         self.busy_time += self.clock.env._now - self.tx_start
         self.kick()
@@ -196,8 +224,12 @@ class Port:
     def settle(self, now: float) -> None:
         """Fold the running busy / paused / stalled intervals into the counters up to ``now``."""
         if self.busy:
-            self.busy_time += now - self.tx_start
-            self.tx_start = now
+            if not self.done_pending and now >= self.free_at:
+                self.busy = False
+                self.busy_time += self.free_at - self.tx_start
+            else:
+                self.busy_time += now - self.tx_start
+                self.tx_start = now
         if self.paused:
             self.paused_time += now - self.paused_since
             self.paused_since = now
@@ -210,6 +242,7 @@ class NicPort(Port):
     """Transmitter of a host NIC: pulls cells from its active flows, round robin."""
 
     __slots__ = ("flows", "wake_at")
+    pulls = True
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

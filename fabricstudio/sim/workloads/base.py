@@ -35,6 +35,8 @@ class Workload:
         self.finish_s: float | None = None
         self.planned_bytes = 0
         self.network_bytes = 0
+        #: Bytes of this workload's completed flows (progress; safe to read from any thread).
+        self.done_bytes = 0
         self.planned_flows = 0
         self.flow_ids: list[int] = []
 
@@ -47,6 +49,15 @@ class Workload:
     def tag(self) -> str:
         """Tag given to this workload's flows (``"w0:all_reduce"``)."""
         return f"w{self.index}:{self.kind}"
+
+    @property
+    def progress_bytes(self) -> int:
+        """Bytes of completed flows so far (compare with ``planned_bytes``)."""
+        return self.done_bytes
+
+    def account(self, nbytes: int) -> None:
+        """Count ``nbytes`` of completed flows."""
+        self.done_bytes += nbytes
 
     def start(self) -> None:
         """Register the workload's process on the engine's environment."""

@@ -18,15 +18,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from fabricstudio.sim.scenario import ScenarioError
 from fabricstudio.sim.workloads.addresses import group_by_server, rail_of, server_of
 from fabricstudio.sim.workloads.base import Workload, WorkloadContext
 from fabricstudio.sim.workloads.ring import RingPass, split_evenly
-
-CollectiveName = Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
-Algorithm = Literal["auto", "ring", "hierarchical"]
 
 
 def bus_factor(name: str, n: int) -> float:
@@ -54,6 +51,7 @@ class RingSpec:
     hops: tuple[tuple[str, str], ...]
     steps: int
     chunk_bytes: int
+    qp: int = 0  #: queue pair of the ring's connections (NCCL: one per channel)
 
 
 def _ring_hops(order: list[str], exits: dict[str, str] | None = None) -> tuple:
@@ -87,7 +85,7 @@ def flat_ring_phases(name: str, ranks: list[str], size: int, channels: int) -> l
         order = [address for group in rotated for address in group]
         exits = ({server_of(g[0]): g[0] for g in rotated}
                  if len(groups) > 1 and max(len(g) for g in groups) > 1 else None)
-        rings.append(RingSpec(_ring_hops(order, exits), steps, math.ceil(share / n)))
+        rings.append(RingSpec(_ring_hops(order, exits), steps, math.ceil(share / n), channel))
     return [rings]
 
 
@@ -107,7 +105,7 @@ def hierarchical_phases(name: str, ranks: list[str], size: int) -> list[list[Rin
 
 
 #: ``auto`` uses the flat ring up to this many flows, then the hierarchical ring.
-AUTO_FLAT_RING_MAX_FLOWS = 1_000_000
+AUTO_FLAT_RING_MAX_FLOWS = 2_000_000
 
 
 def _is_regular(ranks: list[str]) -> bool:
@@ -219,7 +217,9 @@ class Collective(Workload):
                 finished.succeed()
 
         passes = [RingPass(self.ctx.engine, list(r.hops), r.steps, r.chunk_bytes,
-                           self._slice_for(r), self.tag, one_done) for r in rings]
+                           self._slice_for(r), self.tag, one_done, on_bytes=self.account,
+                           qp=r.qp)
+                  for r in rings]
         for ring_pass in passes:
             ring_pass.start()
         yield finished
@@ -240,7 +240,8 @@ class Collective(Workload):
         share = math.ceil(self.size_bytes / len(self.ranks))
         pending = [len(self.ranks) * (len(self.ranks) - 1)]
 
-        def one_done(_record: Any) -> None:
+        def one_done(record: Any) -> None:
+            self.account(record.size_bytes)
             pending[0] -= 1
             if not pending[0]:
                 finished.succeed()

@@ -29,12 +29,16 @@ def split_evenly(total: int, parts: int) -> list[int]:
 class RingPass:
     """One ring of ``len(hops)`` positions running ``steps`` dependent steps of ``chunk_bytes``.
 
-    ``on_finish(time_s)`` is called once, when the last slice of the last step has arrived.
+    ``on_finish(time_s)`` is called once, when the last slice of the last step has arrived;
+    ``on_bytes(n)``, if given, after every slice with its size (progress accounting).  All
+    slices of a hop travel on queue pair ``qp`` of that connection (one ECMP path, as NCCL
+    reuses a connection for every step).
     """
 
     def __init__(self, engine: Any, hops: list[tuple[str, str]], steps: int, chunk_bytes: int,
                  slice_bytes: int, tag: str, on_finish: Callable[[float], None],
-                 window: int = DEFAULT_WINDOW) -> None:
+                 window: int = DEFAULT_WINDOW,
+                 on_bytes: Callable[[int], None] | None = None, qp: int = 0) -> None:
         if len(hops) < 2 or steps < 1:
             raise ValueError("a ring pass needs at least two positions and one step")
         self._engine = engine
@@ -48,6 +52,8 @@ class RingPass:
         self._tag = tag
         self._window = window
         self._on_finish = on_finish
+        self._on_bytes = on_bytes
+        self._qp = qp
         self._next = [0] * self._n
         self._inflight = [0] * self._n
         self._arrived = [[-1] * self._m for _ in range(self._n)]
@@ -72,7 +78,7 @@ class RingPass:
             self._inflight[p] += 1
             src, dst = self._hops[p]
             fid = self._engine.add_flow(
-                src, dst, self._slice_sizes[j], tag=self._tag,
+                src, dst, self._slice_sizes[j], tag=self._tag, qp=self._qp,
                 on_done=lambda record, p=p, k=k, j=j: self._done(p, k, j))
             self.flow_ids.append(fid)
 
@@ -89,6 +95,8 @@ class RingPass:
         else:
             self._early[q].add((k, j))
         self._remaining -= 1
+        if self._on_bytes is not None:
+            self._on_bytes(self._slice_sizes[j])
         self._issue(q)
         self._issue(p)
         if not self._remaining:

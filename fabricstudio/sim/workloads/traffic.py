@@ -10,7 +10,8 @@ from fabricstudio.sim.workloads.base import Workload, WorkloadContext
 
 
 class FlowSet(Workload):
-    """A fixed set of flows ``(src, dst, bytes, start_s, tag)`` registered at the start."""
+    """A fixed set of flows ``(src, dst, bytes, start_s, tag)`` registered at the start; each
+    is its own connection (queue pair), so parallel flows between two hosts hash apart."""
 
     kind = "flows"
 
@@ -33,12 +34,13 @@ class FlowSet(Workload):
     def start(self) -> None:
         """Register every flow with its own start time (the engine starts it then)."""
         engine = self.ctx.engine
-        for src, dst, size, start_s, tag in self.flows:
-            self.flow_ids.append(engine.add_flow(src, dst, size, start_s=start_s,
+        for qp, (src, dst, size, start_s, tag) in enumerate(self.flows):
+            self.flow_ids.append(engine.add_flow(src, dst, size, start_s=start_s, qp=qp,
                                                  on_done=self._one_done, tag=tag or self.tag))
         self.start_s = self.at_s
 
-    def _one_done(self, _record: Any) -> None:
+    def _one_done(self, record: Any) -> None:
+        self.done_bytes += record.size_bytes
         self._pending -= 1
         if not self._pending:
             self.finish_s = self.ctx.engine.now

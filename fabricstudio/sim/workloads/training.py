@@ -37,6 +37,11 @@ class TrainingStep(Workload):
         """(src, dst) pairs of the all-reduce, for path checks."""
         return self.allreduce.hops
 
+    @property
+    def progress_bytes(self) -> int:
+        """Bytes of the gradient all-reduces' completed flows so far."""
+        return self.allreduce.done_bytes
+
     def _run(self):
         env = self.ctx.engine.env
         if self.at_s > env.now:

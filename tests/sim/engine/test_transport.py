@@ -1,0 +1,140 @@
+"""Sender mechanisms in isolation: DCQCN reaction point, TCP-like loss recovery, warnings."""
+
+import pytest
+
+from fabricstudio.model import DcqcnSettings, InfinibandSettings, Technology
+from fabricstudio.sim.engine import Engine, EngineConfig
+from fabricstudio.sim.engine.clock import Call
+from fabricstudio.sim.engine.flows import DcqcnFlow, TcpFlow
+from tests.sim.engine.designs import fabric, star
+from tests.sim.engine.helpers import assert_conserved
+
+
+def first_flow(eng: Engine):
+    eng.advance(2e-6)
+    (flow,) = eng.net.endpoint_of[("h1", 0)].up.flows
+    return flow
+
+
+def cnp(flow) -> None:
+    flow.on_cnp(Call())
+
+
+def test_dcqcn_cut_alpha_and_fast_recovery_follow_the_paper():
+    settings = fabric(dcqcn=DcqcnSettings(byte_counter_bytes=0))
+    eng = Engine(star(["h1", "h2"], settings=settings), EngineConfig(dcqcn=True))
+    eng.add_flow("h1", "h2", 10**12)
+    flow = first_flow(eng)
+    assert isinstance(flow, DcqcnFlow)
+    g, line = 1 / 256, flow.line
+    cnp(flow)  # alpha starts at 1: the first CNP halves the rate
+    assert flow.rc == pytest.approx(line / 2) and flow.rt == pytest.approx(line)
+    assert flow.alpha == pytest.approx(1.0)
+    t_cnp = eng.now
+    # five timer periods of fast recovery: Rc = (Rt + Rc) / 2 each, Rt unchanged
+    eng.advance(t_cnp + 5 * 55e-6 + 1e-9)
+    assert flow.rt == pytest.approx(line)
+    assert flow.rc == pytest.approx(line - (line / 2) / 2**5)
+    # lazy alpha: k whole periods without a CNP decay alpha by (1-g)^k, with no events
+    events = eng.stats()["events"]
+    assert flow.alpha_at(t_cnp + 7 * 55e-6 + 1e-9) == pytest.approx((1 - g) ** 7)
+    assert eng.stats()["events"] == events
+
+
+def test_dcqcn_additive_increase_after_fast_recovery():
+    dc = DcqcnSettings(byte_counter_bytes=0, rai_mbps=1000.0)
+    eng = Engine(star(["h1", "h2"], settings=fabric(dcqcn=dc)), EngineConfig(dcqcn=True))
+    eng.add_flow("h1", "h2", 10**12)
+    flow = first_flow(eng)
+    for _ in range(8):  # several CNPs drive Rt well below line rate
+        cnp(flow)
+    rt0 = flow.rt
+    t = eng.now
+    eng.advance(t + 6 * 55e-6 + 1e-9)  # 5 fast-recovery events, then one additive step
+    assert flow.rt == pytest.approx(rt0 + 1000e6 / 8)
+
+
+def test_dcqcn_rate_floor_and_pacing():
+    dc = DcqcnSettings(min_rate_mbps=5000.0, rate_increase_timer_us=1000.0)
+    eng = Engine(star(["h1", "h2"], settings=fabric(dcqcn=dc)), EngineConfig(dcqcn=True))
+    fid = eng.add_flow("h1", "h2", 10**12)
+    flow = first_flow(eng)
+    for _ in range(200):
+        cnp(flow)
+    assert flow.rc == pytest.approx(5e9 / 8)
+    eng.advance(eng.now + 20e-6)  # cells already on the wire arrive
+    before = eng.flows[fid].delivered_bytes
+    eng.advance(eng.now + 400e-6)  # shorter than one increase period
+    rate = (eng.flows[fid].delivered_bytes - before) * 8 / 400e-6
+    assert rate == pytest.approx(5e9 * 4096 / 4178, rel=0.1)  # paced at Rc on the wire
+
+
+def test_tcp_fast_retransmit_halves_the_window_and_timeout_goes_back():
+    eng = Engine(star(["h1", "h2"], Technology.ETHERNET), EngineConfig())
+    eng.add_flow("h1", "h2", 10**9)
+    flow = first_flow(eng)
+    assert isinstance(flow, TcpFlow)
+    eng.advance(200e-6)
+    flow.cwnd = 40 * flow.cell_bytes
+    una = flow.snd_una
+    flow.snd_nxt = una + 20
+    for _ in range(3):  # three duplicate ACKs (one packet each)
+        ev = Call()
+        ev.arg = (una, 1, eng.now)
+        flow.on_ack(ev)
+    assert flow.recovery and flow.retx == [una]
+    assert flow.cwnd == pytest.approx(10 * flow.cell_bytes)  # half the 20 cells in flight
+    flow.rto_deadline = eng.now  # force the timer
+    flow._on_rto(Call())
+    assert flow.snd_nxt == flow.snd_una and flow.cwnd == flow.cell_bytes
+
+
+def test_lossy_flow_recovers_from_every_drop():
+    eng = Engine(star(["h1", "h2", "h3", "r"], Technology.ETHERNET, buffer=300_000),
+                 EngineConfig())
+    for h in ("h1", "h2", "h3"):
+        eng.add_flow(h, "r", 3_000_000)
+    eng.advance(50e-3)
+    totals = eng.totals()
+    assert totals["drops"] > 0 and all(r.done for r in eng.flows)
+    assert totals["goodput_bytes"] == 9_000_000
+    assert totals["retransmitted_bytes"] >= totals["dropped_bytes"]
+    assert_conserved(eng)
+
+
+def test_infiniband_warns_when_credits_cannot_cover_the_loop():
+    settings = fabric(Technology.INFINIBAND,
+                      infiniband=InfinibandSettings(vl_buffer_bytes=8192))
+    eng = Engine(star(["h1", "h2"], settings=settings), EngineConfig(cell_bytes=4096))
+    assert any("cannot reach line rate" in w for w in eng.config_warnings)
+    fid = eng.add_flow("h1", "h2", 10**12)
+    eng.advance(1e-3)
+    # 8 KB of credits over a ~2.6 us credit loop: far below 100 Gb/s
+    assert eng.flows[fid].delivered_bytes * 8 / 1e-3 < 50e9
+    assert eng.totals()["credit_stall_time_s"] > 0
+
+
+def test_roce_without_pfc_recovers_losses_by_go_back_n_at_a_high_cost():
+    from fabricstudio.model import PfcSettings
+
+    def incast(settings):
+        eng = Engine(star([f"h{i}" for i in range(8)] + ["r"], buffer=1_000_000,
+                          length_m=3.0, settings=settings), EngineConfig(dcqcn=False))
+        for i in range(8):
+            eng.add_flow(f"h{i}", "r", 2_000_000)
+        eng.advance(0.1)
+        assert all(r.done for r in eng.flows)
+        assert_conserved(eng)
+        return eng, max(r.finish_s for r in eng.flows)
+
+    lossy, lossy_done = incast(fabric(pfc=PfcSettings(enabled=False)))
+    lossless, lossless_done = incast(fabric())
+    assert any("go-back-N" in w for w in lossy.config_warnings)
+    totals = lossy.totals()
+    assert totals["drops"] > 0 and totals["lossless_violations"] == 0
+    # go-back-N: cells behind a gap reach the receiver and are discarded, then resent
+    assert totals["duplicate_bytes"] > 0
+    assert totals["retransmitted_bytes"] >= totals["dropped_bytes"] + totals["duplicate_bytes"]
+    assert totals["goodput_bytes"] == 16_000_000
+    assert lossless.totals()["drops"] == 0
+    assert lossy_done > 2 * lossless_done
