@@ -29,7 +29,10 @@ COLUMNS = (("completion_time_s", "Completion"), ("gpu_utilisation", "GPU util.")
            ("ecn_marks", "ECN marks"))
 CHARTS = (("completion_time_s", "Completion time (µs)", 1e6),
           ("gpu_utilisation", "GPU utilisation (%)", 100.0), ("dropped", "Drops", 1.0))
+#: Shown in place of GPU utilisation when the workload has no compute (not a training step).
+FALLBACK_CHART = ("pauses", "PFC PAUSE frames", 1.0)
 _BAR_COLOURS = ("#0072B2", "#009E73", "#56B4E9", "#D55E00")
+CHART_BACKGROUND = "#16181D"
 
 
 class ComparePanel(QWidget):
@@ -48,8 +51,12 @@ class ComparePanel(QWidget):
         self.table.setVerticalHeaderLabels(labels)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        rows_height = sum(self.table.verticalHeader().sectionSize(r) for r in range(len(labels)))
+        self.table.setFixedHeight(rows_height + self.table.horizontalHeader().height() + 6)
         self.charts = pg.GraphicsLayoutWidget()
-        self.charts.setMinimumHeight(170)
+        self.charts.setBackground(CHART_BACKGROUND)
+        self.charts.setMinimumHeight(150)
         self._bars: dict[str, pg.PlotItem] = {}
         for col, (key, title, _scale) in enumerate(CHARTS):
             plot = self.charts.addPlot(row=0, col=col, title=title)
@@ -61,6 +68,7 @@ class ComparePanel(QWidget):
         layout.addWidget(self.status)
         layout.addWidget(self.table)
         layout.addWidget(self.charts, 1)
+        self.chart_keys = [key for key, _t, _s in CHARTS]
         self.results: dict[str, dict] = {}
         self.worker: CompareWorker | None = None
 
@@ -114,10 +122,18 @@ class ComparePanel(QWidget):
             self.status.setText(f"Comparison stopped after {done} of {len(COMPARE_VARIANTS)}")
         self.finished.emit()
 
+    def _charts(self) -> list[tuple[str, str, float]]:
+        """The three charts; GPU utilisation gives way to PAUSE frames when no run has it."""
+        has_gpu = any(v.get("gpu_utilisation") is not None for v in self.results.values())
+        return [chart if chart[0] != "gpu_utilisation" or has_gpu else FALLBACK_CHART
+                for chart in CHARTS]
+
     def _draw_charts(self) -> None:
         labels = [label for label, _t, _d in COMPARE_VARIANTS]
-        for key, _title, scale in CHARTS:
-            plot = self._bars[key]
+        charts = self._charts()
+        self.chart_keys = [key for key, _t, _s in charts]
+        for plot, (key, title, scale) in zip(self._bars.values(), charts):
+            plot.setTitle(title)
             plot.clear()
             heights = [self.results.get(label, {}).get(key) for label in labels]
             for i, height in enumerate(heights):
@@ -132,7 +148,7 @@ class ComparePanel(QWidget):
 
     def bar_heights(self, key: str) -> np.ndarray:
         """Heights of the bars of one chart (nan where a fabric has no result)."""
-        scale = dict((k, s) for k, _t, s in CHARTS)[key]
+        scale = dict((k, s) for k, _t, s in (*CHARTS, FALLBACK_CHART))[key]
         return np.array([float(self.results[label][key]) * scale
                          if label in self.results and self.results[label].get(key) is not None
                          else np.nan for label, _t, _d in COMPARE_VARIANTS])

@@ -52,6 +52,7 @@ class MetricsPlots(QWidget):
             plot = widget.getPlotItem()
             plot.setLabel("left", unit)
             plot.getAxis("left").enableAutoSIPrefix(False)
+            plot.getAxis("bottom").enableAutoSIPrefix(False)
             plot.showGrid(x=True, y=True, alpha=0.2)
             plot.addLegend(offset=(-5, 5), labelTextSize="8pt")
             plot.setMouseEnabled(y=False)

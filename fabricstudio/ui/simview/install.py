@@ -207,6 +207,7 @@ class SimulationUi(QObject):
         theme = getattr(self.window.scene, "theme", None)
         if theme is not None:
             self.plots.set_colours(theme.canvas, theme.text)
+            self.compare.charts.setBackground(theme.canvas)
         self.plots.set_stream(stream)
         self.legend.setVisible(stream is not None)
 

@@ -76,3 +76,8 @@ class SyntheticSource:
 def factory(script: Callable = ramp, wall_per_frame_s: float = 0.0) -> Callable:
     """A SourceFactory building SyntheticSources."""
     return lambda design, request: SyntheticSource(design, request, script, wall_per_frame_s)
+
+
+def slow_source(design: Design, request: RunRequest) -> SyntheticSource:
+    """A picklable factory (runs in a child process): 2 ms of wall time per frame."""
+    return SyntheticSource(design, request, ramp, 0.002)
