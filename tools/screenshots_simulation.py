@@ -93,6 +93,16 @@ def incast_pause(app, out: Path) -> None:
     print("sim-pfc-pause.png, sim-compare.png")
 
 
+def moment(out: Path) -> None:
+    """The headless moment export, exactly as ``fabricstudio export`` writes it."""
+    from fabricstudio.cli import main as cli
+
+    scenarios = ROOT / "examples" / "scenarios"
+    cli(["export", str(scenarios / "incast.design.json"), "--scenario",
+         str(scenarios / "v2-incast-roce-pfc.scenario.json"), "--at", "200e-6",
+         "--png", str(out / "sim-moment.png")])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
@@ -105,6 +115,7 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     run_in_progress(app, out)
     incast_pause(app, out)
+    moment(out)
     return 0
 
 

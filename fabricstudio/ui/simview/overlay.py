@@ -187,11 +187,11 @@ class SimOverlay(QGraphicsItem):
             "stall": self._marker_path(np.flatnonzero((s["credit_stall"] > 0.01) & placed), 12.0,
                                        lambda at, i: _square(at, 5.0 + 4.0 * float(
                                            s["credit_stall"][i]))),
-            "pause": self._marker_path(np.flatnonzero((s["paused"] > 0) & placed), 12.0,
+            "pause": self._marker_path(np.flatnonzero((s["paused"] > 0) & placed), 18.0,
                                        lambda at, i: _octagon(at, 5.0 + 3.0 * float(
                                            s["paused"][i]))),
         }
-        self._pause_points = [self._marker_point(i, 12.0)
+        self._pause_points = [self._marker_point(i, 18.0)
                               for i in np.flatnonzero((s["paused"] > 0) & placed)]
         self._build_drops()
 

@@ -5,7 +5,16 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QLinearGradient, QPainter, QPen, QPolygonF
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetrics,
+    QLinearGradient,
+    QPainter,
+    QPen,
+    QPolygonF,
+)
 
 #: Number of discrete utilisation colour bins (links are batched per bin when drawn).
 BINS = 20
@@ -97,8 +106,9 @@ def paint_legend(painter: QPainter, rect: QRectF, caption: str = "", dark: bool 
         font.setBold(True)
         painter.setFont(font)
         painter.setPen(text)
-        painter.drawText(QRectF(x, y, rect.width() - 20, 16), Qt.AlignmentFlag.AlignLeft,
-                         caption)
+        width = int(rect.width() - 20)
+        shown = QFontMetrics(font).elidedText(caption, Qt.TextElideMode.ElideRight, width)
+        painter.drawText(QRectF(x, y, width, 16), Qt.AlignmentFlag.AlignLeft, shown)
         font.setBold(False)
         painter.setFont(font)
         y += 20
@@ -109,9 +119,10 @@ def paint_legend(painter: QPainter, rect: QRectF, caption: str = "", dark: bool 
     for i, colour in enumerate(RAMP):
         gradient.setColorAt(i / (BINS - 1), colour)
     painter.fillRect(bar, gradient)
+    metrics = QFontMetrics(font)
     for frac, tick in ((0.0, "0%"), (0.5, "50%"), (1.0, "100%")):
-        tx = bar.left() + frac * bar.width()
-        painter.drawText(QPointF(tx - 22 * frac, bar.bottom() + 13), tick)
+        tx = bar.left() + frac * bar.width() - frac * metrics.horizontalAdvance(tick)
+        painter.drawText(QPointF(tx, bar.bottom() + 13), tick)
     y = bar.bottom() + 22
     rows = ((draw_pause, 6.0, "PFC PAUSE at the held sender"),
             (draw_ecn, 5.5, "ECN marks at the egress queue"),
