@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from fabricstudio.model import Design
 from fabricstudio.ui.panels.results_summary import figures, format_figure
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS, RunRequest, SourceFactory
+from fabricstudio.ui.simview.process_worker import picklable
 from fabricstudio.ui.simview.worker import CompareWorker
 
 COLUMNS = (("completion_time_s", "Completion"), ("gpu_utilisation", "GPU util."),
@@ -85,7 +86,8 @@ class ComparePanel(QWidget):
         self.table.clearContents()
         self._draw_charts()
         self.request = request
-        worker = CompareWorker(self.factory, design.copy(), request, self)
+        worker = CompareWorker(self.factory, design.copy(), request, self,
+                               use_process=picklable(self.factory))
         worker.variant_started.connect(
             lambda label: self.status.setText(f"Running {label}… ({request.label})"))
         worker.variant_done.connect(self._on_variant)

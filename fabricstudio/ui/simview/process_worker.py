@@ -64,46 +64,48 @@ def _child_main(factory: SourceFactory, design_text: str, request: RunRequest, c
         conn.close()
 
 
-class ProcessRunWorker(QThread):
-    """Same signals as RunWorker; the simulation runs in a spawned child process."""
+class ChildRun:
+    """One simulation in a spawned child process, its messages handed to a callback."""
 
-    stream_ready = Signal(object)
-    progressed = Signal(float, float, float)
-    completed = Signal(object)
-    failed = Signal(str)
-
-    def __init__(self, factory: SourceFactory, design: Design, request: RunRequest,
-                 parent: Any = None, send_frames: bool = True) -> None:
-        super().__init__(parent)
-        self._factory = factory
-        self._design_text = dump_design(design)
-        self._request = request
+    def __init__(self, factory: SourceFactory, design_text: str, request: RunRequest,
+                 send_frames: bool = True) -> None:
+        self._args = (factory, design_text, request)
         self._send_frames = send_frames
-        self._stop = threading.Event()
-        self.stream: MetricStream | None = None
-        self.stopped = False
         self.process: Any = None
 
-    def request_stop(self) -> None:
-        """End the run at once (the child stops between slices or is terminated)."""
-        self._stop.set()
-
-    def run(self) -> None:  # noqa: D102 - QThread override
+    def run(self, handle: Any, stop: threading.Event) -> str:
+        """Start the child and pass each message to ``handle`` until it returns True
+        ("done"), ``stop`` is set ("stopped") or the child dies ("died").  The child is
+        always reaped before this returns."""
         ctx = multiprocessing.get_context("spawn")
         receiver, sender = ctx.Pipe(duplex=False)
         child_stop = ctx.Event()
-        self.process = ctx.Process(
-            target=_child_main, daemon=True, name="fabricstudio-simulation",
-            args=(self._factory, self._design_text, self._request, sender, child_stop,
-                  self._send_frames))
+        self.process = ctx.Process(target=_child_main, daemon=True,
+                                   name="fabricstudio-simulation",
+                                   args=(*self._args, sender, child_stop, self._send_frames))
         self.process.start()
         sender.close()
         try:
-            self._receive(receiver)
+            return self._receive(receiver, handle, stop)
         finally:
             child_stop.set()
             self._drain_until_exit(receiver)
             receiver.close()
+
+    def _receive(self, receiver: Any, handle: Any, stop: threading.Event) -> str:
+        while True:
+            if stop.is_set():
+                return "stopped"
+            if not receiver.poll(0.02):
+                if not self.process.is_alive() and not receiver.poll(0):
+                    return "died"
+                continue
+            try:
+                message = receiver.recv()
+            except (EOFError, OSError):
+                return "died"
+            if handle(message):
+                return "done"
 
     def _drain_until_exit(self, receiver: Any) -> None:
         """Let the child end between slices (reading what it still sends so it never blocks
@@ -120,23 +122,38 @@ class ProcessRunWorker(QThread):
             self.process.terminate()
         self.process.join()
 
-    def _receive(self, receiver: Any) -> None:
-        while True:
-            if self._stop.is_set():
-                self.stopped = True
-                return
-            if not receiver.poll(0.02):
-                if not self.process.is_alive() and not receiver.poll(0):
-                    self.failed.emit("the simulation process ended unexpectedly")
-                    return
-                continue
-            try:
-                message = receiver.recv()
-            except (EOFError, OSError):
-                self.failed.emit("the simulation process ended unexpectedly")
-                return
-            if self._handle(message):
-                return
+
+class ProcessRunWorker(QThread):
+    """Same signals as RunWorker; the simulation runs in a spawned child process."""
+
+    stream_ready = Signal(object)
+    progressed = Signal(float, float, float)
+    completed = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, factory: SourceFactory, design: Design, request: RunRequest,
+                 parent: Any = None) -> None:
+        super().__init__(parent)
+        self._child = ChildRun(factory, dump_design(design), request)
+        self._stop = threading.Event()
+        self.stream: MetricStream | None = None
+        self.stopped = False
+
+    @property
+    def process(self) -> Any:
+        """The child process (None before the run starts)."""
+        return self._child.process
+
+    def request_stop(self) -> None:
+        """End the run at once (the child stops between slices or is terminated)."""
+        self._stop.set()
+
+    def run(self) -> None:  # noqa: D102 - QThread override
+        outcome = self._child.run(self._handle, self._stop)
+        if outcome == "died":
+            self.failed.emit("the simulation process ended unexpectedly")
+        elif outcome == "stopped":
+            self.stopped = True
 
     def _handle(self, message: tuple) -> bool:
         """Apply one message from the child; True when the run is over."""
@@ -160,3 +177,28 @@ class ProcessRunWorker(QThread):
             self.stopped = True
             return True
         return False
+
+
+def run_variant_in_child(factory: SourceFactory, design_text: str, request: RunRequest,
+                         stop: threading.Event) -> tuple[str, Any, MetricStream | None]:
+    """Run one comparison variant headless in a child: (outcome, result or error, stream)."""
+    box: dict[str, Any] = {}
+
+    def handle(message: tuple) -> bool:
+        kind = message[0]
+        if kind == "stream":
+            box["stream"] = MetricStream(message[1], message[2])
+            return False
+        if kind == "frames":
+            return False
+        box[kind] = message[1] if len(message) > 1 else None
+        return True
+
+    outcome = ChildRun(factory, design_text, request, send_frames=False).run(handle, stop)
+    if "error" in box:
+        return "error", box["error"], None
+    if outcome == "died":
+        return "error", "the simulation process ended unexpectedly", None
+    if "result" in box:
+        return "done", box["result"], box.get("stream")
+    return "stopped", None, None

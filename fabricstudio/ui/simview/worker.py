@@ -111,27 +111,46 @@ class CompareWorker(QThread):
     failed = Signal(str)
 
     def __init__(self, factory: SourceFactory, design: Design, request: RunRequest,
-                 parent: Any = None) -> None:
+                 parent: Any = None, use_process: bool = False) -> None:
         super().__init__(parent)
         self._factory = factory
         self._design = design
         self._request = request
         self._stop = threading.Event()
+        self._use_process = use_process
 
     def request_stop(self) -> None:
         """Stop after the current slice."""
         self._stop.set()
+
+    def _run_variant(self, request: RunRequest) -> tuple[Any, Any]:
+        """(result data, stream) of one variant; raises _Stopped or RuntimeError."""
+        if self._use_process:
+            from fabricstudio.formats import dump_design
+            from fabricstudio.ui.simview.process_worker import run_variant_in_child
+
+            outcome, result, stream = run_variant_in_child(
+                self._factory, dump_design(self._design), request, self._stop)
+            if outcome == "stopped":
+                raise _Stopped
+            if outcome == "error":
+                raise RuntimeError(result)
+            return result, stream
+        source = self._factory(self._design, request)
+        _run_source(source, self._stop)
+        source.stream.finished = True
+        return result_data(source.result()), source.stream
 
     def run(self) -> None:  # noqa: D102 - QThread override
         try:
             for label, technology, dcqcn in COMPARE_VARIANTS:
                 self.variant_started.emit(label)
                 request = self._request.with_changes(technology=technology, dcqcn=dcqcn)
-                source = self._factory(self._design, request)
-                _run_source(source, self._stop)
-                source.stream.finished = True
-                self.variant_done.emit(label, result_data(source.result()), source.stream)
+                result, stream = self._run_variant(request)
+                self.variant_done.emit(label, result, stream)
         except _Stopped:
             return
+        except RuntimeError as exc:  # an engine error reported by the child
+            self.failed.emit(str(exc))
         except Exception as exc:  # noqa: BLE001 - shown to the user
             self.failed.emit(f"{type(exc).__name__}: {exc}")

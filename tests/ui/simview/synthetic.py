@@ -81,3 +81,8 @@ def factory(script: Callable = ramp, wall_per_frame_s: float = 0.0) -> Callable:
 def slow_source(design: Design, request: RunRequest) -> SyntheticSource:
     """A picklable factory (runs in a child process): 2 ms of wall time per frame."""
     return SyntheticSource(design, request, ramp, 0.002)
+
+
+def fast_source(design: Design, request: RunRequest) -> SyntheticSource:
+    """A picklable factory producing its frames at once."""
+    return SyntheticSource(design, request)

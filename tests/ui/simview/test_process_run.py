@@ -35,3 +35,19 @@ def test_child_process_run_streams_frames_and_stops_cleanly(qtbot, examples_dir)
     frames = len(sim.controller.stream)
     sim.controller.seek_index(frames - 1)
     assert sim.controller.overlay.frame_time == sim.controller.stream.times[-1]
+
+
+def test_compare_in_child_processes_yields_a_result_per_fabric(qtbot, examples_dir):
+    from fabricstudio.ui.simview.source import COMPARE_VARIANTS
+    from tests.ui.simview.synthetic import fast_source
+
+    design = load_design(examples_dir / "two-servers-one-leaf.json")
+    window = MainWindow(design)
+    qtbot.addWidget(window)
+    sim = install_simulation_ui(window, fast_source)
+    sim.scenario.compare_button.click()
+    assert sim.compare.worker._use_process
+    qtbot.waitUntil(lambda: not sim.compare.running, timeout=60_000)
+    assert list(sim.compare.results) == [label for label, _t, _d in COMPARE_VARIANTS]
+    assert sim.compare.results["Lossy Ethernet"]["dropped"] == 7
+    assert multiprocessing.active_children() == []
