@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from fabricstudio.model import Design, DeviceKind, Technology
+from fabricstudio.ui.simview.qt_safe import connect_safely
 from fabricstudio.ui.simview.source import ROUTINGS, WORKLOADS, RunRequest
 
 _TECH_CHOICES = (("InfiniBand", Technology.INFINIBAND), ("RoCE", Technology.ROCE),
@@ -84,6 +85,7 @@ class ScenarioPanel(QWidget):
         self.stop_button.clicked.connect(self.stop_requested)
         self.compare_button.clicked.connect(self._on_compare)
         self._sync_enabled()
+        connect_safely(design.fabric_changed, self, "follow_design")
 
     def _layout(self) -> None:
         form = QFormLayout()
@@ -113,6 +115,15 @@ class ScenarioPanel(QWidget):
         self.compute_ms.setEnabled(self.workload.currentData() == "training")
         self.horizon_us.setEnabled(not self.until_complete.isChecked())
 
+    def follow_design(self) -> None:
+        """Show the design's technology and DCQCN setting (after they change in the design)."""
+        fabric = self._design.fabric
+        index = [t for _, t in _TECH_CHOICES].index(fabric.technology)
+        if index != self.technology.currentIndex():
+            self.technology.setCurrentIndex(index)
+        if fabric.dcqcn.enabled != self.dcqcn.isChecked():
+            self.dcqcn.setChecked(fabric.dcqcn.enabled)
+
     def _technology(self) -> Technology:
         return Technology(self.technology.currentData())
 
@@ -140,11 +151,11 @@ class ScenarioPanel(QWidget):
                           else self.horizon_us.value() * 1e-6)
 
     def _selected_gpus(self) -> tuple[str, ...]:
+        selected = set(self._selected_devices())
         gpus = []
-        for device_id in self._selected_devices():
-            device = self._design.devices.get(device_id)
-            if device is not None and DeviceKind(device.kind) is DeviceKind.GPU_SERVER:
-                gpus.extend(f"{device_id}/gpu{g}" for g in range(device.gpus))
+        for device in self._design.devices.values():  # design order: a stable ring
+            if device.id in selected and DeviceKind(device.kind) is DeviceKind.GPU_SERVER:
+                gpus.extend(f"{device.id}/gpu{g}" for g in range(device.gpus))
         return tuple(gpus)
 
     def _checked_request(self) -> RunRequest | None:

@@ -13,11 +13,13 @@ from collections import deque
 from typing import Any
 
 import numpy as np
+import shiboken6
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from fabricstudio.model import Design
 from fabricstudio.sim.metrics import Frame, MetricStream
 from fabricstudio.ui.simview.overlay import SimOverlay
+from fabricstudio.ui.simview.qt_safe import connect_safely
 from fabricstudio.ui.simview.process_worker import ProcessRunWorker, picklable
 from fabricstudio.ui.simview.source import RunRequest, SourceFactory, engine_source
 from fabricstudio.ui.simview.worker import RunWorker
@@ -64,7 +66,9 @@ class SimController(QObject):
         self.factory = factory or engine_source
         #: Run the engine in a child process (default: whenever the factory can be pickled).
         self.use_process = picklable(self.factory) if use_process is None else use_process
-        self.overlay = SimOverlay(scene, design)
+        self._scene = scene
+        self._overlay = SimOverlay(scene, design)
+        self._reset_slot = connect_safely(design.reset, self, "_on_design_reset")
         self.stream: MetricStream | None = None
         self.request: RunRequest | None = None
         self.run_design: Design | None = None
@@ -94,8 +98,29 @@ class SimController(QObject):
 
     @design.setter
     def design(self, design: Design) -> None:
+        if design is not self._design:
+            self._design.reset.disconnect(self._on_design_reset)
+            self._reset_slot = connect_safely(design.reset, self, "_on_design_reset")
         self._design = design
         self.overlay.set_design(design)
+
+    @property
+    def overlay(self) -> SimOverlay:
+        """The overlay item; made again (showing the same frame) if the scene dropped it,
+        as a scene rebuild clears every item."""
+        if not shiboken6.isValid(self._overlay):
+            self._overlay = SimOverlay(self._scene, self._design)
+            if self.stream is not None:
+                self._overlay.bind(self.stream.links)
+                if 0 <= self.shown_index < len(self.stream):
+                    self._overlay.apply_frame(self.stream.frame(self.shown_index))
+        return self._overlay
+
+    def _on_design_reset(self) -> None:
+        """Another design was loaded: the shown run no longer belongs to the canvas."""
+        self.stop()
+        self._set_stream(None)
+        self._set_state("idle")
 
     @property
     def running(self) -> bool:

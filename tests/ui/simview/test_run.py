@@ -129,3 +129,42 @@ def test_technology_choice_reaches_the_request(qtbot, window):
     sim.scenario.technology.setCurrentIndex(2)
     request = sim.scenario.request()
     assert request.technology is Technology.ETHERNET and not request.dcqcn
+
+
+def test_loading_another_design_clears_the_run_and_keeps_the_overlay(qtbot, window, examples_dir):
+    sim = _install(window)
+    _horizon(sim, 5.0)
+    sim.scenario.run_button.click()
+    qtbot.waitUntil(lambda: sim.controller.state == "finished", timeout=10_000)
+    other = load_design(examples_dir / "tiny.json")
+    window.design.load_data(other.to_data())
+    assert sim.controller.stream is None and sim.controller.state == "idle"
+    _horizon(sim, 5.0)
+    sim.scenario.run_button.click()
+    qtbot.waitUntil(lambda: sim.controller.state == "finished", timeout=10_000)
+    assert sim.controller.overlay.scene() is window.scene
+    assert len(sim.controller.overlay.busy_links()) == 2  # both directions of tiny's one link
+
+
+def test_selected_servers_become_the_ranks(qtbot, window):
+    sim = _install(window)
+    servers = [d for d in window.design.devices.values() if d.kind == "gpu_server"]
+    for server in servers:
+        window.scene.device_items[server.id].setSelected(True)
+    sim.scenario.ranks.setCurrentIndex(1)
+    ranks = sim.scenario.request().ranks
+    assert ranks == tuple(f"{s.id}/gpu{g}" for s in servers for g in range(s.gpus))
+    window.scene.clearSelection()
+    with pytest.raises(ValueError, match="Select at least two"):
+        sim.scenario.request()
+    sim.scenario.run_button.click()
+    assert "Select at least two" in sim.scenario.error.text()
+    assert sim.controller.state == "idle"
+
+
+def test_scenario_follows_the_designs_technology(qtbot, window):
+    sim = _install(window)
+    window.set_technology(Technology.INFINIBAND)
+    window.analysis.wait()
+    window.undo_stack.setClean()  # closing must not ask to save
+    assert sim.scenario.request().technology is Technology.INFINIBAND
