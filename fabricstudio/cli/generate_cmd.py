@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 
 from fabricstudio.cli.common import CliError
@@ -59,6 +60,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     net.add_argument("--servers-per-rack", type=int, default=4, metavar="N")
     parser.add_argument("--name", default="", help="design name (default: derived)")
     parser.add_argument("--quiet", "-q", action="store_true", help="print nothing on success")
+    parser.add_argument("--json", action="store_true",
+                        help="print the build summary as JSON (keys in docs/generate.md)")
 
 
 def spec_from_args(args: argparse.Namespace) -> dict:
@@ -97,7 +100,9 @@ def run(args: argparse.Namespace) -> int:
         atomic_write_text(args.output, text)
     except DesignFileError as exc:
         raise CliError(str(exc)) from None
-    if not args.quiet:
+    if args.json:
+        print(json.dumps(build.summary))
+    elif not args.quiet:
         s = build.summary
         sw = s["switches"]
         ratio = s["oversubscription"]["leaf"]

@@ -3,6 +3,7 @@ place devices, connect, delete, copy/paste/duplicate, align and distribute."""
 
 from __future__ import annotations
 
+import atexit
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -145,6 +146,7 @@ class Editor:
         mime.setData(FRAGMENT_MIME, payload.encode())
         mime.setText(payload)
         QApplication.clipboard().setMimeData(mime)
+        _release_clipboard_at_exit()
         self._paste_count = 0
         return True
 
@@ -160,17 +162,21 @@ class Editor:
             self.notify("The clipboard does not hold FabricStudio devices")
             return []
         self._paste_count += 1
-        return self.add_fragment(fragment, PASTE_OFFSET * self._paste_count, "Paste")
+        offset = PASTE_OFFSET * self._paste_count
+        return self.add_fragment(fragment, QPointF(offset, offset), "Paste")
 
     def duplicate(self) -> list[str]:
         """Copy the selection next to itself (with links among the copies); one step."""
         ids = self.selected_device_ids()
         if not ids:
             return []
-        return self.add_fragment(self.fragment(ids), PASTE_OFFSET, "Duplicate")
+        return self.add_fragment(self.fragment(ids), QPointF(PASTE_OFFSET, PASTE_OFFSET),
+                                 "Duplicate")
 
-    def add_fragment(self, fragment: dict, offset: float, label: str) -> list[str]:
-        """Add copies of a fragment's devices and links under fresh ids."""
+    def add_fragment(self, fragment: dict, offset: QPointF, label: str,
+                     mark_copies: bool = True) -> list[str]:
+        """Add a fragment's devices and links under fresh ids, moved by ``offset``, as one
+        step (``mark_copies`` appends ' copy' to non-empty names)."""
         taken: set[str] = set()
         renamed: dict[str, str] = {}
         devices = []
@@ -179,8 +185,11 @@ class Editor:
                 new_id = self._fresh_id(_prefix(data["id"]), taken)
                 renamed[data["id"]] = new_id
                 name = data.get("name") or ""
-                devices.append(parse_device({**data, "id": new_id, "name": name and f"{name} copy",
-                                             "x": data["x"] + offset, "y": data["y"] + offset}))
+                if name and mark_copies:
+                    name = f"{name} copy"
+                devices.append(parse_device({**data, "id": new_id, "name": name,
+                                             "x": data["x"] + offset.x(),
+                                             "y": data["y"] + offset.y()}))
             links = []
             for data in fragment["links"]:
                 new_id = self._fresh_id("l", taken)
@@ -189,7 +198,8 @@ class Editor:
         except (KeyError, TypeError, ValueError) as exc:
             self.notify(f"Cannot paste: {exc}")
             return []
-        if not self._run(AddFragment(devices, links, label=f"{label} {len(devices)} devices")):
+        if not self._run(AddFragment(devices, links, label=label if not mark_copies
+                                     else f"{label} {len(devices)} devices")):
             return []
         self.select_ids(renamed.values())
         return list(renamed.values())
@@ -224,6 +234,24 @@ class Editor:
         if changed:
             self._run(MoveDevices(changed, {i: pos[i] for i in changed}))
 
+    def nudge(self, dx: float, dy: float) -> None:
+        """Move the selected devices by (dx, dy) as one step."""
+        ids = self.selected_device_ids()
+        if not ids:
+            return
+        old = {i: (self.design.device(i).x, self.design.device(i).y) for i in ids}
+        self._run(MoveDevices({i: (x + dx, y + dy) for i, (x, y) in old.items()}, old))
+
+    def find(self, text: str) -> list[str]:
+        """Select devices whose id or name contains ``text`` (case-insensitive)."""
+        needle = text.strip().lower()
+        found = [d.id for d in self.design.devices.values()
+                 if needle and (needle in d.id.lower() or needle in d.name.lower())]
+        self.select_ids(found)
+        self.notify(f"Found {len(found)} device(s) matching {text!r}" if found
+                    else f"No device matches {text!r}")
+        return found
+
     # --------------------------------------------------------------- helpers
     def _run(self, command) -> bool:
         try:
@@ -240,6 +268,27 @@ class Editor:
             self.notify(f"Refused: {exc}")
             return False
         return True
+
+
+_EXIT_HOOK: list[bool] = []
+
+
+def _release_clipboard_at_exit() -> None:
+    """Clear our fragment from the clipboard before Python finalises Qt: a clipboard still
+    holding Python-made QMimeData crashes PySide6 at interpreter exit (offscreen platform)."""
+    if _EXIT_HOOK:
+        return
+    _EXIT_HOOK.append(True)
+
+    def release() -> None:
+        app = QApplication.instance()
+        if app is None:
+            return
+        mime = QApplication.clipboard().mimeData()
+        if mime is not None and mime.hasFormat(FRAGMENT_MIME):
+            QApplication.clipboard().clear()
+
+    atexit.register(release)
 
 
 def _prefix(device_id: str) -> str:

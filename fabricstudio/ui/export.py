@@ -52,7 +52,7 @@ def page_size(scene: FabricScene, rect: QRectF, options: ExportOptions) -> QSize
     """Size (scene units) of the picture: the drawing plus a legend column on its right."""
     width, height = rect.width(), rect.height()
     if options.legend:
-        sections = legend_entries(scene.design, scene.colour_by)
+        sections = legend_entries(scene.design, scene.colour_by, frozenset(scene.hidden_planes))
         if sections:
             legend = legend_size(sections)
             width += legend.width() + LEGEND_GAP
@@ -94,6 +94,8 @@ def _prepared(scene: FabricScene, options: ExportOptions, vector: bool):
         for item in scene.device_items.values():
             cached.append((item, item.cacheMode()))
             item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
+    batching = scene.batching
+    scene.set_batching(False)  # exports draw every link antialiased at export scale
     brush = scene.backgroundBrush()
     old_draw = scene.drawBackground
     scene.drawBackground = lambda painter, rect: None  # no grid in exports
@@ -101,6 +103,7 @@ def _prepared(scene: FabricScene, options: ExportOptions, vector: bool):
         yield
     finally:
         scene.drawBackground = old_draw
+        scene.set_batching(batching)
         scene.setBackgroundBrush(brush)
         for item, mode in cached:
             item.setCacheMode(mode)
@@ -123,7 +126,7 @@ def _paint(scene: FabricScene, painter: QPainter, source: QRectF, options: Expor
     scene.render(painter, QRectF(0, top, source.width(), source.height()), source,
                  Qt.AspectRatioMode.KeepAspectRatio)
     if options.legend:
-        sections = legend_entries(scene.design, scene.colour_by)
+        sections = legend_entries(scene.design, scene.colour_by, frozenset(scene.hidden_planes))
         if sections:
             size = legend_size(sections)
             corner = QPointF(source.width() + LEGEND_GAP * 0.25,
@@ -136,7 +139,8 @@ def render_image(scene: FabricScene, options: ExportOptions = ExportOptions()) -
     return _render_rect(scene, export_rect(scene, options.selection_only), options)
 
 
-def save_png(scene: FabricScene, path: str | Path, options: ExportOptions = ExportOptions()) -> QSize:
+def save_png(scene: FabricScene, path: str | Path,
+             options: ExportOptions = ExportOptions()) -> QSize:
     """Write a PNG; returns its pixel size.  The rect is taken before anything is hidden."""
     image = render_image(scene, options)
     if not image.save(str(path), "PNG"):
@@ -160,7 +164,8 @@ def _render_rect(scene: FabricScene, rect: QRectF, options: ExportOptions) -> QI
     return image
 
 
-def save_svg(scene: FabricScene, path: str | Path, options: ExportOptions = ExportOptions()) -> None:
+def save_svg(scene: FabricScene, path: str | Path,
+             options: ExportOptions = ExportOptions()) -> None:
     """Write an SVG of the design (vector: devices, links, labels and legend)."""
     rect = export_rect(scene, options.selection_only)
     page = page_size(scene, rect, options)

@@ -16,7 +16,8 @@ MIXED = object()
 
 _UNITS = (("_gbps", "Gb/s"), ("_mbps", "Mb/s"), ("_bytes", "bytes"), ("_ns_per_m", "ns/m"),
           ("_ns", "ns"), ("_us", "µs"), ("_tb", "TB"), ("_m", "m"))
-_WORDS = {"nic": "NIC", "nics": "NICs", "gpus": "GPUs", "mgmt": "management", "mtu": "MTU",
+_WORDS = {"a": "A", "b": "B", "nic": "NIC", "nics": "NICs", "gpus": "GPUs", "mgmt": "management",
+          "mtu": "MTU",
           "nvlink": "NVLink", "rai": "R_AI", "rhai": "R_HAI", "cnp": "CNP", "vl": "VL",
           "rto": "RTO", "dupack": "dup-ACK", "pmax": "P max", "kmin": "Kmin", "kmax": "Kmax",
           "g": "g (alpha gain)", "tb": "TB"}
@@ -115,7 +116,8 @@ class FieldEditor(QObject):
             try:
                 return int(float(text)) if float(text).is_integer() else int(text)
             except ValueError:
-                raise ValueError(f"{field_label(self.name)}: {text!r} is not a whole number") from None
+                raise ValueError(f"{field_label(self.name)}: {text!r} is not a whole "
+                                 "number") from None
         if self.kind is float:
             try:
                 return float(text)

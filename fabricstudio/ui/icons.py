@@ -72,3 +72,25 @@ def app_icon() -> QIcon:
     renderer.render(painter)
     painter.end()
     return QIcon(pixmap)
+
+
+def action_icon(name: str, colour: QColor, size: int = 20) -> QIcon:
+    """A toolbar icon from ``resources/actions/<name>.svg`` drawn in ``colour`` (the SVGs use
+    currentColor, replaced here so each theme gets crisp icons in its own text colour); white
+    when a checkable action is on (it sits on the accent colour)."""
+    svg = resource_bytes(f"actions/{name}.svg").decode()
+    icon = QIcon()
+    for state, fill in ((QIcon.State.Off, colour), (QIcon.State.On, QColor("white"))):
+        renderer = QSvgRenderer(QByteArray(svg.replace("currentColor", fill.name()).encode()))
+        if not renderer.isValid():
+            raise ValueError(f"action icon {name!r} is not a valid SVG")
+        for ratio in (1, 2):
+            pixmap = QPixmap(size * ratio, size * ratio)
+            pixmap.setDevicePixelRatio(ratio)
+            pixmap.fill(QColor(0, 0, 0, 0))
+            painter = QPainter(pixmap)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            renderer.render(painter, QRectF(0, 0, size, size))
+            painter.end()
+            icon.addPixmap(pixmap, QIcon.Mode.Normal, state)
+    return icon

@@ -30,16 +30,20 @@ class LegendEntry:
     colour: QColor | None = None
 
 
-def legend_entries(design: Design, colour_by: str = "speed") -> list[tuple[str, list[LegendEntry]]]:
-    """Sections ('Devices', 'Links') for what the design contains."""
-    kinds = sorted({DeviceKind(d.kind) for d in design.devices.values()}, key=lambda k: -k.tier)
+def legend_entries(design: Design, colour_by: str = "speed",
+                   hidden: frozenset = frozenset()) -> list[tuple[str, list[LegendEntry]]]:
+    """Sections ('Devices', 'Links') for what the design shows (``hidden`` networks left out)."""
+    shown = [d for d in design.devices.values()
+             if not d.planes or any(p not in hidden for p in d.planes)]
+    kinds = sorted({DeviceKind(d.kind) for d in shown}, key=lambda k: -k.tier)
     devices = [LegendEntry(KIND_LABELS[k], kind=k) for k in kinds]
+    links_shown = [lk for lk in design.links.values() if lk.plane not in hidden]
     if colour_by == "plane":
-        planes = [p for p in Plane if any(lk.plane is p for lk in design.links.values())]
+        planes = [p for p in Plane if any(lk.plane is p for lk in links_shown)]
         links = [LegendEntry(f"{p.value.capitalize()} network", colour=PLANE_COLOURS[p])
                  for p in planes]
     else:
-        speeds = sorted({lk.speed_gbps for lk in design.links.values()})
+        speeds = sorted({lk.speed_gbps for lk in links_shown})
         links = [LegendEntry(f"{s:g} Gb/s", colour=speed_colour(s)) for s in speeds]
     return [(title, entries) for title, entries in (("Devices", devices), ("Links", links))
             if entries]

@@ -136,16 +136,17 @@ QToolBar QToolButton:hover {{ background: {border}; }}
 QToolBar QToolButton:checked {{ background: {ACCENT.name()}; color: white; }}
 QStatusBar {{ background: {window}; color: {muted}; border-top: 1px solid {border}; }}
 QStatusBar QLabel {{ color: {muted}; padding: 0 8px; }}
-QLineEdit, QSpinBox, QDoubleSpinBox, QComboBox {{ background: {panel}; border: 1px solid {border};
+QLineEdit, QComboBox {{ background: {panel}; border: 1px solid {border};
             border-radius: 5px; padding: 3px 6px; min-height: 20px; }}
-QLineEdit:focus, QSpinBox:focus, QDoubleSpinBox:focus, QComboBox:focus {{
-            border: 1px solid {ACCENT.name()}; }}
+QLineEdit:focus, QComboBox:focus {{ border: 1px solid {ACCENT.name()}; }}
+QSpinBox, QDoubleSpinBox {{ min-height: 24px; }}
 QListView, QTreeView, QTableView {{ background: {panel}; border: none; }}
 QGroupBox {{ border: 1px solid {border}; border-radius: 6px; margin-top: 14px; padding-top: 6px; }}
 QGroupBox::title {{ subcontrol-origin: margin; left: 8px; padding: 0 4px; color: {muted}; }}
 QLabel#sectionTitle {{ color: {muted}; font-weight: 600; text-transform: uppercase; }}
 QLabel#errorLabel {{ color: {INVALID.name()}; }}
-QPushButton {{ padding: 5px 12px; border: 1px solid {border}; border-radius: 5px; background: {panel}; }}
+QPushButton {{ padding: 5px 12px; border: 1px solid {border}; border-radius: 5px;
+               background: {panel}; }}
 QPushButton:hover {{ border-color: {ACCENT.name()}; }}
 QPushButton:default {{ background: {ACCENT.name()}; color: white; border-color: {ACCENT.name()}; }}
 QTabBar::tab {{ padding: 6px 12px; }}

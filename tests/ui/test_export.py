@@ -80,3 +80,24 @@ def test_cli_export_needs_an_output(examples_dir):
                              str(examples_dir / "tiny.json")], capture_output=True, text=True,
                             timeout=60)
     assert result.returncode == 2 and "--png" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_export_dialog_writes_the_chosen_file(make_window, small_design, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    from fabricstudio.ui.dialogs.export_dialog import ExportDialog
+
+    window = make_window(small_design)
+    target = tmp_path / "picture"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    dialog = ExportDialog(window.scene, "png", window)
+    dialog.scale.setValue(1.5)
+    dialog.background.setCurrentIndex(dialog.background.findData("transparent"))
+    assert "×" in dialog.size_label.text()
+    dialog.accept()
+    image = QImage(str(tmp_path / "picture.png"))
+    assert image.size() == output_size(window.scene, dialog.options())
+    assert image.pixelColor(0, 0).alpha() == 0
+    svg_dialog = ExportDialog(window.scene, "svg", window)
+    svg_dialog.accept()
+    ET.parse(tmp_path / "picture.svg")

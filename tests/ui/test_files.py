@@ -86,3 +86,18 @@ def test_window_state_and_theme_are_remembered(make_window, settings):
     assert settings.value("theme") == "light" and settings.value("windowState") is not None
     again = make_window()
     assert again.scene.theme.name == "light" and again.act_light.isChecked()
+
+
+def test_layout_saved_with_other_docks_is_not_restored(make_window, settings):
+    from PySide6.QtWidgets import QDockWidget
+
+    window = make_window()
+    window.history_dock.close()
+    window.close()
+    settings.setValue("windowDocks", "some,other,docks")
+    again = make_window()
+    assert not again.history_dock.isHidden()  # default layout, not the stale one
+    again.close()
+    assert settings.value("windowDocks") == again._dock_signature()
+    assert "dock-history" in again._dock_signature()
+    assert all(d.objectName() for d in again.findChildren(QDockWidget))

@@ -98,7 +98,8 @@ def test_escape_cancels_link_drawing(make_window, small_design, qtbot):
     window = make_window(small_design)
     window.act_link_tool.trigger()
     viewport = window.view.viewport()
-    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=viewport_point(window, QPointF(0, 300)))
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton,
+                     pos=viewport_point(window, QPointF(0, 300)))
     qtbot.mouseMove(viewport, viewport_point(window, QPointF(-150, 0)))
     assert window.view.interaction is not None
     qtbot.keyClick(window.view, Qt.Key.Key_Escape)
@@ -145,3 +146,37 @@ def test_middle_button_pans(make_window, small_design, qtbot):
     after = window.view.mapToScene(QPoint(100, 100))
     assert after.x() < before.x() and after.y() < before.y()
     assert window.undo_stack.count() == 0
+
+
+def test_space_drag_pans(make_window, small_design, qtbot):
+    window = make_window(small_design)
+    view, viewport = window.view, window.view.viewport()
+    view.setFocus()
+    before = view.mapToScene(QPoint(100, 100))
+    qtbot.keyPress(view, Qt.Key.Key_Space)
+    drag(qtbot, window, view.mapToScene(QPoint(300, 300)), view.mapToScene(QPoint(250, 260)))
+    qtbot.keyRelease(view, Qt.Key.Key_Space)
+    after = view.mapToScene(QPoint(100, 100))
+    assert after.x() > before.x() and after.y() > before.y()
+    assert window.undo_stack.count() == 0 and not window.scene.selectedItems()
+
+
+def test_palette_activation_places_at_view_centre(make_window):
+    window = make_window()
+    item = window.palette.list.item(0)
+    window.palette.list.itemActivated.emit(item)
+    (device,) = window.design.devices.values()
+    centre = window.drop_point()
+    assert abs(device.x - centre.x()) <= GRID and abs(device.y - centre.y()) <= GRID
+
+
+def test_add_dock_and_simulation_menu_for_other_parts(make_window):
+    from PySide6.QtWidgets import QDockWidget, QLabel
+
+    window = make_window()
+    dock = QDockWidget("Plots")
+    dock.setWidget(QLabel("plots"))
+    window.add_dock(dock, Qt.DockWidgetArea.BottomDockWidgetArea)
+    assert window.dockWidgetArea(dock) == Qt.DockWidgetArea.BottomDockWidgetArea
+    assert dock.toggleViewAction() in window.panels_menu.actions()
+    assert window.simulation_menu.title() == "&Simulation"

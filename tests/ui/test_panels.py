@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QDialog
 from fabricstudio.model import Technology
 from fabricstudio.ui.dialogs.fabric_settings import FabricSettingsDialog
 from fabricstudio.ui.dialogs.wizard import FabricWizard
+from fabricstudio.ui.panels.analysis import OBJECTS_ROLE
 
 
 def test_palette_search_filters_entries(make_window):
@@ -125,3 +126,85 @@ def test_wizard_explains_impossible_request(make_window):
     assert "whole number" in wizard.preview.text()
     assert not wizard.buttons.buttons()[0].isEnabled()
     wizard.deleteLater()
+
+
+def test_analysis_dock_lists_issues_and_selects_their_objects(make_window, small_design, qtbot):
+    window = make_window(small_design)
+    panel = window.analysis
+    panel.start_analysis()
+    panel.wait()
+    qtbot.waitUntil(lambda: panel.report is not None, timeout=5000)
+    problems = panel.tree.topLevelItem(0)
+    issues = [problems.child(i) for i in range(problems.childCount())]
+    unconnected = next(i for i in issues if "gpu1" in (i.data(0, OBJECTS_ROLE) or []))
+    panel.tree.itemClicked.emit(unconnected, 0)
+    selected = {i.device_id for i in window.scene.selectedItems() if hasattr(i, "device_id")}
+    assert "gpu1" in selected
+    texts = [panel.tree.topLevelItem(i).text(0) for i in range(panel.tree.topLevelItemCount())]
+    assert texts[1:] == ["Key figures", "Bill of materials"]
+
+
+def test_analysis_follows_edits(make_window, small_design, qtbot):
+    window = make_window(small_design)
+    panel = window.analysis
+    panel.start_analysis()
+    panel.wait()
+    qtbot.waitUntil(lambda: panel.report is not None, timeout=5000)
+    links_before = panel.report.counts.links
+    window.editor.connect("gpu1", "leaf1")
+    assert panel.timer.isActive()  # debounced, not run on the spot
+    panel.timer.stop()
+    panel.start_analysis()
+    panel.wait()
+    qtbot.waitUntil(lambda: panel.report.counts.links == links_before + 1, timeout=5000)
+
+
+def test_inspector_edits_link_ports_and_shows_port_usage(make_window, small_design):
+    window = make_window(small_design)
+    window.editor.connect("gpu1", "leaf1")
+    window.editor.select_ids(["gpu1"])
+    assert window.inspector._ports_label.text() == "compute 1/2 · management 0/1"
+    window.editor.select_ids(["l1"])
+    editor = window.inspector.editors["b_port"]
+    editor.widget.setText("5")
+    editor.widget.editingFinished.emit()
+    assert window.design.link("l1").b_port == 5
+    editor.widget.setText("99")
+    editor.widget.editingFinished.emit()
+    assert window.design.link("l1").b_port == 5
+    assert "out of range" in window.inspector.error.text()
+
+
+def test_find_and_nudge(make_window, small_design, qtbot):
+    from PySide6.QtCore import Qt
+
+    window = make_window(small_design)
+    assert window.editor.find("LEAF") == ["leaf1", "leaf2"]
+    window.view.setFocus()
+    qtbot.keyClick(window.view, Qt.Key.Key_Right)
+    assert window.design.device("leaf1").x == -150 + 15 and window.design.device("leaf2").x == 165
+    window.undo_stack.undo()
+    assert window.design.device("leaf1").x == -150
+
+
+def test_wizard_can_add_next_to_the_design(make_window, small_design, monkeypatch):
+    window = make_window(small_design)
+    before = set(window.design.devices)
+
+    def run(self):
+        assert self.add_alongside.isEnabled()
+        self.family.setCurrentIndex(self.family.findData("leaf-spine"))
+        self.gpus.setValue(64)
+        self.add_alongside.setChecked(True)
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(FabricWizard, "exec", run)
+    window.act_wizard.trigger()
+    added = set(window.design.devices) - before
+    assert before <= set(window.design.devices)
+    assert sum(window.design.device(d).gpus for d in added
+               if window.design.device(d).kind == "gpu_server") == 64
+    assert min(window.design.device(d).x for d in added) > 300
+    assert window.undo_stack.count() == 1
+    window.undo_stack.undo()
+    assert set(window.design.devices) == before

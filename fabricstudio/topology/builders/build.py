@@ -39,6 +39,7 @@ from fabricstudio.topology.builders.specs import (
     check_spec,
 )
 from fabricstudio.topology.builders.wiring import Accumulator
+from fabricstudio.topology.cables import CABLE_CLASSES, cable_class
 from fabricstudio.topology.layout import COLUMN_GAP, ROW_GAP
 
 _FAMILY_LABEL = {"leaf-spine": "Leaf-spine", "fat-tree": "Fat tree",
@@ -66,6 +67,27 @@ class FabricBuild:
         """A new Design holding the build."""
         return Design.from_data(self.to_data())
 
+    def fragment_for(self, design: Design | None) -> tuple[list[Device], list[Link]]:
+        """Devices and links to add to ``design`` with ``AddFragment``: ids that clash with
+        the design's get a common prefix (``f2-server1`` ...), and the fabric is placed to the
+        right of what the design already shows."""
+        if design is None or not len(design.devices):
+            return list(self.devices), list(self.links)
+        taken = set(design.devices) | set(design.links)
+        prefix = ""
+        n = 1
+        ids = [d.id for d in self.devices] + [lk.id for lk in self.links]
+        while any(prefix + i in taken for i in ids):
+            n += 1
+            prefix = f"f{n}-"
+        shift = max(d.x for d in design.devices.values()) + 4 * COLUMN_GAP - min(
+            d.x for d in self.devices)
+        devices = [d.model_copy(update={"id": prefix + d.id, "x": d.x + shift})
+                   for d in self.devices]
+        links = [lk.model_copy(update={"id": prefix + lk.id, "a": prefix + lk.a,
+                                       "b": prefix + lk.b}) for lk in self.links]
+        return devices, links
+
 
 def build_fabric(spec: FabricSpec) -> FabricBuild:
     """Build the fabric ``spec`` describes; BuildError (one sentence) when it cannot be built.
@@ -86,7 +108,7 @@ def build_fabric(spec: FabricSpec) -> FabricBuild:
     devices = [d.model_copy(update={"x": positions[d.id][0], "y": positions[d.id][1]})
                for d in acc.devices]
     name = spec.name or _default_name(spec, len(compute.servers))
-    summary = _summary(spec, compute, storage, mgmt, devices, acc.links)
+    summary = _summary(spec, compute, storage, devices, acc.links)
     return FabricBuild(name=name, description=_description(spec, summary), spec=spec,
                        devices=devices, links=acc.links,
                        fabric=FabricSettings(technology=spec.technology), summary=summary)
@@ -94,13 +116,12 @@ def build_fabric(spec: FabricSpec) -> FabricBuild:
 
 def _layout(compute: ComputePlan, storage: StoragePlan, mgmt: MgmtPlan) -> dict:
     out: dict[str, tuple[float, float]] = {}
-    pod = compute.tiers.pod_spines if len(compute.tiers.pod_spines) > 0 else []
     right, lowest = place_network(compute.groups, compute.tiers.spines, compute.tiers.cores,
-                                  pod, 0.0, out)
+                                  compute.tiers.pod_spines, 0.0, out,
+                                  column_major=compute.servers_by_leaf)
     if storage.leaves:
-        s_right, s_low = place_network(storage.groups, storage.tiers.spines,
-                                       storage.tiers.cores, storage.tiers.pod_spines,
-                                       right + 4 * COLUMN_GAP, out)
+        _, s_low = place_network(storage.groups, storage.tiers.spines, storage.tiers.cores,
+                                 storage.tiers.pod_spines, right + 4 * COLUMN_GAP, out)
         lowest = max(lowest, s_low)
     place_management(mgmt.racks, mgmt.aggregation, lowest + SERVER_ROW_GAP + ROW_GAP * 0.6, out)
     return out
@@ -115,7 +136,7 @@ def _oversub(down_gbps: float, up_gbps: float) -> float | None:
     return round(down_gbps / up_gbps, 4) if up_gbps else None
 
 
-def _summary(spec: FabricSpec, compute: ComputePlan, storage: StoragePlan, mgmt: MgmtPlan,
+def _summary(spec: FabricSpec, compute: ComputePlan, storage: StoragePlan,
              devices: list[Device], links: list[Link]) -> dict[str, Any]:
     kinds = Counter(DeviceKind(d.kind).value for d in devices
                     if Plane.COMPUTE in d.planes or DeviceKind(d.kind) is DeviceKind.MGMT_SWITCH)
@@ -124,7 +145,7 @@ def _summary(spec: FabricSpec, compute: ComputePlan, storage: StoragePlan, mgmt:
     switches["storage_spine"] = len(storage.tiers.spines) + len(storage.tiers.cores)
     switches["management"] = kinds.get("mgmt_switch", 0)
     cables = Counter(link.plane.value for link in links)
-    reach = Counter(link.reach_class for link in links)
+    reach = Counter(cable_class(link) for link in links)
     hosts = len(compute.servers) * spec.nics_per_server
     nic_speed = compute.leaf_down_speed
     up_gbps = compute.up_per_leaf * spec.port_speed_gbps
@@ -133,7 +154,7 @@ def _summary(spec: FabricSpec, compute: ComputePlan, storage: StoragePlan, mgmt:
     oversub = {"leaf": leaf_ratio}
     if compute.tiers.cores:
         oversub["spine"] = 1.0
-    bisection = _bisection_gbps(spec, compute, links)
+    bisection = _bisection_gbps(compute, links)
     return {
         "topology": spec.topology,
         "technology": spec.technology.value,
@@ -147,7 +168,7 @@ def _summary(spec: FabricSpec, compute: ComputePlan, storage: StoragePlan, mgmt:
         "links": len(links),
         "cables": {"compute": cables.get("compute", 0), "storage": cables.get("storage", 0),
                    "management": cables.get("management", 0)},
-        "cables_by_reach": {k: reach.get(k, 0) for k in ("DAC", "AOC", "optics")},
+        "cables_by_class": {k: reach.get(k, 0) for k in CABLE_CLASSES},
         "down_ports_per_leaf": compute.down_per_leaf,
         "uplinks_per_leaf": compute.up_per_leaf,
         "links_per_leaf_spine": compute.tiers.links_per_leaf_spine,
@@ -160,7 +181,7 @@ def _summary(spec: FabricSpec, compute: ComputePlan, storage: StoragePlan, mgmt:
     }
 
 
-def _bisection_gbps(spec: FabricSpec, compute: ComputePlan, links: list[Link]) -> float:
+def _bisection_gbps(compute: ComputePlan, links: list[Link]) -> float:
     """Half the narrowest tier: NIC capacity, leaf uplinks, spine uplinks (Clos formula
     hosts/2 x C / o for full fabrics)."""
     leaf_set = set(compute.leaves)

@@ -49,6 +49,8 @@ class ComputePlan:
     up_per_leaf: int
     leaf_down_speed: float
     max_gpus: int
+    #: True when each group lists its servers leaf by leaf (top-of-rack, fat tree).
+    servers_by_leaf: bool = False
     facts: dict = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
@@ -95,8 +97,8 @@ def build_leaf_spine(acc: Accumulator, spec: LeafSpineSpec) -> ComputePlan:
     down_max, _, down_speed = _leaf_ports(spec)
     per_leaf = spec.servers_per_leaf or down_max // n
     if per_leaf < 1 or per_leaf * n > down_max:
-        raise BuildError(f"{per_leaf or 1} server(s) x {n} NICs do not fit the {down_max} down "
-                         f"ports of a radix-{spec.switch_radix} leaf at "
+        raise BuildError(f"{max(per_leaf, 1)} server(s) x {n} NICs do not fit the {down_max} "
+                         f"down ports of a radix-{spec.switch_radix} leaf at "
                          f"{spec.oversubscription:g}:1 (servers_per_leaf / nics_per_server)")
     hosts_per_leaf = per_leaf * n
     up = uplinks_needed(hosts_per_leaf, down_speed, spec.port_speed_gbps, spec.oversubscription)
@@ -119,7 +121,8 @@ def build_leaf_spine(acc: Accumulator, spec: LeafSpineSpec) -> ComputePlan:
             for nic in range(n):
                 _nic_link(acc, server, nic, leaf, down_speed, length)
     tiers = two_tier(acc, leaves, up, tpl, spec.spines)
-    plan = ComputePlan(servers, leaves, tiers, groups, hosts_per_leaf, up, down_speed, max_gpus)
+    plan = ComputePlan(servers, leaves, tiers, groups, hosts_per_leaf, up, down_speed, max_gpus,
+                       servers_by_leaf=True)
     plan.facts = {"servers_per_leaf": per_leaf}
     if leaves_n == 1:
         plan.up_per_leaf = 0
@@ -165,7 +168,8 @@ def build_fat_tree(acc: Accumulator, spec: FatTreeSpec) -> ComputePlan:
         members = [s for leaf_members in leaf_servers[first:first + len(pod)]
                    for s in leaf_members]
         groups.append((pod, list(dict.fromkeys(members))))
-    plan = ComputePlan(servers, leaves, tiers, groups, down, up, down_speed, max_gpus)
+    plan = ComputePlan(servers, leaves, tiers, groups, down, up, down_speed, max_gpus,
+                       servers_by_leaf=True)
     plan.facts = {"pods": len(pods), "leaves_per_pod": per_pod, "k": radix}
     if len(pods) == 1:
         plan.notes.append("one pod: no core tier is needed")
@@ -176,8 +180,6 @@ def build_rail_optimized(acc: Accumulator, spec: RailOptimizedSpec) -> ComputePl
     """Scalable units of ``servers_per_su`` servers; NIC i of each server on rail leaf i of its
     SU.  Two tiers when the spines can reach every leaf, otherwise pods of SUs under a core."""
     radix, rails, su_size = spec.switch_radix, spec.nics_per_server, spec.servers_per_su
-    if su_size < 1:
-        raise BuildError(f"servers per scalable unit {su_size}: must be at least 1")
     down_speed = min(spec.nic_speed_gbps, spec.port_speed_gbps)
     up = uplinks_needed(su_size, down_speed, spec.port_speed_gbps, spec.oversubscription)
     if su_size + up > radix:

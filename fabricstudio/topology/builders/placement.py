@@ -24,9 +24,11 @@ def _row(ids: Sequence[str], centre: float, y: float, out: dict) -> None:
 
 
 def place_groups(groups: Sequence[Group], x0: float, out: dict,
-                 pod_spines: Sequence[Sequence[str]] = ()) -> tuple[float, float]:
+                 pod_spines: Sequence[Sequence[str]] = (),
+                 column_major: bool = False) -> tuple[float, float]:
     """Each group: its leaves in the leaf row, its servers in a grid below (and its pod
-    spines above, when given).  Returns (right edge x, lowest server y)."""
+    spines above, when given).  ``column_major`` fills the grid column by column, so servers
+    listed leaf by leaf stand under their own leaf.  Returns (right edge x, lowest server y)."""
     x = x0
     lowest = 0.0
     for g, (leaves, servers) in enumerate(groups):
@@ -37,10 +39,14 @@ def place_groups(groups: Sequence[Group], x0: float, out: dict,
         _row(leaves, centre, -ROW_GAP, out)
         if spines:
             _row(spines, centre, -2 * ROW_GAP, out)
-        per_row = cols
+        rows = math.ceil(len(servers) / cols)
         for i, server in enumerate(servers):
-            row, col = divmod(i, per_row)
-            in_row = min(per_row, len(servers) - row * per_row)
+            if column_major:
+                col, row = divmod(i, rows)
+                in_row = math.ceil(len(servers) / rows)
+            else:
+                row, col = divmod(i, cols)
+                in_row = min(cols, len(servers) - row * cols)
             start = centre - (in_row - 1) * COLUMN_GAP / 2
             out[server] = (start + col * COLUMN_GAP, row * SERVER_ROW_GAP)
             lowest = max(lowest, row * SERVER_ROW_GAP)
@@ -49,10 +55,10 @@ def place_groups(groups: Sequence[Group], x0: float, out: dict,
 
 
 def place_network(groups: Sequence[Group], spines: Sequence[str], cores: Sequence[str],
-                  pod_spines: Sequence[Sequence[str]], x0: float,
-                  out: dict) -> tuple[float, float]:
+                  pod_spines: Sequence[Sequence[str]], x0: float, out: dict,
+                  column_major: bool = False) -> tuple[float, float]:
     """Place one network (compute or storage) starting at ``x0``; returns (right x, lowest y)."""
-    right, lowest = place_groups(groups, x0, out, pod_spines)
+    right, lowest = place_groups(groups, x0, out, pod_spines, column_major)
     centre = (x0 + right) / 2
     if not pod_spines:
         _row(spines, centre, -2 * ROW_GAP, out)
@@ -66,7 +72,9 @@ def place_management(racks: Sequence[tuple[str, Sequence[str]]],
     last_x = -math.inf
     for switch, members in racks:
         xs = [out[m][0] for m in members if m in out] or [0.0]
-        x = max(sum(xs) / len(xs), last_x + COLUMN_GAP)
+        # A rack stacked in one column: step aside so its cables fan out visibly.
+        nudge = COLUMN_GAP * 0.45 if len(set(xs)) == 1 and len(xs) > 1 else 0.0
+        x = max(sum(xs) / len(xs) + nudge, last_x + COLUMN_GAP)
         out[switch] = (x, y)
         last_x = x
     if racks:

@@ -45,7 +45,8 @@ class MgmtPlan:
 
 def build_storage(acc: Accumulator, spec, gpu_servers: list[str]) -> StoragePlan:
     """Storage servers with two storage NICs each, and a non-blocking storage leaf-spine that
-    also takes the one storage NIC of every GPU server (three tiers when two cannot reach)."""
+    also takes the one storage NIC of every GPU server (three tiers when two cannot reach).
+    Storage switches run their ports at the storage NIC speed."""
     plan = StoragePlan()
     if not spec.storage_servers:
         return plan
@@ -54,11 +55,11 @@ def build_storage(acc: Accumulator, spec, gpu_servers: list[str]) -> StoragePlan
         plan.storage_servers.append(acc.add(StorageServer(
             id=f"storage{i}", storage_nics=STORAGE_SERVER_NICS,
             storage_nic_speed_gbps=spec.storage_nic_speed_gbps, planes=planes)))
-    tpl = SwitchTemplate(radix=spec.switch_radix, speed=spec.port_speed_gbps,
+    tpl = SwitchTemplate(radix=spec.switch_radix, speed=spec.storage_nic_speed_gbps,
                          uplink_m=spec.uplink_cable_m, core_m=spec.core_cable_m,
                          plane=Plane.STORAGE, id_prefix="s")
-    speed = min(spec.storage_nic_speed_gbps, spec.port_speed_gbps)
-    down, up = split_radix(spec.switch_radix, speed, spec.port_speed_gbps, 1.0)
+    speed = spec.storage_nic_speed_gbps
+    down, up = split_radix(spec.switch_radix, speed, speed, 1.0)
     ends = [(s, spec.nics_per_server, f"{s}-stor0") for s in gpu_servers]
     ends += [(s, p, f"{s}-stor{p}") for s in plan.storage_servers
              for p in range(STORAGE_SERVER_NICS)]
@@ -70,7 +71,8 @@ def build_storage(acc: Accumulator, spec, gpu_servers: list[str]) -> StoragePlan
         for device, port, link_id in chunk:
             acc.connect(device, leaf, a_port=port, speed=speed, length=spec.uplink_cable_m,
                         plane=Plane.STORAGE, link_id=link_id)
-        plan.groups.append(([leaf], [d for d, _, _ in chunk if d.startswith("storage")]))
+        storage_here = dict.fromkeys(d for d, _, _ in chunk if d in plan.storage_servers)
+        plan.groups.append(([leaf], list(storage_here)))
     if leaves_n <= spec.switch_radix:
         plan.tiers = two_tier(acc, plan.leaves, up, tpl, what="storage network: ")
     else:

@@ -135,6 +135,12 @@ def check_spec(spec: FabricSpec) -> None:
         raise BuildError(f"GPUs per server {spec.gpus_per_server}: at most 256")
     if spec.switch_radix > 1024:
         raise BuildError(f"radix {spec.switch_radix}: at most 1,024")
+    for option, label in (("servers_per_leaf", "servers per leaf"), ("spines", "spine count"),
+                          ("leaves_per_pod", "leaves per pod"),
+                          ("servers_per_su", "servers per scalable unit")):
+        value = getattr(spec, option, None)
+        if value is not None:
+            _at_least(value, 1, label, option)
     if spec.gpus is not None:
         _at_least(spec.gpus, 1, "GPU count", "gpus")
     if spec.servers is not None:

@@ -11,12 +11,13 @@ from collections.abc import Callable, Iterable
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QPainter, QPen
-from PySide6.QtWidgets import QGraphicsScene
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
 from fabricstudio.model import Design, Plane
 from fabricstudio.model.commands import Command, MoveDevices
 from fabricstudio.ui.canvas.items.device_item import DeviceItem
-from fabricstudio.ui.canvas.items.link_item import LinkItem
+from fabricstudio.ui.canvas.items.link_batch import LinkBatchItem
+from fabricstudio.ui.canvas.items.link_item import THIN_BELOW_LOD, LinkItem
 from fabricstudio.ui.theme import DARK, Theme
 
 FAN_SPACING = 7.0
@@ -45,6 +46,9 @@ class FabricScene(QGraphicsScene):
         self.hidden_planes: set[Plane] = set()
         self.commit: Callable[[Command], None] = lambda command: command.do(self.design)
         self._rerouting_live = True
+        #: True while the view is zoomed out far enough for batched link drawing.
+        self.batching = False
+        self._batch: LinkBatchItem | None = None
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         self._rebuild()
         self._connections = [
@@ -59,6 +63,7 @@ class FabricScene(QGraphicsScene):
         ]
         for signal, slot in self._connections:
             signal.connect(slot)
+        self.selectionChanged.connect(self._on_selection_changed)
 
     def detach(self) -> None:
         """Stop following the design (before the scene is dropped)."""
@@ -80,9 +85,12 @@ class FabricScene(QGraphicsScene):
         self.colour_by = mode
         for item in self.link_items.values():
             item.set_colour_mode(mode)
+        self._invalidate_batch()
 
     def set_plane_visible(self, plane: Plane, visible: bool) -> None:
         """Show or hide one network (its links, and devices on no other visible network)."""
+        if visible == (plane not in self.hidden_planes):
+            return
         if visible:
             self.hidden_planes.discard(plane)
         else:
@@ -99,7 +107,7 @@ class FabricScene(QGraphicsScene):
         painter.fillRect(rect, self.theme.canvas)
         scale = painter.worldTransform().m11()
         step = GRID * 4
-        if step * scale < 12:
+        if step * scale < 24:
             return
         pen = QPen(self.theme.grid, 2.2 / max(scale, 1e-6))
         pen.setCapStyle(Qt.PenCapStyle.RoundCap)
@@ -115,6 +123,39 @@ class FabricScene(QGraphicsScene):
                 x += step
             y += step
         painter.drawPoints(points)
+
+    # ------------------------------------------------------- batched drawing
+    def set_view_scale(self, scale: float) -> None:
+        """Called by the view after zooming: batch plain links when zoomed out."""
+        self.set_batching(scale < THIN_BELOW_LOD)
+
+    def set_batching(self, on: bool) -> None:
+        """Draw plain links through one LinkBatchItem (on) or each by itself (off)."""
+        if on == self.batching:
+            return
+        self.batching = on
+        if on and self._batch is None:
+            self._batch = LinkBatchItem(self)
+            self.addItem(self._batch)
+        if self._batch is not None:
+            self._batch.setVisible(on)
+        self._apply_batching(self.link_items.values())
+
+    def _apply_batching(self, items) -> None:
+        flag = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
+        for item in items:
+            batched = self.batching and item.bundle_size == 1 and not item.isSelected()
+            if bool(item.flags() & flag) != batched:
+                item.setFlag(flag, batched)
+        self._invalidate_batch()
+
+    def _invalidate_batch(self) -> None:
+        if self.batching and self._batch is not None:
+            self._batch.invalidate()
+
+    def _on_selection_changed(self) -> None:
+        if self.batching:
+            self._apply_batching(self.link_items.values())
 
     # ---------------------------------------------------------- snapping/moves
     def snap_point(self, pos: QPointF) -> QPointF:
@@ -156,6 +197,8 @@ class FabricScene(QGraphicsScene):
     # -------------------------------------------------------------- following
     def _rebuild(self) -> None:
         self.clear()
+        self._batch = None
+        batching, self.batching = self.batching, False
         self.device_items.clear()
         self.link_items.clear()
         for device_id in self.design.devices:
@@ -164,6 +207,7 @@ class FabricScene(QGraphicsScene):
             self._add_link_item(link_id)
         self._refan(None)
         self._update_usage(self.design.devices)
+        self.set_batching(batching)
 
     def _on_device_added(self, device_id: str) -> None:
         item = DeviceItem(self.design.device(device_id))
@@ -209,6 +253,7 @@ class FabricScene(QGraphicsScene):
     def _on_link_removed(self, link_id: str) -> None:
         item = self.link_items.pop(link_id)
         self.removeItem(item)
+        self._invalidate_batch()
         self._refan((item.link.a, item.link.b))
         self._update_usage((item.link.a, item.link.b))
 
@@ -232,6 +277,7 @@ class FabricScene(QGraphicsScene):
         a = self.device_items[item.link.a].pos()
         b = self.device_items[item.link.b].pos()
         item.set_ends(QPointF(a), QPointF(b))
+        self._invalidate_batch()
 
     def _refan(self, pair: tuple[str, str] | None) -> None:
         """Fan parallel links between two devices, or bundle them when there are many."""
@@ -248,6 +294,8 @@ class FabricScene(QGraphicsScene):
         for strands in by_pair.values():
             self._lay_out_pair(strands)
         self._update_bundle_labels()
+        if self.batching:
+            self._apply_batching(item for items in groups.values() for item in items)
 
     def _update_bundle_labels(self) -> None:
         """Bundle counts stay on while few; when many bundles would overlap, they show on

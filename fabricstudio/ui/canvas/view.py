@@ -6,17 +6,23 @@ from __future__ import annotations
 import json
 import math
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QPainter
-from PySide6.QtWidgets import QGraphicsView, QInputDialog, QWidget
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QFont, QPainter, QPen
+from PySide6.QtWidgets import QGraphicsView, QInputDialog
 
 from fabricstudio.ui.canvas.interactions import NewLinkInteraction
 from fabricstudio.ui.canvas.items.device_item import HANDLE_RADIUS, TILE, DeviceItem
+from fabricstudio.ui.canvas.scene import GRID
 from fabricstudio.ui.legend import legend_entries, legend_size, paint_legend
 
 DEVICE_MIME = "application/x-fabricstudio-device"
 MIN_ZOOM, MAX_ZOOM = 0.02, 6.0
 MAX_DROP_COUNT = 1024
+NUDGE_STEPS = {Qt.Key.Key_Left: (-1, 0), Qt.Key.Key_Right: (1, 0), Qt.Key.Key_Up: (0, -1),
+               Qt.Key.Key_Down: (0, 1)}
+EMPTY_TITLE = "Start a fabric"
+EMPTY_BODY = ("Drag devices from the palette (Shift+drop places several), or let the Fabric "
+              "wizard (Ctrl+Shift+N) build a leaf-spine, fat-tree or rail-optimised fabric.")
 
 
 class FabricView(QGraphicsView):
@@ -28,8 +34,12 @@ class FabricView(QGraphicsView):
     message = Signal(str)
     #: Emitted when the link tool is switched on or off.
     link_mode_changed = Signal(bool)
+    #: Emitted with the global position of a right click (after selecting what is under it).
+    context_menu_requested = Signal(object)
 
     def __init__(self, scene, editor, parent=None) -> None:
+        self._legend_key = None
+        self._legend_sections: list = []
         super().__init__(scene, parent)
         self.editor = editor
         self.link_mode = False
@@ -44,15 +54,15 @@ class FabricView(QGraphicsView):
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
-        self.setOptimizationFlags(QGraphicsView.OptimizationFlag.DontSavePainterState)
-        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheNone)
+        self.setOptimizationFlags(QGraphicsView.OptimizationFlag.DontSavePainterState
+                                  | QGraphicsView.OptimizationFlag.DontAdjustForAntialiasing)
+        self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
         self.setAcceptDrops(True)
         self.setFrameShape(QGraphicsView.Shape.NoFrame)
         self.setSceneRect(QRectF(-50_000, -50_000, 100_000, 100_000))
         self.setMouseTracking(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.legend = LegendOverlay(self)
 
     # ------------------------------------------------------------------ zoom
     def zoom(self) -> float:
@@ -77,6 +87,10 @@ class FabricView(QGraphicsView):
             self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
             self.scale(factor, factor)
             self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self._zoomed()
+
+    def _zoomed(self) -> None:
+        self.scene().set_view_scale(self.zoom())
         self.zoom_changed.emit(self.zoom())
 
     def set_zoom(self, zoom: float) -> None:
@@ -84,7 +98,7 @@ class FabricView(QGraphicsView):
         self.zoom_by(zoom / self.zoom())
 
     def fit(self, rect: QRectF | None = None) -> None:
-        """Show ``rect`` (default: every visible device) with a margin."""
+        """Show ``rect`` (default: every visible device) with a margin, beside the legend."""
         if rect is None:
             rect = QRectF()
             for item in self.scene().device_items.values():
@@ -92,13 +106,20 @@ class FabricView(QGraphicsView):
                     rect = rect.united(item.sceneBoundingRect())
         if rect.isEmpty():
             rect = QRectF(-300, -200, 600, 400)
-        rect = rect.adjusted(-60, -60, 60, 60)
-        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
-        if self.zoom() > 1.5:
-            self.resetTransform()
-            self.scale(1.5, 1.5)
-            self.centerOn(rect.center())
-        self.zoom_changed.emit(self.zoom())
+        rect = rect.adjusted(-40, -40, 40, 40)
+        legend = self._legend_rect() if self.show_legend else QRectF()
+        free_w = self.viewport().width() - (legend.width() + 20 if legend.isValid() else 0)
+        if free_w < self.viewport().width() * 0.6:  # narrow canvas: let the legend overlap
+            free_w = self.viewport().width()
+        free_w = max(free_w, 50)
+        free_h = max(self.viewport().height(), 50)
+        zoom = min(free_w / rect.width(), free_h / rect.height(), 1.5)
+        zoom = min(max(zoom, MIN_ZOOM), MAX_ZOOM)
+        self.resetTransform()
+        self.scale(zoom, zoom)
+        shift = (self.viewport().width() - free_w) / 2 / zoom
+        self.centerOn(rect.center() + QPointF(shift, 0))
+        self._zoomed()
 
     def wheelEvent(self, event) -> None:  # noqa: N802 - Qt override
         delta = event.angleDelta().y() or event.angleDelta().x()
@@ -112,7 +133,8 @@ class FabricView(QGraphicsView):
         """Link tool: dragging from any device draws a link instead of moving it."""
         if on != self.link_mode:
             self.link_mode = on
-            self.viewport().setCursor(Qt.CursorShape.CrossCursor if on else Qt.CursorShape.ArrowCursor)
+            cursor = Qt.CursorShape.CrossCursor if on else Qt.CursorShape.ArrowCursor
+            self.viewport().setCursor(cursor)
             self.link_mode_changed.emit(on)
 
     def notify(self, text: str) -> None:
@@ -181,6 +203,16 @@ class FabricView(QGraphicsView):
             return
         super().mouseReleaseEvent(event)
 
+    def contextMenuEvent(self, event) -> None:  # noqa: N802 - Qt override
+        item = self.itemAt(event.pos())
+        while item is not None and not hasattr(item, "device_id") and not hasattr(item, "link_id"):
+            item = item.parentItem()
+        if item is not None and not item.isSelected():
+            self.scene().clearSelection()
+            item.setSelected(True)
+        self.context_menu_requested.emit(event.globalPos())
+        event.accept()
+
     def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
         if event.key() == Qt.Key.Key_Escape:
             if self._interaction is not None:
@@ -190,6 +222,11 @@ class FabricView(QGraphicsView):
                 self.set_link_mode(False)
             else:
                 self.scene().clearSelection()
+            event.accept()
+            return
+        step = NUDGE_STEPS.get(event.key())
+        if step is not None and self.editor.selected_device_ids():
+            self.editor.nudge(step[0] * GRID, step[1] * GRID)
             event.accept()
             return
         if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat():
@@ -242,51 +279,80 @@ class FabricView(QGraphicsView):
         self.setFocus()
 
     # ----------------------------------------------------------------- legend
+    # The legend is painted in drawForeground in viewport coordinates.  A floating child
+    # widget would overlap the viewport and disable Qt's accelerated scrolling (every pan frame
+    # would repaint everything); instead a scroll repaints only the legend's two rectangles.
     def set_legend_visible(self, visible: bool) -> None:
-        """Show or hide the legend overlay."""
+        """Show or hide the legend."""
         self.show_legend = visible
-        self.legend.setVisible(visible)
-        self._place_legend()
+        self.viewport().update()
 
-    def _place_legend(self) -> None:
-        size = self.legend.sizeHint()
-        self.legend.resize(size)
-        self.legend.move(self.viewport().width() - size.width() - 14,
-                         self.viewport().height() - size.height() - 14)
+    def refresh_legend(self) -> None:
+        """Re-read the design's kinds and speeds (after edits or a colour-mode change)."""
+        self._legend_key = None
+        if self.show_legend:
+            self.viewport().update(self._legend_rect().toAlignedRect().adjusted(-300, -300, 2, 2))
 
-    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
-        super().resizeEvent(event)
-        self._place_legend()
+    def _legend(self):
+        scene = self.scene()
+        hidden = frozenset(scene.hidden_planes)
+        key = (scene.design.revision, scene.colour_by, id(scene.design), hidden)
+        if self._legend_key != key:
+            self._legend_key = key
+            self._legend_sections = legend_entries(scene.design, scene.colour_by, hidden)
+        return self._legend_sections
 
-
-class LegendOverlay(QWidget):
-    """The legend floating over the canvas (a child of the view, so panning does not repaint
-    it); it reads the design when painted, so ``update()`` after edits is enough."""
-
-    def __init__(self, view: FabricView) -> None:
-        super().__init__(view)
-        self.view = view
-        self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
-
-    def _sections(self):
-        scene = self.view.scene()
-        return legend_entries(scene.design, scene.colour_by)
-
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
-        sections = self._sections()
+    def _legend_rect(self) -> QRectF:
+        sections = self._legend()
         if not sections:
-            return QSize(0, 0)
-        return legend_size(sections).toSize() + QSize(2, 2)
+            return QRectF()
+        size = legend_size(sections)
+        return QRectF(QPointF(self.viewport().width() - size.width() - 14,
+                              self.viewport().height() - size.height() - 14), size)
 
-    def refresh(self) -> None:
-        """Re-read the design (after edits or a colour-mode change)."""
-        self.view._place_legend()
-        self.update()
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
+        if not self.scene().design.devices:
+            self._paint_empty_hint(painter)
+            return
+        if not self.show_legend:
+            return
+        sections = self._legend()
+        if not sections:
+            return
+        painter.save()
+        painter.resetTransform()
+        paint_legend(painter, self._legend_rect().topLeft(), sections, self.scene().theme)
+        painter.restore()
 
-    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
-        sections = self._sections()
-        if sections:
-            painter = QPainter(self)
-            paint_legend(painter, QPointF(0.5, 0.5), sections, self.view.scene().theme)
-            painter.end()
+    def _paint_empty_hint(self, painter: QPainter) -> None:
+        """What to do on an empty canvas (the first minute matters)."""
+        theme = self.scene().theme
+        painter.save()
+        painter.resetTransform()
+        box = QRectF(0, 0, 460, 150)
+        box.moveCenter(QPointF(self.viewport().rect().center()))
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        pen = QPen(theme.border, 1.5, Qt.PenStyle.DashLine)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawRoundedRect(box, 12, 12)
+        title = QFont()
+        title.setPixelSize(17)
+        title.setBold(True)
+        painter.setFont(title)
+        painter.setPen(theme.text)
+        painter.drawText(box.adjusted(0, 22, 0, 0), Qt.AlignmentFlag.AlignHCenter, EMPTY_TITLE)
+        body = QFont()
+        body.setPixelSize(13)
+        painter.setFont(body)
+        painter.setPen(theme.muted)
+        painter.drawText(box.adjusted(24, 58, -24, -10),
+                         Qt.AlignmentFlag.AlignHCenter | Qt.TextFlag.TextWordWrap, EMPTY_BODY)
+        painter.restore()
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt override
+        super().scrollContentsBy(dx, dy)
+        if self.show_legend:
+            rect = self._legend_rect().toAlignedRect().adjusted(-2, -2, 2, 2)
+            self.viewport().update(rect)
+            self.viewport().update(rect.translated(dx, dy))

@@ -69,7 +69,8 @@ class ExportDialog(QDialog):
 
     def accept(self) -> None:
         name = f"{self.scene.design.name}.{self.fmt}"
-        path, _ = QFileDialog.getSaveFileName(self, f"Export {self.fmt.upper()}", str(Path.home() / name),
+        path, _ = QFileDialog.getSaveFileName(self, f"Export {self.fmt.upper()}",
+                                              str(Path.home() / name),
                                               f"{self.fmt.upper()} image (*.{self.fmt})")
         if not path:
             return

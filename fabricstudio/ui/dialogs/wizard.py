@@ -36,7 +36,8 @@ def _spin(low: int, high: int, value: int, step: int = 1) -> QSpinBox:
 class FabricWizard(QDialog):
     """Parameters on the left, a live preview of what will be built on the right."""
 
-    def __init__(self, technology: Technology = Technology.ROCE, parent=None) -> None:
+    def __init__(self, technology: Technology = Technology.ROCE, parent=None,
+                 can_add: bool = False) -> None:
         super().__init__(parent)
         self.setWindowTitle("New fabric")
         self.build: FabricBuild | None = None
@@ -93,10 +94,15 @@ class FabricWizard(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Build fabric")
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
-        note = QLabel("Building replaces the canvas; Ctrl+Z brings the previous design back.")
+        self.add_alongside = QCheckBox("Add next to the current design (keep its devices; "
+                                       "fresh ids; the design's technology stays)")
+        self.add_alongside.setEnabled(can_add)
+        note = QLabel("Otherwise building replaces the canvas. Either way it is one step: "
+                      "Ctrl+Z undoes it.")
         note.setStyleSheet("color: palette(placeholder-text);")
         layout = QVBoxLayout(self)
         layout.addLayout(columns)
+        layout.addWidget(self.add_alongside)
         layout.addWidget(note)
         layout.addWidget(self.buttons)
         for widget in (self.family, self.technology, self.nic_speed, self.port_speed, self.tiers):
@@ -157,9 +163,8 @@ def preview_html(s: dict) -> str:
     cables = s["cables"]
     rows.append(("Cables", f"{s['links']:,} (compute {cables['compute']:,}, storage "
                            f"{cables['storage']:,}, management {cables['management']:,})"))
-    reach = s["cables_by_reach"]
-    rows.append(("By reach", f"DAC {reach['DAC']:,} · AOC {reach['AOC']:,} · optics "
-                             f"{reach['optics']:,}"))
+    reach = s.get("cables_by_class") or s.get("cables_by_reach") or {}
+    rows.append(("By type", " · ".join(f"{k} {v:,}" for k, v in reach.items() if v) or "none"))
     rows.append(("Tiers", str(s["tiers"])))
     over = s["oversubscription"]
     rows.append(("Oversubscription", ", ".join(f"{k} {v:g}:1" for k, v in over.items()

@@ -141,6 +141,11 @@ class AnalysisPanel(QWidget):
     def _show(self, report) -> None:
         from fabricstudio.ui.panels.analysis_view import fill_tree, headline
 
+        if not self.design.devices:
+            self.status.setText("Add devices or build a fabric: problems, oversubscription, "
+                                "bisection, hops and the bill of materials appear here.")
+            self.tree.clear()
+            return
         self.status.setText(headline(report))
         fill_tree(self.tree, report)
 

@@ -18,6 +18,7 @@ from fabricstudio.ui.undo import DesignUndoStack
 #: Device fields not edited as plain values.
 _SKIP = {"id", "kind", "x", "y", "planes"}
 _LINK_FIELDS = ("speed_gbps", "length_m")
+_PORT_FIELDS = ("a_port", "b_port")
 
 
 class InspectorPanel(QWidget):
@@ -119,6 +120,11 @@ class InspectorPanel(QWidget):
                                   + " · shared fields")
         for name in shared:
             self._add_editor(name, classes[0].model_fields[name])
+        self._ports_label = None
+        if len(devices) == 1:
+            self._ports_label = QLabel()
+            self._ports_label.setWordWrap(True)
+            self.form.addRow("Ports in use", self._ports_label)
         planes = QWidget()
         row = QHBoxLayout(planes)
         row.setContentsMargins(0, 0, 0, 0)
@@ -139,7 +145,7 @@ class InspectorPanel(QWidget):
         else:
             self.title.setText(f"{len(links)} links")
             self.subtitle.setText("shared fields")
-        for name in _LINK_FIELDS:
+        for name in _LINK_FIELDS + (_PORT_FIELDS if len(links) == 1 else ()):
             self._add_editor(name, Link.model_fields[name])
         reach = QLabel()
         self.form.addRow("Cable", reach)
@@ -170,10 +176,13 @@ class InspectorPanel(QWidget):
             for plane, box in self.plane_boxes.items():
                 states = {plane in d.planes for d in devices}
                 box.setTristate(len(states) > 1)
-                box.setCheckState(Qt.CheckState.PartiallyChecked if len(states) > 1 else
-                                  (Qt.CheckState.Checked if states.pop() else Qt.CheckState.Unchecked))
+                state = (Qt.CheckState.PartiallyChecked if len(states) > 1 else
+                         Qt.CheckState.Checked if states.pop() else Qt.CheckState.Unchecked)
+                box.setCheckState(state)
             if len(devices) == 1:
                 self.title.setText(devices[0].label)
+                if self._ports_label is not None:
+                    self._ports_label.setText(port_usage_text(self.design, devices[0]))
         elif self.link_ids:
             links = [self.design.link(lk) for lk in self.link_ids]
             for name, editor in self.editors.items():
@@ -241,3 +250,17 @@ def design_summary(design: Design) -> str:
         parts.append(f"{storage:,} storage servers")
     parts.append(f"{len(design.links):,} links")
     return " · ".join(parts)
+
+
+def port_usage_text(design: Design, device) -> str:
+    """'compute 8/8 · management 0/1' (switch: '30/64')."""
+    used = design.used_ports(device.id)
+    if device.is_switch:
+        return f"{len(used)}/{device.port_count()}"
+    parts = []
+    for plane in Plane:
+        ports = device.ports_for_plane(plane)
+        if len(ports):
+            taken = sum(1 for p in ports if p in used)
+            parts.append(f"{plane.value} {taken}/{len(ports)}")
+    return " · ".join(parts) or "no ports"

@@ -89,7 +89,8 @@ class PalettePanel(QWidget):
         for row in range(self.list.count()):
             item = self.list.item(row)
             entry = item.data(ENTRY_ROLE)
-            haystack = f"{entry['title']} {entry['subtitle']} {entry['kind']}".lower().replace("_", " ")
+            haystack = f"{entry['title']} {entry['subtitle']} {entry['kind']}".lower()
+            haystack = haystack.replace("_", " ")
             item.setHidden(not all(w in haystack for w in words))
 
     def visible_titles(self) -> list[str]:

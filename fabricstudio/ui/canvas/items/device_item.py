@@ -11,7 +11,7 @@ from fabricstudio.model import Device, DeviceKind
 from fabricstudio.ui.icons import kind_glyph
 from fabricstudio.ui.theme import DARK, INVALID, KIND_COLOURS, KIND_LABELS, VALID, WARNING, Theme
 
-TILE = 44.0
+TILE = 40.0
 LABEL_WIDTH = 84.0
 HANDLE_RADIUS = 5.5
 #: On-screen tile size (px) below which only a flat tile is drawn, and below which labels go.
@@ -167,12 +167,12 @@ class DeviceItem(QGraphicsItem):
         text = f"{self._used}/{self._total}"
         painter.setFont(_BADGE_FONT)
         width = QFontMetricsF(_BADGE_FONT).horizontalAdvance(text) + 8
-        rect = QRectF(tile.right() - width + 8, tile.top() - 8, width, 14)
+        rect = QRectF(tile.right() - width + 8, tile.top() - 7, width, 13)
         spare_nics = self._warn
         fill = WARNING if spare_nics else (theme.panel if theme.dark else QColor("#FFFFFF"))
         painter.setPen(QPen(theme.border, 1))
         painter.setBrush(fill)
-        painter.drawRoundedRect(rect, 7, 7)
+        painter.drawRoundedRect(rect, 6.5, 6.5)
         painter.setPen(QColor("#1F2328") if spare_nics else theme.text)
         painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
 
@@ -181,7 +181,7 @@ class DeviceItem(QGraphicsItem):
         metrics = QFontMetricsF(_LABEL_FONT)
         text = metrics.elidedText(self._device.label, Qt.TextElideMode.ElideMiddle, LABEL_WIDTH)
         width = metrics.horizontalAdvance(text) + 8
-        rect = QRectF(-width / 2, tile.bottom() + 4, width, 16)
+        rect = QRectF(-width / 2, tile.bottom() + 3, width, 15)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(theme.highlight if self.isSelected() else theme.label_bg)
         painter.drawRoundedRect(rect, 4, 4)

@@ -10,6 +10,11 @@ from PySide6.QtWidgets import QGraphicsLineItem, QStyleOptionGraphicsItem, QWidg
 from fabricstudio.model import Link
 from fabricstudio.ui.theme import DARK, PLANE_COLOURS, Theme, speed_colour, speed_text
 
+#: Zoomed out below this, plain links are drawn as 1-px aliased lines (cheap for thousands).
+THIN_BELOW_LOD = 0.5
+#: Where along a bundle (from end a) its count sits; off-centre so crossing bundles'
+#: labels do not land on one another.
+LABEL_AT = 0.38
 _COUNT_FONT = QFont()
 _COUNT_FONT.setPixelSize(10)
 _COUNT_FONT.setBold(True)
@@ -33,8 +38,11 @@ class LinkItem(QGraphicsLineItem):
         self.show_count = True
         self._hovered = False
         self.setAcceptHoverEvents(True)
+        self._bounds = QRectF()
         self.setZValue(1)
         self.setFlag(QGraphicsLineItem.GraphicsItemFlag.ItemIsSelectable)
+        # exposedRect lets paint() clip long lines to the repainted strip
+        self.setFlag(QGraphicsLineItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         self._apply_style()
 
     def set_link(self, link: Link) -> None:
@@ -52,8 +60,8 @@ class LinkItem(QGraphicsLineItem):
     def set_bundle_size(self, size: int) -> None:
         """How many parallel links this item stands for (1 = itself only)."""
         if size != self.bundle_size:
-            self.prepareGeometryChange()
             self.bundle_size = size
+            self._update_bounds()
             self._apply_style()
 
     def colour(self):
@@ -63,13 +71,17 @@ class LinkItem(QGraphicsLineItem):
         return speed_colour(self.link.speed_gbps)
 
     def _apply_style(self) -> None:
-        width = 1.2 + min(self.link.speed_gbps, 800.0) / 400.0
+        # 1-px cosmetic lines take the raster engine's fast antialiased path (a 2-px line costs
+        # ~50x more); speed shows as colour, bundles as width.
+        width = 1.0
         if self.bundle_size > 1:
             width = min(3.0 + self.bundle_size ** 0.5 * 1.2, 12.0)
         pen = QPen(self.colour(), width)
         pen.setCosmetic(True)
-        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        if width > 1:
+            pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         self.setPen(pen)
+        self._thin_pen = QPen(self.colour(), 0)
         lk = self.link
         count = f"{self.bundle_size} parallel links, " if self.bundle_size > 1 else ""
         self.setToolTip(f"<b>{lk.id}</b>: {lk.a}:{lk.a_port} &harr; {lk.b}:{lk.b_port}<br>"
@@ -85,6 +97,7 @@ class LinkItem(QGraphicsLineItem):
             line = QLineF(a + shift, b + shift)
         if line != self.line():
             self.setLine(line)
+            self._update_bounds()
 
     def bundle_label(self) -> str:
         """'8 x 400G' for a bundle, '' otherwise."""
@@ -94,8 +107,14 @@ class LinkItem(QGraphicsLineItem):
 
     # ------------------------------------------------------------------- Qt API
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
-        rect = super().boundingRect()
-        return rect.adjusted(-80, -20, 80, 20) if self.bundle_size > 1 else rect.adjusted(-3, -3, 3, 3)
+        return self._bounds
+
+    def _update_bounds(self) -> None:
+        line = self.line()
+        rect = QRectF(line.p1(), line.p2()).normalized()
+        margin = (80.0, 20.0) if self.bundle_size > 1 else (6.0, 6.0)
+        self.prepareGeometryChange()
+        self._bounds = rect.adjusted(-margin[0], -margin[1], margin[0], margin[1])
 
     def shape(self) -> QPainterPath:
         path = QPainterPath(self.line().p1())
@@ -106,17 +125,28 @@ class LinkItem(QGraphicsLineItem):
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
-        theme: Theme = getattr(self.scene(), "theme", DARK)
-        pen = QPen(self.pen())
-        if self.isSelected():
-            pen.setColor(theme.highlight)
-            pen.setWidthF(pen.widthF() + 1.5)
-        painter.setPen(pen)
-        painter.drawLine(self.line())
+        # The hot path of a zoomed-out fabric: keep it to a few calls per link.
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
-        if self.bundle_size > 1 and lod > 0.45 and (self.show_count or self.isSelected()
-                                                    or self._hovered):
-            self._paint_count(painter, theme, lod)
+        selected = self.isSelected()
+        thin = lod < THIN_BELOW_LOD and self.bundle_size == 1 and not selected
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, not thin)
+        if thin:
+            painter.setPen(self._thin_pen)
+        elif selected:
+            pen = QPen(self.pen())
+            pen.setColor(getattr(self.scene(), "theme", DARK).highlight)
+            pen.setWidthF(pen.widthF() + 1.5)
+            painter.setPen(pen)
+        else:
+            painter.setPen(self.pen())
+        exposed = option.exposedRect
+        line = self.line()
+        visible = line if exposed.contains(self._bounds) else \
+            clip_line(line, exposed.adjusted(-4, -4, 4, 4))
+        if visible is not None:
+            painter.drawLine(visible)
+        if self.bundle_size > 1 and lod > 0.45 and (self.show_count or selected or self._hovered):
+            self._paint_count(painter, getattr(self.scene(), "theme", DARK), lod)
 
     def hoverEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
         self._hovered = True
@@ -131,7 +161,7 @@ class LinkItem(QGraphicsLineItem):
     def _paint_count(self, painter: QPainter, theme: Theme, lod: float) -> None:
         text = self.bundle_label()
         painter.save()
-        centre = self.line().pointAt(0.5)
+        centre = self.line().pointAt(LABEL_AT)
         painter.translate(centre)
         if lod < 1:  # zoomed out: keep the label readable; zoomed in: it grows with the canvas
             painter.scale(1 / lod, 1 / lod)
@@ -145,3 +175,35 @@ class LinkItem(QGraphicsLineItem):
         painter.setPen(theme.text)
         painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
         painter.restore()
+
+
+def clip_line(line: QLineF, rect: QRectF | None) -> QLineF | None:
+    """The part of ``line`` inside ``rect`` (Liang-Barsky), None when it misses.
+
+    The raster engine rasterises a long antialiased line in full even when only a strip of it
+    is exposed (a pan repaints a 12-px strip crossed by thousands of links), so links clip
+    themselves first.
+    """
+    if rect is None or rect.isEmpty():
+        return line
+    x0, y0, x1, y1 = line.x1(), line.y1(), line.x2(), line.y2()
+    dx, dy = x1 - x0, y1 - y0
+    t0, t1 = 0.0, 1.0
+    for p, q in ((-dx, x0 - rect.left()), (dx, rect.right() - x0),
+                 (-dy, y0 - rect.top()), (dy, rect.bottom() - y0)):
+        if p == 0:
+            if q < 0:
+                return None
+            continue
+        t = q / p
+        if p < 0:
+            if t > t1:
+                return None
+            t0 = max(t0, t)
+        else:
+            if t < t0:
+                return None
+            t1 = min(t1, t)
+    if t0 == 0.0 and t1 == 1.0:
+        return line
+    return QLineF(x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx, y0 + t1 * dy)

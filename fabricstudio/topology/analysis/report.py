@@ -1,0 +1,185 @@
+"""The analysis report: pydantic models with stable keys (documented in docs/analysis.md)."""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Severity = Literal["error", "warning", "info"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Issue(_Model):
+    """One finding; ``objects`` are device/link ids the UI can select."""
+
+    severity: Severity
+    code: str = Field(description="Stable slug, e.g. 'gpu-nic-unconnected'")
+    message: str
+    objects: list[str] = Field(default_factory=list)
+
+
+class Counts(_Model):
+    """What the design holds."""
+
+    gpus: int
+    gpu_servers: int
+    hosts: int = Field(description="Connected GPU-server compute NICs (the fabric endpoints)")
+    storage_servers: int
+    switches: dict[str, int] = Field(description="By kind: leaf, spine, core, mgmt_switch")
+    links: int
+
+
+class SwitchLoad(_Model):
+    """Down and up capacity of one switch on the compute network."""
+
+    id: str
+    down_gbps: float
+    up_gbps: float
+    ratio: float | None = Field(description="down/up; None when there is no uplink")
+    hosts: int = Field(description="GPU NICs attached directly")
+
+
+class TierLoad(_Model):
+    """Totals of one tier of the compute network."""
+
+    tier: str = Field(description="leaf, spine or core")
+    switches: int
+    down_gbps: float
+    up_gbps: float
+    ratio: float | None = Field(description="total down/up of the tier; None at the top")
+    worst_ratio: float | None = Field(description="largest ratio of any switch in the tier")
+
+
+class Oversubscription(_Model):
+    """Down:up bandwidth ratios by tier and by leaf."""
+
+    tiers: list[TierLoad]
+    leaves: list[SwitchLoad]
+
+
+class Bisection(_Model):
+    """Bandwidth across the narrowest balanced cut of the compute network (one direction)."""
+
+    gbps: float
+    method: Literal["clos-formula", "max-flow-split", "none"]
+    exact: bool
+    note: str
+
+
+class Stat(_Model):
+    """min / mean / max over GPU NIC pairs (mean weighted by pairs)."""
+
+    min: float
+    mean: float
+    max: float
+
+
+class Paths(_Model):
+    """Shortest paths between GPU NICs on different servers."""
+
+    pairs: int = Field(description="Ordered NIC pairs on different servers in the fabric")
+    pairs_examined: int
+    sampled: bool
+    method: str
+    hops: Stat | None = Field(description="Links from NIC to NIC (same leaf = 2)")
+    ecmp_paths: Stat | None = Field(
+        description="Distinct equal-cost shortest paths through switches (parallel cables "
+                    "between the same two switches count once)")
+    ecmp_width: Stat | None = Field(
+        description="Equal-cost next-hop links at the first switch (parallel cables count)")
+    diameter_hops: int | None = Field(description="Most links between any two GPU NICs")
+    unreachable_pairs: int
+
+
+class SwitchGroup(_Model):
+    """Switches of one kind, radix and speed."""
+
+    kind: str
+    radix: int
+    port_speed_gbps: float
+    count: int
+    ports_used: int
+    ports_free: int
+
+
+class NicGroup(_Model):
+    """Server ports of one plane and speed."""
+
+    plane: str
+    speed_gbps: float
+    count: int
+    connected: int
+
+
+class CableGroup(_Model):
+    """Cables of one plane, class and speed."""
+
+    plane: str
+    cable: str = Field(description="DAC (<=3 m), AOC (<=30 m), optics (beyond), copper (RJ45)")
+    speed_gbps: float
+    count: int
+    transceivers: int
+
+
+class BillOfMaterials(_Model):
+    """What to order."""
+
+    gpu_servers: int
+    gpus: int
+    storage_servers: int
+    switches: list[SwitchGroup]
+    nics: list[NicGroup]
+    cables: list[CableGroup]
+    cables_by_class: dict[str, int]
+    transceivers: int
+    switch_ports_used: int
+    switch_ports_free: int
+
+
+class DeadlockCycle(_Model):
+    """A cycle of buffer dependencies: each switch waits on the next."""
+
+    switches: list[str]
+    channels: list[str] = Field(description="Directed links 'a->b' in cycle order")
+
+
+class Deadlock(_Model):
+    """PFC / credit deadlock risk from the buffer-dependency graph of ECMP shortest routes."""
+
+    method: str
+    routes: str
+    exact: bool
+    destinations_examined: int
+    destinations: int
+    dependencies: int | None = Field(description="Edges of the dependency graph when built")
+    cycles: list[DeadlockCycle]
+    risk: bool
+    note: str
+
+
+class AnalysisReport(_Model):
+    """Everything :func:`fabricstudio.topology.analysis.analyze` finds."""
+
+    design: str
+    technology: str
+    lossless: bool
+    counts: Counts
+    issues: list[Issue]
+    oversubscription: Oversubscription
+    bisection: Bisection
+    paths: Paths
+    bom: BillOfMaterials
+    deadlock: Deadlock
+
+    def errors(self) -> list[Issue]:
+        """Issues of severity 'error'."""
+        return [i for i in self.issues if i.severity == "error"]
+
+    def to_json(self, indent: int | None = 1) -> str:
+        """The report as JSON text (stable keys)."""
+        return json.dumps(self.model_dump(mode="json"), indent=indent)
