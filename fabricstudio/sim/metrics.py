@@ -76,7 +76,9 @@ class MetricStream:
     """Append-only history of frames with columnar per-link storage.
 
     ``links`` fixes the per-link order.  Flows may be added during a run, so per-flow arrays are
-    kept per frame (their ids in ``Frame.flow_ids``).
+    kept per frame (their ids in ``Frame.flow_ids``).  The engine lists in a frame the flows
+    that were added, progressed or finished during its period; a flow absent from a frame made
+    no progress in it (rate 0, delivered bytes unchanged).
     """
 
     def __init__(self, links: tuple[DirectedLink, ...], sample_period_s: float) -> None:

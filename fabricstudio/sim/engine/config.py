@@ -39,6 +39,13 @@ class EngineConfig:
     horizon_s: float | None = None
 
     def __post_init__(self) -> None:
+        if self.technology is not None and not isinstance(self.technology, Technology):
+            try:
+                object.__setattr__(self, "technology", Technology(self.technology))
+            except ValueError:
+                names = ", ".join(t.value for t in Technology)
+                raise EngineError(f"technology {self.technology!r} is not one of {names}") \
+                    from None
         if self.routing not in ROUTING_MODES:
             raise EngineError(f"routing {self.routing!r} is not one of {', '.join(ROUTING_MODES)}")
         if not 256 <= int(self.cell_bytes) <= 64 * 1024 * 1024:

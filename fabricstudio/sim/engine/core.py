@@ -9,16 +9,18 @@ from random import Random
 
 import simpy
 
-from fabricstudio.model import Design, Technology
+from fabricstudio.model import Design, FabricSettings, Technology
 from fabricstudio.model.devices import GpuServer, StorageServer
 from fabricstudio.sim.engine.clock import Call, Clock
 from fabricstudio.sim.engine.config import EngineConfig, EngineError, FlowRecord
-from fabricstudio.sim.engine.flows import DcqcnFlow, Flow, IbCcFlow, TcpFlow
+from fabricstudio.sim.engine.dcqcn import DcqcnRp
+from fabricstudio.sim.engine.flows import DcqcnFlow, Flow, IbCcFlow, IbCcState, TcpFlow
 from fabricstudio.sim.engine.network import Network
 from fabricstudio.sim.engine.params import DcqcnParams, IbCcParams, TcpParams
 from fabricstudio.sim.engine.ports import Cell
 from fabricstudio.sim.engine.routing import Endpoint, Router, mix64
 from fabricstudio.sim.engine.sampler import Sampler
+from fabricstudio.sim.engine.stall import ReceiverStall
 from fabricstudio.sim.metrics import MetricStream
 
 #: Latency of an NVLink transfer between GPUs of one server (SimAI: 25 ns).
@@ -35,9 +37,8 @@ class Engine:
     def __init__(self, design: Design, config: EngineConfig | None = None) -> None:
         self.config = config or EngineConfig()
         self.design = design.copy()
-        fabric = self.config.fabric or self.design.fabric
-        if self.config.technology is not None:
-            fabric = fabric.model_copy(update={"technology": self.config.technology})
+        fabric = self._effective_fabric(self.config, self.design.fabric)
+        self.design.set_fabric(fabric)  # the frozen copy shows what this run uses
         self.fabric = fabric
         self.technology: Technology = fabric.technology
         self.cell_bytes = int(self.config.cell_bytes)
@@ -45,9 +46,9 @@ class Engine:
         self.wire_overhead = fabric.wire_overhead_bytes()
         roce = self.technology is Technology.ROCE
         self.ecn_enabled = roce and fabric.ecn.enabled
-        dcqcn = fabric.dcqcn.enabled if self.config.dcqcn is None else self.config.dcqcn
-        self.dcqcn_enabled = roce and bool(dcqcn)
-        self.ib_cc = self.technology is Technology.INFINIBAND and fabric.infiniband.congestion_control
+        self.dcqcn_enabled = roce and fabric.dcqcn.enabled
+        self.ib_cc = (self.technology is Technology.INFINIBAND
+                      and fabric.infiniband.congestion_control)
         self.dcqcn_params = DcqcnParams.from_fabric(fabric)
         self.tcp_params = TcpParams.from_fabric(fabric)
         self.ibcc_params = IbCcParams()
@@ -58,11 +59,12 @@ class Engine:
         self.offered = self.delivered = self.dropped = self.retransmitted = 0
         self.in_flight = self.duplicates = self.nvlink_bytes = 0
         self.drops = self.pfc_pauses = self.ecn_marks = self.cnps = 0
-        self.lossless_violations = self.timeouts = 0
+        self.lossless_violations = self.timeouts = self.watchdog_drops = 0
         self._wall = 0.0
         self.flows: list[FlowRecord] = []
         self._routes: dict[tuple[int, int, int], tuple[tuple | None, float]] = {}
         self._addresses: dict[str, tuple[str, int, int | None]] = {}
+        self._rate_states: dict[tuple[int, int, int], DcqcnRp | IbCcState] = {}
         self.net = Network(self, self.design)
         self.ports = self.net.ports
         self.router = Router(self.net.switches, self.net.endpoints, self._routing_mode(),
@@ -73,6 +75,17 @@ class Engine:
         self.sampler = Sampler(self)
 
     # ------------------------------------------------------------------ setup helpers
+    @staticmethod
+    def _effective_fabric(config: EngineConfig, fabric: FabricSettings) -> FabricSettings:
+        """The design's fabric settings with the run's overrides applied."""
+        fabric = config.fabric or fabric
+        if config.technology is not None:
+            fabric = fabric.model_copy(update={"technology": config.technology})
+        if config.dcqcn is not None:
+            dcqcn = fabric.dcqcn.model_copy(update={"enabled": bool(config.dcqcn)})
+            fabric = fabric.model_copy(update={"dcqcn": dcqcn})
+        return fabric
+
     def _routing_mode(self) -> str:
         mode = self.config.routing
         if mode == "default":
@@ -178,12 +191,36 @@ class Engine:
                               "another server")
         sep = self._endpoint(src, sdev, snic)
         dep = self._endpoint(dst, ddev, dnic)
-        path, delay = self._route(sep, dep, int(qp))
-        flow = self._flow_class()(self, rec, sep.up, path, dep.index, delay, on_done)
+        qp = int(qp)
+        path, delay = self._route(sep, dep, qp)
+        cls = self._flow_class()
+        if cls is DcqcnFlow:
+            flow = cls(self, rec, sep.up, path, dep.index, delay, on_done,
+                       rp=self._rate_state(sep, dep, qp))
+        elif cls is IbCcFlow:
+            flow = cls(self, rec, sep.up, path, dep.index, delay, on_done,
+                       cc=self._rate_state(sep, dep, qp))
+        else:
+            flow = cls(self, rec, sep.up, path, dep.index, delay, on_done)
         self.flows.append(rec)
         self.sampler.track(rec)
         self.clock.call(start - now + self.fabric.nic_latency_ns * 1e-9, self._start, flow)
         return rec.id
+
+    def stall_receiver(self, address: str, start_s: float, duration_s: float) -> None:
+        """Make the NIC of ``address`` stop draining received data for ``duration_s`` from
+        ``start_s`` (a stuck host: PFC pause storm on RoCE, withheld credits on InfiniBand,
+        drops on lossy Ethernet).  See :mod:`fabricstudio.sim.engine.stall`."""
+        device, nic, _ = self.resolve(address)
+        if nic < 0:
+            raise EngineError(f"{address!r}: {device} has no NIC")
+        ep = self._endpoint(address, device, nic)
+        now = self.env.now
+        if not float(duration_s) > 0:
+            raise EngineError(f"stall of {address}: duration {duration_s} s must be positive")
+        if float(start_s) < now:
+            raise EngineError(f"stall of {address}: start {start_s} s is before now ({now} s)")
+        ReceiverStall(self, self.net.hosts[device], ep.down, float(start_s), float(duration_s))
 
     def _route(self, sep: Endpoint, dep: Endpoint, qp: int) -> tuple[tuple | None, float]:
         """(path or None for adaptive routing, one-way base delay) of a connection, cached."""
@@ -196,6 +233,18 @@ class Engine:
             route = (None if mode == "adaptive" else path, self._path_delay(path))
             self._routes[key] = route
         return route
+
+    def _rate_state(self, sep: Endpoint, dep: Endpoint, qp: int) -> DcqcnRp | IbCcState:
+        """Congestion-control state of a queue pair (kept across the flows that use it)."""
+        key = (sep.index, dep.index, qp)
+        state = self._rate_states.get(key)
+        if state is None:
+            if self.dcqcn_enabled:
+                state = DcqcnRp(self.clock, self.dcqcn_params, sep.up.rate)
+            else:
+                state = IbCcState(self.clock, self.ibcc_params)
+            self._rate_states[key] = state
+        return state
 
     def _flow_class(self) -> type[Flow]:
         if self.technology is Technology.ETHERNET:
@@ -225,6 +274,7 @@ class Engine:
         duration = NVLINK_LATENCY_S + rec.size_bytes * 8 / (device.nvlink_gbps * 1e9)
         self.flows.append(rec)
         self.sampler.track(rec)
+        self.sampler.track_fluid(rec, start + NVLINK_LATENCY_S, start + duration)
 
         def done(_event: Call) -> None:
             rec.delivered_bytes = rec.size_bytes
@@ -277,10 +327,9 @@ class Engine:
 
     def totals(self) -> dict:
         """Fabric-wide byte and event counts (conservation:
-        offered = delivered + dropped + in flight)."""
+        offered = delivered + dropped + in flight).  Read-only: safe to call between slices
+        or from another thread while the engine runs (values may then be a slice apart)."""
         now = self.env.now
-        for port in self.ports:
-            port.settle(now)
         return {
             "offered_bytes": self.offered,
             "delivered_bytes": self.delivered,
@@ -292,11 +341,12 @@ class Engine:
             "nvlink_bytes": self.nvlink_bytes,
             "drops": self.drops,
             "pfc_pauses": self.pfc_pauses,
-            "paused_time_s": sum(p.paused_time for p in self.ports),
+            "paused_time_s": sum(p.paused_until(now) for p in self.ports),
             "ecn_marks": self.ecn_marks,
             "cnps": self.cnps,
-            "credit_stall_time_s": sum(p.stall_time for p in self.ports),
+            "credit_stall_time_s": sum(p.stalled_until(now) for p in self.ports),
             "lossless_violations": self.lossless_violations,
+            "watchdog_drops": self.watchdog_drops,
             "timeouts": self.timeouts,
         }
 

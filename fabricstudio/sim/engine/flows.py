@@ -3,18 +3,15 @@
 * :class:`Flow` - no end-to-end congestion control (InfiniBand, or RoCE "PFC only"): the NIC
   sends at line rate whenever the link lets it (credits / no PAUSE); go-back-N recovery of
   lost cells (RoCE with PFC off, or lossless violations).
-* :class:`DcqcnFlow` - RoCE with DCQCN (Zhu et al., SIGCOMM 2015): the receiver (NP) sends at
-  most one CNP per flow per CNP interval for ECN-marked cells; the sender (RP) cuts its rate
-  ``Rc *= 1 - alpha/2`` and recovers by fast recovery / additive / hyper increase driven by a
-  timer and a byte counter.  Alpha decays lazily: ``alpha *= (1-g)^k`` for ``k`` whole alpha
-  periods without a CNP, computed when next needed instead of one event per period.
+* :class:`DcqcnFlow` - RoCE with DCQCN: paced at its queue pair's rate; the receiver sends at
+  most one CNP per queue pair per CNP interval for ECN-marked cells (see :mod:`.dcqcn`).
 * :class:`TcpFlow` - lossy Ethernet: a TCP-like sender (window, slow start, congestion
   avoidance, fast retransmit after ``dupack_threshold`` duplicate ACKs with window halving,
   retransmission timeout with go-back-N and exponential backoff); the receiver buffers
   out-of-order cells and ACKs every cell (one duplicate ACK per packet of an out-of-order cell).
   ACKs return after the path's base delay (the reverse path is assumed uncongested).
-* :class:`IbCcFlow` - InfiniBand with FECN/BECN congestion control: each BECN raises the flow's
-  congestion-control table index (inter-packet delay), a timer lowers it again.
+* :class:`IbCcFlow` - InfiniBand with FECN/BECN congestion control: each BECN raises the queue
+  pair's congestion-control table index (inter-packet delay), a timer lowers it again.
 """
 
 from __future__ import annotations
@@ -23,6 +20,7 @@ from collections.abc import Callable
 
 from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.config import FlowRecord
+from fabricstudio.sim.engine.dcqcn import DcqcnRp
 from fabricstudio.sim.engine.ports import INF, Cell, NicPort, Port
 
 
@@ -172,127 +170,77 @@ class Flow:
 
 
 class DcqcnFlow(Flow):
-    """RoCE flow with DCQCN rate control (reaction point at the sender, NP at the receiver)."""
+    """RoCE flow paced by its queue pair's DCQCN rate (see :mod:`.dcqcn`)."""
 
-    __slots__ = ("line", "rc", "rt", "alpha", "alpha_ref", "t_count", "bc_count", "byte_ctr",
-                 "timer_deadline", "timer_pending", "last_cnp", "p")
+    __slots__ = ("rp",)
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, rp: DcqcnRp, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.p = self.engine.dcqcn_params
-        self.line = self.nic.rate
-        self.rc = self.line
-        self.rt = self.line
-        self.alpha = 1.0
-        self.alpha_ref = 0.0
-        self.t_count = 0
-        self.bc_count = 0
-        self.byte_ctr = 0
-        self.timer_deadline = INF
-        self.timer_pending = False
-        self.last_cnp = -INF
+        self.rp = rp
 
     def make_cell(self, now: float) -> Cell:
         """Cut the next cell and pace the following one at the current rate Rc."""
         cell = Flow.make_cell(self, now)
-        rc = self.rc
-        if rc < self.line:
-            self.next_time = now + cell.wire / rc
-            p = self.p
-            if p.byte_counter:
-                self.byte_ctr += cell.bytes
-                if self.byte_ctr >= p.byte_counter:
-                    self.byte_ctr -= p.byte_counter
-                    self.bc_count += 1
-                    self._increase()
+        rp = self.rp
+        if rp.rc < rp.line:
+            self.next_time = now + cell.wire / rp.rc
+            rp.sent(cell.bytes)
         return cell
 
     def on_arrival(self, cell: Cell, now: float) -> None:
-        """Notification point: at most one CNP per flow per interval for marked cells."""
-        if cell.mark >= 0 and now - self.last_cnp >= self.p.cnp_interval:
-            self.last_cnp = now
+        """Notification point: at most one CNP per queue pair per interval for marked cells."""
+        rp = self.rp
+        if cell.mark >= 0 and now - rp.last_cnp >= rp.p.cnp_interval:
+            rp.last_cnp = now
             self.engine.ports[cell.mark].cnps += 1
             self.engine.cnps += 1
-            self.clock.call(self.rev_delay, self.on_cnp)
+            self.clock.call(self.rev_delay, rp.on_cnp)
         Flow.on_arrival(self, cell, now)
 
-    def _decay(self, now: float) -> None:
-        """Apply the alpha decays of the whole periods since the last update (lazy timer)."""
-        p = self.p
-        k = int((now - self.alpha_ref) / p.alpha_period)
-        if k > 0:
-            self.alpha *= p.one_minus_g ** k
-            self.alpha_ref += k * p.alpha_period
 
-    def alpha_at(self, now: float) -> float:
-        """Current alpha (with lazy decay applied)."""
-        self._decay(now)
-        return self.alpha
+class IbCcState:
+    """InfiniBand congestion-control state of one queue pair: the CCT index."""
 
-    def on_cnp(self, _event: Call) -> None:
-        """Reaction point: cut the rate, raise alpha, restart the increase machinery."""
-        if self.rec.finish_s is not None:
-            return
-        now = self.clock.env._now
-        p = self.p
-        self._decay(now)
-        self.rt = self.rc
-        self.rc = max(self.rc * (1.0 - self.alpha / 2.0), p.min_rate)
-        self.alpha = p.one_minus_g * self.alpha + p.g
-        self.alpha_ref = now
-        self.t_count = self.bc_count = 0
-        self.byte_ctr = 0
-        self.timer_deadline = now + p.timer
-        if not self.timer_pending:
-            self.timer_pending = True
-            self.clock.call(p.timer, self._on_timer)
+    __slots__ = ("clock", "p", "ccti", "pending")
+
+    def __init__(self, clock, params) -> None:
+        self.clock = clock
+        self.p = params
+        self.ccti = 0
+        self.pending = False
+
+    def on_becn(self, _event: Call) -> None:
+        """Raise the CCT index; run the recovery timer."""
+        self.ccti = min(self.ccti + self.p.ccti_increase, self.p.ccti_limit)
+        if not self.pending:
+            self.pending = True
+            self.clock.call(self.p.ccti_timer, self._on_timer)
 
     def _on_timer(self, _event: Call) -> None:
-        now = self.clock.env._now
-        if self.rec.finish_s is not None or self.rc >= self.line:
-            self.timer_pending = False
-            return
-        if now < self.timer_deadline - 1e-15:  # restarted by a CNP: sleep until the new expiry
-            self.clock.call(self.timer_deadline - now, self._on_timer)
-            return
-        self.t_count += 1
-        self._increase()
-        self.timer_deadline = now + self.p.timer
-        self.clock.call(self.p.timer, self._on_timer)
-
-    def _increase(self) -> None:
-        """One rate-increase event: fast recovery, additive or hyper increase."""
-        p = self.p
-        t, bc = self.t_count, self.bc_count
-        if max(t, bc) > p.fast_recovery:  # past fast recovery (F events)
-            if min(t, bc) > p.fast_recovery:
-                self.rt += (min(t, bc) - p.fast_recovery) * p.rhai
-            else:
-                self.rt += p.rai
-        if self.rt > self.line:
-            self.rt = self.line
-        self.rc = (self.rt + self.rc) / 2.0
-        if self.line - self.rc < 1e-6 * self.line:
-            self.rc = self.line
+        self.ccti -= 1
+        if self.ccti > 0:
+            self.clock.call(self.p.ccti_timer, self._on_timer)
+        else:
+            self.pending = False
 
 
 class IbCcFlow(Flow):
-    """InfiniBand flow with FECN/BECN congestion control (CCT index -> injection delay)."""
+    """InfiniBand flow with FECN/BECN congestion control: its queue pair's CCT index sets an
+    inter-cell injection delay."""
 
-    __slots__ = ("ccti", "cc_pending", "p")
+    __slots__ = ("cc",)
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args, cc: IbCcState, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.p = self.engine.ibcc_params
-        self.ccti = 0
-        self.cc_pending = False
+        self.cc = cc
 
     def make_cell(self, now: float) -> Cell:
-        """Cut the next cell; delay the next by the table's inter-packet delay per packet."""
+        """Cut the next cell; delay the next by the table's inter-packet delay."""
         cell = Flow.make_cell(self, now)
-        if self.ccti:
+        ccti = self.cc.ccti
+        if ccti:
             ser = cell.wire / self.nic.rate
-            self.next_time = now + ser * (1.0 + self.ccti * self.p.ipd_step)
+            self.next_time = now + ser * (1.0 + ccti * self.cc.p.ipd_step)
         return cell
 
     def on_arrival(self, cell: Cell, now: float) -> None:
@@ -300,22 +248,8 @@ class IbCcFlow(Flow):
         if cell.mark >= 0:
             self.engine.ports[cell.mark].cnps += 1
             self.engine.cnps += 1
-            self.clock.call(self.rev_delay, self.on_becn)
+            self.clock.call(self.rev_delay, self.cc.on_becn)
         Flow.on_arrival(self, cell, now)
-
-    def on_becn(self, _event: Call) -> None:
-        """Raise the CCT index; start the recovery timer."""
-        self.ccti = min(self.ccti + self.p.ccti_increase, self.p.ccti_limit)
-        if not self.cc_pending:
-            self.cc_pending = True
-            self.clock.call(self.p.ccti_timer, self._on_timer)
-
-    def _on_timer(self, _event: Call) -> None:
-        self.ccti = max(self.ccti - 1, 0)
-        if self.ccti and self.rec.finish_s is None:
-            self.clock.call(self.p.ccti_timer, self._on_timer)
-        else:
-            self.cc_pending = False
 
 
 class TcpFlow(Flow):

@@ -80,6 +80,8 @@ class Network:
                            link.length_m * prop_per_m, engine.clock, engine)
                 owner, peer = self.node(src), self.node(dst)
                 port.owner, port.peer = owner, peer
+                if isinstance(owner, Switch):
+                    port.on_dequeue = owner.on_dequeue
                 port.peer_receive = (peer.receive,)
                 if isinstance(peer, Host):
                     port.to_host = True
@@ -119,11 +121,18 @@ class Network:
             elif tech is Technology.ROCE and isinstance(port.peer, Switch):
                 port.headroom = self._headroom(port)
                 port.alpha = fabric.pfc.alpha * max(1.0, port.speed_gbps / ref_speed)
+        if tech is not Technology.INFINIBAND:
+            tiny = [sw.id for sw in self.switches.values() if sw.buffer < 2 * engine.cell_bytes]
+            if tiny:
+                self.warnings.append(
+                    f"{', '.join(tiny[:MAX_WARNINGS_PER_KIND])}: packet buffer below two cells "
+                    f"of {engine.cell_bytes} B: almost every cell will be dropped")
         if tech is Technology.ROCE:
             for switch in self.switches.values():
                 ingress = [p for p in self.ports if p.peer is switch]
                 switch.finish_wiring(ingress)
                 self._check_buffer(switch, ingress)
+                self._check_ecn_before_pfc(switch, ingress)
             self._check_headroom()
         if tech is Technology.INFINIBAND:
             self._check_credits()
@@ -158,6 +167,20 @@ class Network:
             self.warnings.append(
                 f"{switch.id}: buffer {_kb(switch.buffer)} does not cover the headroom and "
                 f"reserve of its {len(ingress)} ports ({_kb(need)}): PFC pauses at once")
+
+    def _check_ecn_before_pfc(self, switch: RoceSwitch, ingress: list[Port]) -> None:
+        """DCQCN needs ECN to act before PFC (sim-anchors 4.4): in a 2:1 incast each ingress
+        holds half the hot queue, so Kmin must stay below twice the empty-buffer XOFF."""
+        engine = self.engine
+        if not (switch.pfc and engine.dcqcn_enabled and engine.ecn_enabled and ingress):
+            return
+        xoff = min(p.alpha for p in ingress) * (switch.buffer - switch.fixed)
+        kmin = max((p.kmin for p in switch.out.values()), default=0.0)
+        if kmin >= 2 * xoff:
+            self.warnings.append(
+                f"{switch.id}: ECN Kmin {_kb(kmin)} is above the queue a 2:1 incast builds "
+                f"before PFC pauses (2 x XOFF = {_kb(2 * xoff)}): PFC acts before ECN, DCQCN "
+                "cannot keep the fabric pause-free")
 
     def _check_credits(self) -> None:
         engine = self.engine

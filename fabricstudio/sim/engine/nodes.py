@@ -20,12 +20,14 @@ from __future__ import annotations
 from math import sqrt
 from random import Random
 
+from fabricstudio.model import DeviceKind
 from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.ports import Cell, Port
 
 
 def marked_packets(rng: Random, npkts: int, p: float) -> int:
-    """Packets of a cell marked when each is marked with probability ``p`` (binomial draw).
+    """Packets of a cell marked when each is marked with probability ``p`` (binomial draw:
+    one uniform number per packet up to 32 packets, a normal approximation beyond).
 
     The cell carries at least one mark with probability ``1 - (1 - p)^npkts``.
     """
@@ -57,11 +59,10 @@ class Switch(Node):
         self.device = device
         self.latency = latency_s
         self.index = index
+        self.tier = max(1, DeviceKind(device.kind).tier)  # leaf 1, spine 2, core 3
         self.buffer = device.buffer_bytes
         self.used = 0
         self.rng = engine.rng
-        #: destination endpoint key -> candidate egress ports (filled by the router)
-        self.next_ports: dict[int, tuple[Port, ...]] = {}
         self._rr = 0
 
     def route(self, cell: Cell) -> Port:
@@ -80,11 +81,12 @@ class Switch(Node):
             return ports[0]
         self._rr += 1
         n = len(ports)
+        now = self.clock.env._now
         best = None
         best_key = None
         for k in range(n):
             port = ports[(self._rr + k) % n]
-            key = (port.paused, port.q_bytes + (1 if port.busy else 0))
+            key = (port.paused, port.q_bytes + (1 if port.free_at > now else 0))
             if best_key is None or key < best_key:
                 best, best_key = port, key
         return best
@@ -123,6 +125,7 @@ class RoceSwitch(Switch):
         self.pause_delay_extra = settings.response_time_ns * 1e-9
         self.total_hdrm = 0
         self.total_rsrv = 0
+        self.fixed = 0  # headroom + reserve set aside from the shared pool
         self.shared_used = 0
         self.ecn_on = engine.ecn_enabled
 
@@ -130,17 +133,24 @@ class RoceSwitch(Switch):
         """Totals of reserved headroom and reserve over the connected ingress ports."""
         self.total_hdrm = sum(p.headroom for p in ingress)
         self.total_rsrv = self.reserve * len(ingress)
+        self.fixed = self.total_hdrm + self.total_rsrv
 
     def threshold(self, via: Port) -> float:
-        """Dynamic PFC threshold for ingress ``via`` (bytes of shared buffer)."""
-        free = self.buffer - self.total_hdrm - self.total_rsrv - self.shared_used
-        return via.alpha * free if free > 0 else 0.0
+        """Dynamic PFC threshold for ingress ``via`` (bytes of shared buffer; may be negative
+        when headroom and reserve exceed the buffer, which then pauses at once)."""
+        return via.alpha * (self.buffer - self.fixed - self.shared_used)
 
     def receive(self, event: Call) -> None:
         """A cell's head is ready to forward: admit it (or drop it), then queue it."""
         cell = event.arg
         via = cell.via
-        out = self.route(cell)
+        path = cell.flow.path
+        if path is not None:
+            hop = cell.hop + 1
+            cell.hop = hop
+            out = path[hop]
+        else:
+            out = self.route(cell)
         size = cell.bytes
         if not self.pfc:
             if self.used + size > self.buffer or out.q_bytes + size > self.buffer - self.used:
@@ -153,7 +163,7 @@ class RoceSwitch(Switch):
         new = via.rx_bytes + size
         if new <= reserve:
             via.rx_bytes = new
-        elif new - reserve > self.threshold(via):
+        elif new - reserve > via.alpha * (self.buffer - self.fixed - self.shared_used):
             if via.rx_hdrm + size > via.headroom or self.used + size > self.buffer:
                 self.engine.lossless_violations += 1
                 self.drop(cell, via)
@@ -161,20 +171,24 @@ class RoceSwitch(Switch):
             via.rx_hdrm += size
         else:
             via.rx_bytes = new
-            self.shared_used += min(size, new - reserve)
+            self.shared_used += size if size < new - reserve else new - reserve
         self.used += size
-        if not via.rx_paused and (via.rx_hdrm > 0 or via.rx_bytes - reserve >= self.threshold(via)):
+        if not via.rx_paused and (via.rx_hdrm > 0 or via.rx_bytes - reserve >= via.alpha * (
+                self.buffer - self.fixed - self.shared_used)):
             via.rx_paused = True
             via.pauses_sent += 1
             self.engine.pfc_pauses += 1
-            self.clock.call(via.prop + self.pause_delay_extra, via.set_paused, True)
+            # The ingress MMU decides when the head arrives; this model admits the cell one
+            # switch latency later, so the PAUSE is sent back-dated by that latency.
+            delay = via.prop + self.pause_delay_extra - self.latency
+            self.clock.call(delay if delay > 0.0 else 0.0, via.set_paused, True)
         out.enqueue(cell)
 
     def on_dequeue(self, cell: Cell, out: Port) -> None:
         """Release the cell's buffer, RESUME its ingress if below XON, ECN-mark it."""
         size = cell.bytes
         self.used -= size
-        if self.ecn_on:
+        if self.ecn_on and out.q_bytes > out.kmin:
             self.ecn(cell, out, out.q_bytes)
         if not self.pfc:
             return
@@ -254,8 +268,16 @@ class Host(Node):
         self.credit_delay = engine.fabric.infiniband.credit_processing_ns * 1e-9
 
     def receive(self, event: Call) -> None:
-        """The tail of a cell reached this NIC: deliver it to its flow."""
+        """The tail of a cell reached this NIC: deliver it (unless the NIC is stuck)."""
         cell = event.arg
+        hold = cell.via.rx_hold
+        if hold is None:
+            self.deliver(cell)
+        else:
+            hold.hold(cell)
+
+    def deliver(self, cell: Cell) -> None:
+        """Hand ``cell`` to its flow; free its receive buffer (InfiniBand credits)."""
         engine = self.engine
         engine.in_flight -= cell.bytes
         engine.delivered += cell.bytes

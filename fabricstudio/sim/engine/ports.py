@@ -16,7 +16,10 @@ finishes at ``max(s + wire / C, tail arrival at this node)``; its head reaches t
 from __future__ import annotations
 
 from collections import deque
+from heapq import heappush
 from typing import TYPE_CHECKING
+
+from simpy.events import NORMAL
 
 from fabricstudio.sim.engine.clock import Call, Clock
 
@@ -60,8 +63,9 @@ class Port:
     __slots__ = (
         # wiring
         "index", "link_id", "src", "dst", "src_port", "dst_port", "speed_gbps", "rate",
-        "prop", "clock", "engine", "owner", "peer", "to_host", "arrive_delay", "peer_receive",
-        "done_cbs",
+        "prop", "clock", "env", "heap", "eid", "engine", "owner", "peer", "to_host",
+        "arrive_delay", "peer_receive",
+        "done_cbs", "on_dequeue",
         # transmitter
         "queue", "q_bytes", "busy", "tx_start", "free_at", "done_pending", "paused",
         "paused_since",
@@ -69,9 +73,9 @@ class Port:
         # ECN ramp at this egress (bytes)
         "kmin", "kmax", "pmax",
         # ingress accounting at the receiving switch (RoCE MMU)
-        "rx_bytes", "rx_hdrm", "rx_paused", "headroom", "alpha",
+        "rx_bytes", "rx_hdrm", "rx_paused", "headroom", "alpha", "rx_hold",
         # counters (cumulative)
-        "busy_time", "tx_cells", "tx_bytes", "max_q", "frame_max_q", "pauses_sent",
+        "busy_time", "tx_cells", "tx_bytes", "frame_max_q", "pauses_sent",
         "paused_time", "marks", "cnps", "drops", "stall_time",
     )
 
@@ -85,6 +89,9 @@ class Port:
         self.rate = speed_gbps * 1e9 / 8.0  # bytes per second on the wire
         self.prop = prop_s
         self.clock = clock
+        self.env = clock.env  # the SimPy environment, its event heap and id counter (hot path)
+        self.heap = clock.queue
+        self.eid = clock.eid
         self.engine = engine
         self.owner = None  # the node that transmits (Switch or Host)
         self.peer = None  # the node that receives
@@ -92,6 +99,7 @@ class Port:
         self.arrive_delay = prop_s
         self.peer_receive = ()
         self.done_cbs = (self._tx_done,)
+        self.on_dequeue = None  # the owning switch's buffer release hook
         self.queue: deque[Cell] = deque()
         self.q_bytes = 0
         self.busy = False
@@ -111,10 +119,10 @@ class Port:
         self.rx_paused = False
         self.headroom = 0
         self.alpha = 0.125
+        self.rx_hold = None  # a ReceiverStall while the receiving NIC is stuck
         self.busy_time = 0.0
         self.tx_cells = 0
         self.tx_bytes = 0
-        self.max_q = 0
         self.frame_max_q = 0
         self.pauses_sent = 0
         self.paused_time = 0.0
@@ -129,7 +137,17 @@ class Port:
     # ------------------------------------------------------------------ queueing
     def enqueue(self, cell: Cell) -> None:
         """Queue a cell for transmission (switch egress) and start it if the port is idle."""
-        self.queue.append(cell)
+        queue = self.queue
+        if not queue and not self.paused and not self.credit_based and not self.done_pending \
+                and (not self.busy or self.env._now >= self.free_at):
+            # fast path: an idle port starts the cell at once
+            if self.busy:
+                self.busy = False
+                self.busy_time += self.free_at - self.tx_start
+            self.on_dequeue(cell, self)
+            self.transmit(cell)
+            return
+        queue.append(cell)
         self.q_bytes += cell.bytes
         if not self.done_pending:
             self.kick()
@@ -146,7 +164,7 @@ class Port:
         if self.busy:
             if self.done_pending:
                 return
-            now = self.clock.env._now
+            now = self.env._now
             if now < self.free_at:
                 if self.queue:
                     self.done_pending = True
@@ -163,13 +181,15 @@ class Port:
             return
         self.queue.popleft()
         self.q_bytes -= cell.bytes
-        self.owner.on_dequeue(cell, self)
+        self.on_dequeue(cell, self)
         self.transmit(cell)
 
     def transmit(self, cell: Cell) -> None:
-        """Serialise ``cell`` now; schedule end of transmission and arrival downstream."""
-        clock = self.clock
-        now = clock.env._now
+        """Serialise ``cell`` now; schedule end of transmission and arrival downstream.
+
+        (Hot path: events are pushed straight onto SimPy's heap, as ``Clock.post`` does.)
+        """
+        now = self.env._now
         end = now + cell.wire / self.rate
         if cell.tail > end:  # cut-through never finishes before the tail has arrived
             end = cell.tail
@@ -177,26 +197,35 @@ class Port:
         self.tx_start = now
         self.free_at = end
         self.tx_cells += 1
-        self.tx_bytes += cell.bytes
+        size = cell.bytes
+        self.tx_bytes += size
         if self.credit_based:
-            self.credits -= cell.bytes
+            self.credits -= size
         cell.via = self
         tail = end + self.prop
         cell.tail = tail
+        heap = self.heap
         if self.queue or self.pulls:
             self.done_pending = True
-            clock.post(end - now, self.done_cbs)
+            done = Call()
+            done.callbacks = self.done_cbs
+            heappush(heap, (end, NORMAL, next(self.eid), done))
+            self.clock.events += 2
         else:
             self.done_pending = False
+            self.clock.events += 1
+        arrive = Call()
+        arrive.callbacks = self.peer_receive
+        arrive.arg = cell
         if self.to_host:
-            clock.post(tail - now + self.arrive_delay, self.peer_receive, cell)
+            heappush(heap, (tail + self.arrive_delay, NORMAL, next(self.eid), arrive))
         else:
-            clock.post(self.arrive_delay, self.peer_receive, cell)
+            heappush(heap, (now + self.arrive_delay, NORMAL, next(self.eid), arrive))
 
     def _tx_done(self, _event: Call) -> None:
         self.done_pending = False
         self.busy = False
-        self.busy_time += self.clock.env._now - self.tx_start
+        self.busy_time += self.env._now - self.tx_start
         self.kick()
 
     # ------------------------------------------------------------------ flow control
@@ -221,21 +250,22 @@ class Port:
         self.kick()
 
     # ------------------------------------------------------------------ metrics
-    def settle(self, now: float) -> None:
-        """Fold the running busy / paused / stalled intervals into the counters up to ``now``."""
+    def busy_until(self, now: float) -> float:
+        """Seconds spent transmitting up to ``now`` (read-only)."""
         if self.busy:
-            if not self.done_pending and now >= self.free_at:
-                self.busy = False
-                self.busy_time += self.free_at - self.tx_start
-            else:
-                self.busy_time += now - self.tx_start
-                self.tx_start = now
-        if self.paused:
-            self.paused_time += now - self.paused_since
-            self.paused_since = now
+            end = self.free_at if self.free_at < now else now
+            return self.busy_time + (end - self.tx_start if end > self.tx_start else 0.0)
+        return self.busy_time
+
+    def paused_until(self, now: float) -> float:
+        """Seconds held by PFC PAUSE up to ``now`` (read-only)."""
+        return self.paused_time + (now - self.paused_since if self.paused else 0.0)
+
+    def stalled_until(self, now: float) -> float:
+        """Seconds waiting for credits up to ``now`` (read-only)."""
         if self.stalled_since >= 0:
-            self.stall_time += now - self.stalled_since
-            self.stalled_since = now
+            return self.stall_time + now - self.stalled_since
+        return self.stall_time
 
 
 class NicPort(Port):

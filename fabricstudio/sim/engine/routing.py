@@ -7,8 +7,10 @@ closer (breadth-first distances over the switch graph, computed once per attachm
 * ECMP (Ethernet/RoCE default): a deterministic 64-bit hash of the flow's 5-tuple (source and
   destination endpoint, protocol, UDP source port derived from the queue pair, RoCEv2 port
   4791) mixed with a per-switch seed picks one next hop per flow (HPCC ``EcmpHash`` idea).
-* Static (InfiniBand default): the subnet manager pins each destination to one next hop:
-  ``destination index mod candidates`` (D-mod-K), which balances destinations over uplinks.
+* Static (InfiniBand default): the subnet manager pins each destination to one next hop,
+  D-mod-K style: at a switch of tier t (leaf 1, spine 2, core 3) with K minimal next hops,
+  ``(destination index // K^(t-1)) mod K`` - consecutive destinations spread over a leaf's
+  uplinks, and the next tier uses the next digit so upper links are not left idle.
 * Adaptive: chosen per cell at each switch, least queued first (see ``Switch.least_loaded``).
 """
 
@@ -121,7 +123,8 @@ class Router:
             if len(cands) == 1 or mode == "adaptive":
                 port = cands[0]
             elif mode == "static":
-                port = cands[dst.index % len(cands)]
+                n = len(cands)  # D-mod-K: digit (tier - 1) of the destination in base n
+                port = cands[(dst.index // n ** (switch.tier - 1)) % n]
             else:
                 port = cands[five_tuple_hash(src.index, dst.index, sport, self._seeds[here])
                              % len(cands)]

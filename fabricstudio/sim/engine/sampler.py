@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
-from operator import attrgetter
-
 import numpy as np
 
 from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.config import FlowRecord
 from fabricstudio.sim.metrics import Frame
 
-#: Cumulative per-port counters: port attribute -> frame field (fractions divide by the period).
-_TIME_FIELDS = {"busy_time": "utilisation", "paused_time": "paused", "stall_time": "credit_stall"}
-_COUNT_FIELDS = {"pauses_sent": "pauses_sent", "marks": "ecn_marks", "cnps": "cnps",
-                 "drops": "drops"}
+#: Columns of a port snapshot: cumulative times (frame fields are fractions of the period) ...
+_TIME_FIELDS = ("utilisation", "paused", "credit_stall")
+#: ... then cumulative counts, then the instant and peak queue.
+_COUNT_FIELDS = ("pauses_sent", "ecn_marks", "cnps", "drops")
+_CUMULATIVE = len(_TIME_FIELDS) + len(_COUNT_FIELDS)
+
+
+def snapshot(ports: list, now: float) -> np.ndarray:
+    """Per port: busy, paused and credit-stalled seconds up to ``now``, pauses sent, ECN
+    marks, CNPs, drops, queue bytes and peak queue bytes of the current period (read-only;
+    the running intervals are added, as ``Port.busy_until`` and friends do)."""
+    return np.array([(
+        p.busy_time + ((p.free_at if p.free_at < now else now) - p.tx_start if p.busy else 0.0),
+        p.paused_time + (now - p.paused_since if p.paused else 0.0),
+        p.stall_time + (now - p.stalled_since if p.stalled_since >= 0 else 0.0),
+        p.pauses_sent, p.marks, p.cnps, p.drops, p.q_bytes, p.frame_max_q,
+    ) for p in ports], dtype=np.float64).reshape(len(ports), _CUMULATIVE + 2)
 
 
 class Sampler:
@@ -25,11 +36,12 @@ class Sampler:
         self.period = self.stream.sample_period_s
         self.ports = engine.ports
         n = len(self.ports)
-        self._last = {attr: np.zeros(n) for attr in (*_TIME_FIELDS, *_COUNT_FIELDS)}
+        self._last = np.zeros((n, _CUMULATIVE))
         self._last_t = 0.0
         self.count = 0
         self._flows: dict[int, FlowRecord] = {}  # flows to report in the next frame
         self._flow_last: dict[int, int] = {}  # delivered bytes at the last report
+        self._fluid: dict[int, tuple[FlowRecord, float, float]] = {}
         engine.clock.call(self.period, self._tick)
 
     def track(self, rec: FlowRecord) -> None:
@@ -38,9 +50,19 @@ class Sampler:
             self._flows[rec.id] = rec
             self._flow_last.setdefault(rec.id, 0)
 
-    def _cumulative(self, attr: str) -> np.ndarray:
-        return np.fromiter(map(attrgetter(attr), self.ports), dtype=np.float64,
-                           count=len(self.ports))
+    def track_fluid(self, rec: FlowRecord, begin: float, end: float) -> None:
+        """A transfer that moves at a constant rate from ``begin`` to ``end`` (NVLink): frames
+        show its progress (and its record's delivered bytes grow) linearly, not in one step."""
+        self._fluid[rec.id] = (rec, begin, end)
+
+    def _advance_fluid(self, now: float) -> None:
+        for fid, (rec, begin, end) in list(self._fluid.items()):
+            if rec.finish_s is not None:
+                del self._fluid[fid]
+            elif now > begin:
+                share = (now - begin) / (end - begin) if end > begin else 1.0
+                rec.delivered_bytes = min(rec.size_bytes - 1, int(rec.size_bytes * share))
+                self.track(rec)
 
     def _tick(self, _event: Call) -> None:
         now = self.engine.env.now
@@ -52,20 +74,18 @@ class Sampler:
         """Append the frame for ``(last sample, now]``."""
         ports = self.ports
         dt = now - self._last_t
-        for port in ports:
-            port.settle(now)
+        if self._fluid:
+            self._advance_fluid(now)
+        snap = snapshot(ports, now)
+        delta = snap[:, :_CUMULATIVE] - self._last
+        self._last = snap[:, :_CUMULATIVE]
         links = {}
-        for attr, field in _TIME_FIELDS.items():
-            value = self._cumulative(attr)
-            links[field] = ((value - self._last[attr]) / dt).astype(np.float32)
-            self._last[attr] = value
-        for attr, field in _COUNT_FIELDS.items():
-            value = self._cumulative(attr)
-            links[field] = (value - self._last[attr]).astype(np.int32)
-            self._last[attr] = value
-        links["queue_bytes"] = np.fromiter((p.q_bytes for p in ports), np.float32, len(ports))
-        links["queue_max_bytes"] = np.fromiter((p.frame_max_q for p in ports), np.float32,
-                                               len(ports))
+        for k, field in enumerate(_TIME_FIELDS):
+            links[field] = (delta[:, k] / dt).astype(np.float32)
+        for k, field in enumerate(_COUNT_FIELDS, start=len(_TIME_FIELDS)):
+            links[field] = np.rint(delta[:, k]).astype(np.int32)
+        links["queue_bytes"] = snap[:, _CUMULATIVE].astype(np.float32)
+        links["queue_max_bytes"] = snap[:, _CUMULATIVE + 1].astype(np.float32)
         for port in ports:
             port.frame_max_q = port.q_bytes
         ids, delivered, rates = self._flow_columns(dt)
@@ -104,20 +124,21 @@ class Sampler:
         lengths = ends - begins
         overlap = np.clip(ends - np.maximum(begins, start), 0.0, None)
         weight = np.divide(overlap, lengths, out=np.zeros_like(overlap), where=lengths > 0)
-        for port in self.ports:
-            port.settle(now)
         tail_len = now - self._last_t
         tail_w = 1.0 if self._last_t >= start else (now - start) / tail_len if tail_len > 0 else 0
+        snap = snapshot(self.ports, now)
+        tail = (snap[:, :_CUMULATIVE] - self._last) * tail_w
         sums = {}
-        for attr, field in _TIME_FIELDS.items():
+        for k, field in enumerate(_TIME_FIELDS):
             framed = (stream.link_series(field) * lengths[:, None] * weight[:, None]).sum(axis=0)
-            sums[attr] = framed + (self._cumulative(attr) - self._last[attr]) * tail_w
-        for attr, field in _COUNT_FIELDS.items():
+            sums[field] = framed + tail[:, k]
+        for k, field in enumerate(_COUNT_FIELDS, start=len(_TIME_FIELDS)):
             framed = (stream.link_series(field) * weight[:, None]).sum(axis=0)
-            sums[attr] = np.rint(framed + (self._cumulative(attr) - self._last[attr]) * tail_w)
+            sums[field] = np.rint(framed + tail[:, k])
         qmax = stream.link_series("queue_max_bytes")
         in_window = weight > 0
         framed_max = qmax[in_window].max(axis=0) if in_window.any() else np.zeros(len(self.ports))
+        framed_max = np.maximum(framed_max, snap[:, _CUMULATIVE + 1])
         stats = []
         for i, port in enumerate(self.ports):
             stats.append({
@@ -127,13 +148,13 @@ class Sampler:
                 "from_port": port.src_port,
                 "to_port": port.dst_port,
                 "speed_gbps": port.speed_gbps,
-                "utilisation": float(sums["busy_time"][i] / span) if span > 0 else 0.0,
-                "max_queue_bytes": int(max(framed_max[i], port.frame_max_q)),
+                "utilisation": float(sums["utilisation"][i] / span) if span > 0 else 0.0,
+                "max_queue_bytes": int(framed_max[i]),
                 "pfc_pauses_sent": int(sums["pauses_sent"][i]),
-                "paused_time_s": float(sums["paused_time"][i]),
-                "ecn_marks": int(sums["marks"][i]),
+                "paused_time_s": float(sums["paused"][i]),
+                "ecn_marks": int(sums["ecn_marks"][i]),
                 "cnps": int(sums["cnps"][i]),
                 "drops": int(sums["drops"][i]),
-                "credit_stall_time_s": float(sums["stall_time"][i]),
+                "credit_stall_time_s": float(sums["credit_stall"][i]),
             })
         return stats

@@ -80,3 +80,40 @@ def test_frames_record_link_and_flow_metrics():
     assert frame.link("utilisation")[index] == pytest.approx(1.0, abs=0.01)
     times, rates = eng.stream.flow_series("rate_gbps", fid)
     assert rates[-10:].mean() == pytest.approx(98.0, rel=0.02)  # cells make single frames lumpy
+
+
+def test_config_overrides_apply_to_the_run_not_the_design():
+    design = star(["h1", "h2"])
+    eng = Engine(design, EngineConfig(technology="infiniband", dcqcn=False))
+    assert eng.technology is Technology.INFINIBAND
+    assert eng.design.fabric.technology is Technology.INFINIBAND
+    assert not eng.design.fabric.dcqcn.enabled
+    assert design.fabric.technology is Technology.ROCE and design.fabric.dcqcn.enabled
+    for bad in (dict(technology="token-ring"), dict(routing="ospf"), dict(cell_bytes=10)):
+        with pytest.raises(EngineError):
+            EngineConfig(**bad)
+
+
+def test_a_switch_without_buffer_is_flagged():
+    eng = Engine(star(["h1", "h2"], Technology.ETHERNET, buffer=0), EngineConfig())
+    assert any("s: packet buffer below two cells" in w for w in eng.config_warnings)
+
+
+def test_nvlink_progress_is_reported_as_it_happens():
+    design = star(["h1", "h2"])
+    design.replace_device(server("h1", gpus=8, nics=1))
+    eng = Engine(design, EngineConfig(sample_period_s=10e-6))
+    fid = eng.add_flow("h1/gpu0", "h1/gpu1", 45_000_000)  # 100 us at 3.6 Tb/s
+    eng.advance(50e-6)
+    assert 0.4 < eng.flows[fid].delivered_bytes / 45e6 < 0.6
+    _, rates = eng.stream.flow_series("rate_gbps", fid)
+    assert rates[-1] == pytest.approx(3600, rel=0.01)
+    eng.advance(200e-6)
+    assert eng.flows[fid].delivered_bytes == 45_000_000 and eng.flows[fid].done
+
+
+def test_ecn_thresholds_above_the_pfc_threshold_are_flagged():
+    eng = Engine(star(["h1", "h2"], buffer=1_500_000), EngineConfig(dcqcn=True))
+    assert any("ECN Kmin 400 KB is above the queue a 2:1 incast builds before PFC" in w
+               for w in eng.config_warnings)
+    assert not Engine(star(["h1", "h2"]), EngineConfig(dcqcn=True)).config_warnings

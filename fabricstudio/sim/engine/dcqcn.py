@@ -1,0 +1,110 @@
+"""DCQCN reaction point (sender) state of one queue pair.
+
+Zhu et al., "Congestion Control for Large-Scale RDMA Deployments", SIGCOMM 2015.  The state
+lives with the connection (source NIC, destination NIC, queue pair), not with one message:
+like an NCCL connection reused by every step of a collective, a new flow on a throttled queue
+pair starts at the queue pair's current rate.
+
+* On CNP: ``Rt = Rc``, ``Rc = max(Rc (1 - alpha/2), min rate)``, ``alpha = (1-g) alpha + g``;
+  the increase timer and byte counter restart.
+* Alpha decays lazily: ``alpha *= (1-g)^k`` for the ``k`` whole alpha periods since its last
+  update, applied when alpha is next read - no event per period.
+* Increase events from the timer (real events, only while below line rate) and the byte
+  counter: fast recovery ``Rc = (Rt + Rc)/2`` for the first F, then additive ``Rt += R_AI``,
+  hyper ``Rt += i R_HAI`` once both counters pass F.
+* The notification point (receiver) sends at most one CNP per queue pair per CNP interval.
+"""
+
+from __future__ import annotations
+
+from fabricstudio.sim.engine.clock import Call, Clock
+from fabricstudio.sim.engine.params import DcqcnParams
+
+INF = float("inf")
+
+
+class DcqcnRp:
+    """Rate state of one queue pair (rates in wire bytes per second)."""
+
+    __slots__ = ("clock", "p", "line", "rc", "rt", "alpha", "alpha_ref", "t_count",
+                 "bc_count", "byte_ctr", "timer_deadline", "timer_pending", "last_cnp")
+
+    def __init__(self, clock: Clock, params: DcqcnParams, line_rate: float) -> None:
+        self.clock = clock
+        self.p = params
+        self.line = line_rate
+        self.rc = line_rate
+        self.rt = line_rate
+        self.alpha = 1.0
+        self.alpha_ref = 0.0
+        self.t_count = 0
+        self.bc_count = 0
+        self.byte_ctr = 0
+        self.timer_deadline = INF
+        self.timer_pending = False
+        self.last_cnp = -INF  # at the notification point (receiver) of this queue pair
+
+    def sent(self, payload: int) -> None:
+        """Byte counter: ``payload`` bytes left at a rate below line rate."""
+        p = self.p
+        if p.byte_counter:
+            self.byte_ctr += payload
+            if self.byte_ctr >= p.byte_counter:
+                self.byte_ctr -= p.byte_counter
+                self.bc_count += 1
+                self._increase()
+
+    def _decay(self, now: float) -> None:
+        p = self.p
+        k = int((now - self.alpha_ref) / p.alpha_period)
+        if k > 0:
+            self.alpha *= p.one_minus_g ** k
+            self.alpha_ref += k * p.alpha_period
+
+    def alpha_at(self, now: float) -> float:
+        """Current alpha (lazy decay applied)."""
+        self._decay(now)
+        return self.alpha
+
+    def on_cnp(self, _event: Call) -> None:
+        """Cut the rate, raise alpha, restart the increase machinery."""
+        now = self.clock.env._now
+        p = self.p
+        self._decay(now)
+        self.rt = self.rc
+        self.rc = max(self.rc * (1.0 - self.alpha / 2.0), p.min_rate)
+        self.alpha = p.one_minus_g * self.alpha + p.g
+        self.alpha_ref = now
+        self.t_count = self.bc_count = 0
+        self.byte_ctr = 0
+        self.timer_deadline = now + p.timer
+        if not self.timer_pending:
+            self.timer_pending = True
+            self.clock.call(p.timer, self._on_timer)
+
+    def _on_timer(self, _event: Call) -> None:
+        now = self.clock.env._now
+        if self.rc >= self.line:
+            self.timer_pending = False
+            return
+        if now < self.timer_deadline - 1e-15:  # restarted by a CNP: sleep until the new expiry
+            self.clock.call(self.timer_deadline - now, self._on_timer)
+            return
+        self.t_count += 1
+        self._increase()
+        self.timer_deadline = now + self.p.timer
+        self.clock.call(self.p.timer, self._on_timer)
+
+    def _increase(self) -> None:
+        p = self.p
+        t, bc = self.t_count, self.bc_count
+        if max(t, bc) > p.fast_recovery:  # past fast recovery (F events)
+            if min(t, bc) > p.fast_recovery:
+                self.rt += (min(t, bc) - p.fast_recovery) * p.rhai
+            else:
+                self.rt += p.rai
+        if self.rt > self.line:
+            self.rt = self.line
+        self.rc = (self.rt + self.rc) / 2.0
+        if self.line - self.rc < 1e-6 * self.line:
+            self.rc = self.line
