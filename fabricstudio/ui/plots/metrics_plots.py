@@ -86,6 +86,8 @@ class MetricsPlots(QWidget):
         self._flow_data = {}
         self._next = 0
         self._colours = ("", "")
+        self._ids_seen = ()
+        self._ids_positions = []
 
     def set_colours(self, background: QColor, text: QColor) -> None:
         """Follow the canvas theme (no-op if unchanged)."""
@@ -108,6 +110,8 @@ class MetricsPlots(QWidget):
         self._flow_cursor = 0
         self._flow_ids: list[int] = []
         self._flow_data: dict[int, tuple[list, list]] = {}
+        self._ids_seen: tuple[int, ...] = ()
+        self._ids_positions: list[tuple[int, int]] = []
         self.refresh(force=True)
 
     def set_selected_links(self, link_ids) -> None:
@@ -199,6 +203,15 @@ class MetricsPlots(QWidget):
                     _rename(self.plots[key], curve, f"{d.src}→{d.dst}")
                 _show_curve(curve, k < len(self.shown_links))
 
+    def _positions(self, ids: tuple[int, ...]) -> list[tuple[int, int]]:
+        """(flow id, index in ``ids``) of the charted flows; recomputed only when the set of
+        flows changes (frames of big collectives hold ~10^4 flows)."""
+        if ids != self._ids_seen:
+            index = {fid: k for k, fid in enumerate(ids)}
+            self._ids_seen = ids
+            self._ids_positions = [(fid, index[fid]) for fid in self._flow_ids if fid in index]
+        return self._ids_positions
+
     def _refresh_flows(self, stream: MetricStream, times: np.ndarray) -> None:
         """Per-flow rates, read incrementally (only frames not seen before)."""
         count = len(times)
@@ -208,13 +221,10 @@ class MetricsPlots(QWidget):
             self._flow_data = {fid: ([], []) for fid in self._flow_ids}
         for i in range(self._flow_cursor, count):
             frame = stream.frame(i)
-            position = {fid: k for k, fid in enumerate(frame.flow_ids)}
-            for fid in self._flow_ids:
-                k = position.get(fid)
-                if k is not None:
-                    ts, vs = self._flow_data[fid]
-                    ts.append(frame.t * 1e6)
-                    vs.append(float(frame.flows["rate_gbps"][k]))
+            for fid, k in self._positions(frame.flow_ids):
+                ts, vs = self._flow_data[fid]
+                ts.append(frame.t * 1e6)
+                vs.append(float(frame.flows["rate_gbps"][k]))
         self._flow_cursor = count
         for k, curve in enumerate(self._flow_curves):
             shown = k < len(self._flow_ids)
