@@ -25,6 +25,7 @@ test: $(STAMP)
 
 screenshots: $(STAMP)
 	$(PY) tools/screenshots.py
+	$(PY) tools/screenshots_simulation.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache

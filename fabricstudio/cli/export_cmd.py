@@ -1,5 +1,9 @@
 """``fabricstudio export DESIGN --png FILE [--svg FILE] [--scale N]``: images without a display.
 
+With ``--scenario FILE --at SECONDS`` the PNG shows a simulation moment instead: the scenario
+runs headless up to that simulated time and the picture shows link utilisation, PFC pauses, ECN
+marks, drops, queues and credit stalls with their legend and the time.
+
 Qt runs on the offscreen platform here (unless a platform is forced with QT_QPA_PLATFORM), so
 the command works on a server or in CI with no X display.
 """
@@ -13,7 +17,8 @@ import sys
 from fabricstudio.cli.common import CliError, load_design_arg, positive_float
 
 NAME = "export"
-HELP = "write a PNG and/or SVG picture of a design (works without a display)"
+HELP = ("write a PNG and/or SVG picture of a design, or a PNG of a simulation moment "
+        "(--scenario FILE --at SECONDS); works without a display")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,6 +33,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-legend", action="store_true", help="leave the legend out")
     parser.add_argument("--colour-by", choices=("speed", "plane"), default="speed",
                         help="link colours: by line rate (default) or by network")
+    parser.add_argument("--scenario", metavar="FILE",
+                        help="simulate this scenario file and draw the moment given by --at")
+    parser.add_argument("--at", metavar="SECONDS", type=float,
+                        help="simulated time of the moment (with --scenario), e.g. 25e-6; "
+                             "default: the end of the run")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,8 +46,16 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("nothing to do: give --png FILE and/or --svg FILE", 2)
     if args.scale > 16:
         raise CliError(f"--scale {args.scale:g} is too large (at most 16)", 2)
+    if args.at is not None and args.scenario is None:
+        raise CliError("--at needs --scenario FILE (the run to take the moment from)", 2)
+    if args.at is not None and not args.at >= 0:
+        raise CliError(f"--at must be a simulated time >= 0 seconds, got {args.at!r}", 2)
+    if args.scenario is not None and (args.svg or not args.png):
+        raise CliError("a simulation moment is written as PNG: give --png FILE (no --svg)", 2)
     design = load_design_arg(args.design)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    if args.scenario is not None:
+        return _export_moment(design, args)
     from fabricstudio.ui.headless import export_design  # lazy: Qt only when needed
 
     try:
@@ -48,4 +66,34 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     for path, detail in written:
         print(f"wrote {path} ({detail})", file=sys.stdout)
+    return 0
+
+
+def _export_moment(design, args: argparse.Namespace) -> int:
+    """Simulate up to ``--at`` and write the moment's PNG."""
+    from fabricstudio.sim.scenario import ScenarioError, load_scenario
+    from fabricstudio.ui.app import ensure_app
+    from fabricstudio.ui.simview.moment import export_moment
+    from fabricstudio.ui.simview.source import SimulationUnavailable, scenario_source
+
+    ensure_app()
+    try:
+        scenario = load_scenario(args.scenario)
+        source = scenario_source(design, scenario)
+    except (ScenarioError, SimulationUnavailable) as exc:
+        raise CliError(str(exc)) from None
+    at = source.until_s if args.at is None else args.at
+    source.advance(min(at, source.until_s))
+    stream = source.stream
+    if not len(stream):
+        raise CliError(f"no frame recorded by t = {at:g} s (the first sample is at "
+                       f"{stream.sample_period_s:g} s)")
+    if at > stream.times[-1] + stream.sample_period_s:
+        print(f"fabricstudio export: note: the run ended at {stream.times[-1]:g} s; "
+              "showing its last frame", file=sys.stderr)
+    try:
+        export_moment(design, stream, at, args.png, label=scenario.name, scale=args.scale)
+    except OSError as exc:
+        raise CliError(f"{args.png}: cannot write: {exc.strerror or exc}") from None
+    print(f"wrote {args.png} (t = {stream.frame_at(at).t:g} s)")
     return 0

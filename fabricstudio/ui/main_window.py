@@ -18,6 +18,7 @@ from fabricstudio.ui.icons import action_icon, app_icon
 from fabricstudio.ui.panels.inspector import InspectorPanel, design_summary
 from fabricstudio.ui.panels.palette import PalettePanel
 from fabricstudio.ui.theme import THEMES, apply_theme
+from fabricstudio.ui.simview import install_simulation_ui
 from fabricstudio.ui.undo import DesignUndoStack
 from fabricstudio.ui.window_actions import ActionsAndMenus
 from fabricstudio.ui.window_dialogs import DialogActions
@@ -57,6 +58,7 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
         self._build_toolbar()
         self._build_status_bar()
         self._connect()
+        install_simulation_ui(self)
         self.resize(1440, 900)
         self._restore_state()
         self._update_title()

@@ -1,0 +1,78 @@
+"""The results panel: key figures of the shown run and metrics CSV export."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from fabricstudio.sim.metrics import MetricStream
+from fabricstudio.ui.panels.results_summary import (
+    RESULT_FIGURES,
+    figures,
+    format_figure,
+    write_metrics_csv,
+)
+
+_EXTRA = (("paused_s", "Time senders were paused"), ("peak_queue_bytes", "Peak queue"))
+
+
+class ResultsPanel(QWidget):
+    """Completion time, bandwidths, drops, retransmissions, pauses, marks, GPU utilisation."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.title = QLabel("No run yet")
+        self.title.setWordWrap(True)
+        rows = [(key, label) for key, label, _u, _p in RESULT_FIGURES] + list(_EXTRA)
+        self._keys = [key for key, _ in rows]
+        self.table = QTableWidget(len(rows), 2)
+        self.table.setHorizontalHeaderLabels(["Figure", "Value"])
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        for r, (_key, label) in enumerate(rows):
+            self.table.setItem(r, 0, QTableWidgetItem(label))
+            self.table.setItem(r, 1, QTableWidgetItem("-"))
+        self.export_button = QPushButton("Export metrics CSV…")
+        self.export_button.setEnabled(False)
+        self.export_button.clicked.connect(self._on_export)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.table)
+        layout.addWidget(self.export_button)
+        self.stream: MetricStream | None = None
+        self.values: dict = {}
+
+    def show_run(self, title: str, result: dict | None, stream: MetricStream | None) -> None:
+        """Show the figures of a run (``result`` may be None while it is still going)."""
+        self.stream = stream
+        self.title.setText(title)
+        self.values = figures(result, stream)
+        for r, key in enumerate(self._keys):
+            text = format_figure(key, self.values.get(key))
+            if self.table.item(r, 1).text() != text:
+                self.table.item(r, 1).setText(text)
+        self.export_button.setEnabled(stream is not None and len(stream) > 0)
+
+    def value_text(self, key: str) -> str:
+        """The shown text of one figure."""
+        return self.table.item(self._keys.index(key), 1).text()
+
+    def _on_export(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export metrics", "metrics.csv",
+                                              "CSV files (*.csv)")
+        if path and self.stream is not None:
+            try:
+                rows = write_metrics_csv(self.stream, path)
+            except OSError as exc:
+                self.title.setText(f"Could not write {path}: {exc.strerror}")
+                return
+            self.title.setText(f"Wrote {rows:,} rows to {path}")

@@ -1,0 +1,178 @@
+"""The scenario panel: technology, workload and its parameters, ranks, engine options, Run/Stop."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from fabricstudio.model import Design, DeviceKind, Technology
+from fabricstudio.ui.simview.qt_safe import connect_safely
+from fabricstudio.ui.simview.source import ROUTINGS, WORKLOADS, RunRequest
+
+_TECH_CHOICES = (("InfiniBand", Technology.INFINIBAND), ("RoCE", Technology.ROCE),
+                 ("Lossy Ethernet", Technology.ETHERNET))
+_CELLS = (4096, 16384, 65536)
+
+
+class ScenarioPanel(QWidget):
+    """Edits a RunRequest; emits ``run_requested`` / ``stop_requested`` / ``compare_requested``."""
+
+    run_requested = Signal(object)
+    stop_requested = Signal()
+    compare_requested = Signal(object)
+
+    def __init__(self, design: Design, selected_devices=lambda: (), parent=None) -> None:
+        super().__init__(parent)
+        self._design = design
+        self._selected_devices = selected_devices
+        self.technology = QComboBox()
+        for label, tech in _TECH_CHOICES:
+            self.technology.addItem(label, tech)
+        self.technology.setCurrentIndex(
+            [t for _, t in _TECH_CHOICES].index(design.fabric.technology))
+        self.dcqcn = QCheckBox("DCQCN congestion control")
+        self.dcqcn.setChecked(design.fabric.dcqcn.enabled)
+        self.workload = QComboBox()
+        for key, label in WORKLOADS.items():
+            self.workload.addItem(label, key)
+        self.size_mib = QDoubleSpinBox(decimals=2, minimum=0.01, maximum=65536, suffix=" MiB")
+        self.size_mib.setValue(8.0)
+        self.compute_ms = QDoubleSpinBox(decimals=3, minimum=0.0, maximum=10_000, suffix=" ms")
+        self.compute_ms.setValue(2.0)
+        self.ranks = QComboBox()
+        self.ranks.addItem("All GPUs", "all")
+        self.ranks.addItem("GPUs of selected servers", "selection")
+        self.routing = QComboBox()
+        self.routing.addItems(list(ROUTINGS))
+        self.routing.setToolTip("default: the technology's own (IB static, Ethernet ECMP)")
+        self.cell = QComboBox()
+        for size in _CELLS:
+            self.cell.addItem(f"{size // 1024} KiB", size)
+        self.cell.setCurrentIndex(1)
+        self.seed = QSpinBox(minimum=0, maximum=2**31 - 1)
+        self.seed.setValue(1)
+        self.horizon_us = QDoubleSpinBox(decimals=1, minimum=1.0, maximum=10_000_000,
+                                         suffix=" µs")
+        self.horizon_us.setValue(2000.0)
+        self.until_complete = QCheckBox("until the traffic completes")
+        self.until_complete.setChecked(True)
+        self.until_complete.toggled.connect(self._sync_enabled)
+        self.run_button = QPushButton("Run")
+        self.run_button.setObjectName("simRun")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        self.compare_button = QPushButton("Compare fabrics")
+        self.compare_button.setToolTip("Run this workload on InfiniBand, RoCE + DCQCN, "
+                                       "RoCE PFC-only and lossy Ethernet")
+        self.error = QLabel()
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #B00020")
+        self._layout()
+        self.technology.currentIndexChanged.connect(self._sync_enabled)
+        self.workload.currentIndexChanged.connect(self._sync_enabled)
+        self.run_button.clicked.connect(self._on_run)
+        self.stop_button.clicked.connect(self.stop_requested)
+        self.compare_button.clicked.connect(self._on_compare)
+        self._sync_enabled()
+        connect_safely(design.fabric_changed, self, "follow_design")
+
+    def _layout(self) -> None:
+        form = QFormLayout()
+        form.addRow("Fabric", self.technology)
+        form.addRow("", self.dcqcn)
+        form.addRow("Workload", self.workload)
+        form.addRow("Message size", self.size_mib)
+        form.addRow("Compute per step", self.compute_ms)
+        form.addRow("Ranks", self.ranks)
+        form.addRow("Routing", self.routing)
+        form.addRow("Cell size", self.cell)
+        form.addRow("Seed", self.seed)
+        form.addRow("Run", self.until_complete)
+        form.addRow("Horizon", self.horizon_us)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.stop_button)
+        outer = QVBoxLayout(self)
+        outer.addLayout(form)
+        outer.addLayout(buttons)
+        outer.addWidget(self.compare_button)
+        outer.addWidget(self.error)
+        outer.addStretch(1)
+
+    def _sync_enabled(self) -> None:
+        self.dcqcn.setEnabled(self._technology() is Technology.ROCE)
+        self.compute_ms.setEnabled(self.workload.currentData() == "training")
+        self.horizon_us.setEnabled(not self.until_complete.isChecked())
+
+    def follow_design(self) -> None:
+        """Show the design's technology and DCQCN setting (after they change in the design)."""
+        fabric = self._design.fabric
+        index = [t for _, t in _TECH_CHOICES].index(fabric.technology)
+        if index != self.technology.currentIndex():
+            self.technology.setCurrentIndex(index)
+        if fabric.dcqcn.enabled != self.dcqcn.isChecked():
+            self.dcqcn.setChecked(fabric.dcqcn.enabled)
+
+    def _technology(self) -> Technology:
+        return Technology(self.technology.currentData())
+
+    def set_running(self, running: bool) -> None:
+        """Enable Run or Stop."""
+        self.run_button.setEnabled(not running)
+        self.compare_button.setEnabled(not running)
+        self.stop_button.setEnabled(running)
+
+    def request(self) -> RunRequest:
+        """The scenario as edited; raises ValueError with a message when it cannot run."""
+        ranks: tuple[str, ...] = ()
+        if self.ranks.currentData() == "selection":
+            ranks = self._selected_gpus()
+            if len(ranks) < 2:
+                raise ValueError("Select at least two GPUs' servers, or choose 'All GPUs'")
+        tech = self._technology()
+        return RunRequest(technology=tech, dcqcn=self.dcqcn.isChecked() and
+                          tech is Technology.ROCE, workload=self.workload.currentData(),
+                          size_bytes=round(self.size_mib.value() * 2**20),
+                          compute_s=self.compute_ms.value() / 1000.0, ranks=ranks,
+                          routing=self.routing.currentText(), cell_bytes=self.cell.currentData(),
+                          seed=self.seed.value(),
+                          until_s=None if self.until_complete.isChecked()
+                          else self.horizon_us.value() * 1e-6)
+
+    def _selected_gpus(self) -> tuple[str, ...]:
+        selected = set(self._selected_devices())
+        gpus = []
+        for device in self._design.devices.values():  # design order: a stable ring
+            if device.id in selected and DeviceKind(device.kind) is DeviceKind.GPU_SERVER:
+                gpus.extend(f"{device.id}/gpu{g}" for g in range(device.gpus))
+        return tuple(gpus)
+
+    def _checked_request(self) -> RunRequest | None:
+        try:
+            request = self.request()
+        except ValueError as exc:
+            self.error.setText(str(exc))
+            return None
+        self.error.setText("")
+        return request
+
+    def _on_run(self) -> None:
+        request = self._checked_request()
+        if request is not None:
+            self.run_requested.emit(request)
+
+    def _on_compare(self) -> None:
+        request = self._checked_request()
+        if request is not None:
+            self.compare_requested.emit(request)

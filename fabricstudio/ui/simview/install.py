@@ -1,0 +1,274 @@
+"""Wire the simulation view into a MainWindow: docks, toolbar, menu, status bar."""
+
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMenu
+
+from fabricstudio.ui.canvas.items.link_item import LinkItem
+from fabricstudio.ui.panels.compare_panel import ComparePanel
+from fabricstudio.ui.panels.results_panel import ResultsPanel
+from fabricstudio.ui.panels.results_summary import write_metrics_csv
+from fabricstudio.ui.panels.scenario_panel import ScenarioPanel
+from fabricstudio.ui.plots.metrics_plots import MetricsPlots
+from fabricstudio.ui.simview.controller import SimController
+from fabricstudio.ui.simview.controls import SimControls, format_time
+from fabricstudio.ui.simview.legend import LegendOverlay
+from fabricstudio.ui.simview.moment import moment_caption, render_scene_image, save_png
+from fabricstudio.ui.simview.source import SourceFactory, engine_source
+
+PLOT_REFRESH_S = 0.1  # one chart per refresh, so each chart at ~2.5 Hz
+
+
+class SimulationUi(QObject):
+    """Everything the simulation view adds to one main window."""
+
+    def __init__(self, window: QMainWindow, factory: SourceFactory | None = None) -> None:
+        super().__init__(window)
+        self.window = window
+        factory = factory or engine_source
+        self.controller = SimController(window.scene, window.design, factory, self)
+        self.scenario = ScenarioPanel(window.design, self._selected_device_ids)
+        self.plots = MetricsPlots()
+        self.results = ResultsPanel()
+        self.compare = ComparePanel(factory)
+        self.controls = SimControls(self.controller, window)
+        self.legend = LegendOverlay(window.view)
+        self.docks = {
+            "scenario": self._dock("Scenario", self.scenario, Qt.DockWidgetArea.RightDockWidgetArea),
+            "results": self._dock("Results", self.results, Qt.DockWidgetArea.RightDockWidgetArea),
+            "charts": self._dock("Charts", self.plots, Qt.DockWidgetArea.BottomDockWidgetArea),
+            "compare": self._dock("Compare fabrics", self.compare,
+                                  Qt.DockWidgetArea.BottomDockWidgetArea),
+        }
+        window.tabifyDockWidget(self.docks["charts"], self.docks["compare"])
+        self.docks["charts"].raise_()
+        self._share_right_column()
+        window.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
+        window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.controls)
+        window.resizeDocks([self.docks["charts"]], [230], Qt.Orientation.Vertical)
+        self.menu = self._build_menu()
+        self._last_plot_refresh = 0.0
+        self._connect()
+        window.installEventFilter(self)
+
+    # ------------------------------------------------------------------ building
+    def _dock(self, title: str, widget, area) -> QDockWidget:
+        dock = QDockWidget(title, self.window)
+        dock.setObjectName(f"sim{title.replace(' ', '')}Dock")
+        dock.setWidget(widget)
+        add_dock = getattr(self.window, "add_dock", None)
+        if add_dock is not None:
+            add_dock(dock, area)
+        else:
+            self.window.addDockWidget(area, dock)
+        return dock
+
+    def _share_right_column(self) -> None:
+        """Tab Scenario behind the Inspector and Results behind Analysis (when the window has
+        them), so the right column stays readable on a laptop or projector."""
+        for host, key in (("inspector_dock", "scenario"), ("analysis_dock", "results")):
+            other = getattr(self.window, host, None)
+            if isinstance(other, QDockWidget):
+                self.window.tabifyDockWidget(other, self.docks[key])
+        self.docks["scenario"].raise_()
+
+    def _build_menu(self) -> QMenu:
+        menu = getattr(self.window, "simulation_menu", None)
+        if menu is None:
+            menu = self.window.menuBar().addMenu("&Simulation")
+        c = self.controller
+        entries = (
+            ("&Run", "F5", self.scenario.run_button.click),
+            ("&Stop", "Shift+F5", c.stop),
+            ("&Play / pause", "Ctrl+Space", self.controls.play_button.click),
+            ("Step &forward", "Ctrl+Right", lambda: c.step(1)),
+            ("Step &back", "Ctrl+Left", lambda: c.step(-1)),
+            (None, None, None),
+            ("Jump to first &PAUSE", "Ctrl+1", lambda: c.jump("first_pause")),
+            ("Jump to peak &queue", "Ctrl+2", lambda: c.jump("peak_queue")),
+            ("Jump to first &drop", "Ctrl+3", lambda: c.jump("first_drop")),
+            (None, None, None),
+            ("&Compare fabrics", "Ctrl+Shift+C", self.scenario.compare_button.click),
+            ("Export &moment as PNG…", "Ctrl+Shift+E", self.export_moment_dialog),
+            ("Export metrics &CSV…", None, self.export_csv_dialog),
+        )
+        self.actions: dict[str, QAction] = {}
+        for text, key, slot in entries:
+            if text is None:
+                menu.addSeparator()
+                continue
+            action = QAction(text, self.window)
+            if key:
+                action.setShortcut(QKeySequence(key))
+            action.triggered.connect(slot)
+            menu.addAction(action)
+            self.actions[text.replace("&", "").rstrip("…")] = action
+        return menu
+
+    def _connect(self) -> None:
+        c = self.controller
+        self.scenario.run_requested.connect(self.run)
+        self.scenario.stop_requested.connect(self.stop)
+        self.scenario.compare_requested.connect(self.run_compare)
+        c.state_changed.connect(self._on_state)
+        c.stream_changed.connect(self._on_stream)
+        c.frame_shown.connect(self._on_frame)
+        c.progress.connect(self._on_progress)
+        c.result_ready.connect(self._on_result)
+        c.message.connect(lambda text: self.window.statusBar().showMessage(text, 8000))
+        self.compare.finished.connect(lambda: self.scenario.set_running(c.running))
+        self.window.scene.selectionChanged.connect(self._on_selection)
+
+    # ------------------------------------------------------------------ actions
+    def run(self, request) -> None:
+        """Start a run of ``request`` on a frozen copy of the window's current design."""
+        if self.compare.running:
+            return
+        self.controller.design = self.window.design
+        self.controls.speed.setCurrentIndex(0)
+        self.controller.set_speed(None)
+        self.results.show_run(f"Running: {request.label}…", None, None)
+        self.controller.start(request)
+
+    def stop(self) -> None:
+        """Stop the run and any comparison at once."""
+        self.controller.stop()
+        self.compare.stop()
+
+    def run_compare(self, request) -> None:
+        """Run the four-fabric comparison (shown in the Compare dock)."""
+        if self.controller.running:
+            return
+        self.scenario.set_running(True)
+        self.scenario.stop_button.setEnabled(True)
+        self.docks["compare"].raise_()
+        self.compare.start(self.window.design, request)
+
+    def moment_image(self):
+        """The canvas at the shown simulated time, with legend and caption."""
+        c = self.controller
+        t = c.overlay.frame_time
+        label = c.request.label if c.request is not None else ""
+        caption = moment_caption(t, label) if t is not None else label
+        return render_scene_image(self.window.scene, caption, legend=c.stream is not None)
+
+    def export_moment_dialog(self) -> None:
+        """Ask for a file name and save the shown moment as PNG."""
+        path, _ = QFileDialog.getSaveFileName(self.window, "Export moment", "moment.png",
+                                              "PNG images (*.png)")
+        if path:
+            try:
+                save_png(self.moment_image(), path)
+            except OSError as exc:
+                self.window.statusBar().showMessage(f"Could not write {path}: {exc}", 8000)
+                return
+            self.window.statusBar().showMessage(f"Saved {path}", 5000)
+
+    def export_csv_dialog(self) -> None:
+        """Ask for a file name and write the shown run's metrics as CSV."""
+        stream = self.controller.stream
+        if stream is None or not len(stream):
+            self.window.statusBar().showMessage("No run to export yet", 5000)
+            return
+        path, _ = QFileDialog.getSaveFileName(self.window, "Export metrics", "metrics.csv",
+                                              "CSV files (*.csv)")
+        if path:
+            try:
+                rows = write_metrics_csv(stream, path)
+            except OSError as exc:
+                self.window.statusBar().showMessage(f"Could not write {path}: {exc}", 8000)
+                return
+            self.window.statusBar().showMessage(f"Wrote {rows:,} rows to {path}", 5000)
+
+    # ------------------------------------------------------------------ reactions
+    def _selected_device_ids(self) -> list[str]:
+        items = self.window.scene.selectedItems()
+        return [item.device_id for item in items if hasattr(item, "device_id")]
+
+    def _on_selection(self) -> None:
+        links = [item.link.id for item in self.window.scene.selectedItems()
+                 if isinstance(item, LinkItem)]
+        self.plots.set_selected_links(links)
+
+    def _on_state(self, state: str) -> None:
+        running = state in ("starting", "running")
+        self.scenario.set_running(running or self.compare.running)
+        if state in ("stopped", "failed"):
+            request = self.controller.request
+            self.results.show_run(f"{state.capitalize()}: {request.label if request else ''}",
+                                  None, self.controller.stream)
+            self.plots.refresh(force=True)
+
+    def _on_stream(self, stream) -> None:
+        theme = getattr(self.window.scene, "theme", None)
+        if theme is not None:
+            self.plots.set_colours(theme.canvas, theme.text)
+            self.compare.charts.setBackground(theme.canvas)
+        self.plots.set_stream(stream)
+        self.legend.setVisible(stream is not None)
+
+    def _on_frame(self, index: int, t: float) -> None:
+        c = self.controller
+        self.legend.set_caption(moment_caption(t, c.request.label if c.request else ""))
+        now = time.perf_counter()
+        if not (c.running and c.playing):
+            self.plots.refresh()
+            self.plots.set_cursor(t)
+        elif now - self._last_plot_refresh > PLOT_REFRESH_S:
+            self._last_plot_refresh = now
+            self.plots.refresh_next()
+            self.plots.set_cursor(t)
+
+    def _on_progress(self, now: float, fraction: float, rate: float) -> None:
+        self.window.statusBar().showMessage(
+            f"Simulating: t = {format_time(now)} ({100 * fraction:.0f}%) · "
+            f"{rate * 1e6:.1f} simulated µs per wall second")
+
+    def _on_result(self, result: dict) -> None:
+        c = self.controller
+        self.docks["results"].raise_()
+        label = c.request.label if c.request else ""
+        self.results.show_run(f"Finished: {label}", result, c.stream)
+        self.plots.refresh(force=True)
+        self.window.statusBar().showMessage(
+            f"Finished: {label} · {len(c.stream) if c.stream else 0} frames recorded", 8000)
+
+    def set_factory(self, factory: SourceFactory) -> None:
+        """Build simulations with ``factory`` from now on (tests, benchmarks, other engines)."""
+        self.controller.set_factory(factory)
+        self.compare.factory = factory
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if watched is self.window and event.type() == QEvent.Type.Close:
+            # the window may still refuse to close (unsaved changes): decide once it has
+            QTimer.singleShot(0, self, self._shutdown_if_closed)
+        return False
+
+    def _shutdown_if_closed(self) -> None:
+        if not self.window.isVisible():
+            self.shutdown()
+
+    def shutdown(self) -> None:
+        """Stop every thread and timer (the window is closing)."""
+        self.compare.stop()
+        self.controller.shutdown()
+
+
+def install_simulation_ui(window: QMainWindow, factory: SourceFactory | None = None
+                          ) -> SimulationUi:
+    """Add the simulation docks, toolbar and menu to ``window``; returns the wiring object.
+
+    Called once by MainWindow; calling it again only swaps the simulation factory.
+    """
+    ui = getattr(window, "simulation", None)
+    if isinstance(ui, SimulationUi):
+        if factory is not None:
+            ui.set_factory(factory)
+        return ui
+    ui = SimulationUi(window, factory)
+    window.simulation = ui
+    return ui

@@ -1,0 +1,84 @@
+"""Export a moment: the canvas at simulated time T with the animation state and the legend."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QRectF
+from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtWidgets import QGraphicsScene
+
+from fabricstudio.model import Design
+from fabricstudio.sim.metrics import MetricStream
+from fabricstudio.ui.simview.controls import format_time
+from fabricstudio.ui.simview.overlay import SimOverlay
+from fabricstudio.ui.simview.style import LEGEND_SIZE, paint_legend
+
+
+
+def render_scene_image(scene: QGraphicsScene, caption: str = "", legend: bool = True,
+                       scale: float = 2.0, background: str = "theme") -> QImage:
+    """The design drawn by the designer's exporter (the overlay included, being a scene item),
+    with the simulation legend in a column on the right."""
+    from fabricstudio.ui.export import ExportOptions, render_image
+
+    base = render_image(scene, ExportOptions(scale=scale, background=background, legend=False))
+    if not legend:
+        return base
+    legend_w, legend_h = LEGEND_SIZE
+    width = base.width() + round((legend_w + 20) * scale)
+    height = max(base.height(), round((legend_h + 20) * scale))
+    image = QImage(width, height, QImage.Format.Format_ARGB32_Premultiplied)
+    theme = getattr(scene, "theme", None)
+    dark = bool(theme is not None and theme.dark and background == "theme")
+    image.fill(theme.canvas if dark else QColor("white"))
+    painter = QPainter(image)
+    try:
+        painter.drawImage(0, (height - base.height()) // 2, base)
+        painter.scale(scale, scale)
+        paint_legend(painter, QRectF(base.width() / scale + 10, 10, legend_w, legend_h),
+                     caption, dark=dark)
+    finally:
+        painter.end()
+    return image
+
+
+def moment_caption(t: float, label: str = "") -> str:
+    """Legend caption of a moment, e.g. ``t = 12.00 µs · RoCE + DCQCN``."""
+    return f"t = {format_time(t)}" + (f" · {label}" if label else "")
+
+
+def export_moment(design: Design, stream: MetricStream, t: float, path: str | Path,
+                  label: str = "", scale: float = 2.0) -> QImage:
+    """Render ``design`` at simulated time ``t`` of ``stream`` to a PNG (needs a QApplication)."""
+    from fabricstudio.topology.layout import auto_layout, needs_layout
+    from fabricstudio.ui.canvas.scene import FabricScene
+
+    design = design.copy()
+    if needs_layout(design):
+        design.move_devices(auto_layout(list(design.devices.values())))
+    scene = FabricScene(design)
+    overlay = SimOverlay(scene, design)
+    overlay.bind(stream.links)
+    frame = stream.frame_at(t)
+    overlay.apply_frame(frame)
+    shown = frame.t if frame is not None else t
+    image = render_scene_image(scene, moment_caption(shown, label), scale=scale)
+    save_png(image, path)
+    scene.detach()
+    return image
+
+
+def save_png(image: QImage, path: str | Path) -> None:
+    """Write ``image`` as PNG; OSError with the path when it cannot be written."""
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+
+    from fabricstudio.formats.design_file import atomic_write_bytes
+
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    if not image.save(buffer, "PNG"):
+        raise OSError(f"could not encode the PNG for {path}")
+    buffer.close()
+    atomic_write_bytes(Path(path), bytes(data.data()))

@@ -1,0 +1,204 @@
+"""Run the engine in a separate process that streams frames back (no GIL shared with the UI).
+
+A pure-Python engine in a thread of the GUI process holds the GIL most of the time, and every
+Qt call the UI makes releases and re-acquires it, so painting slows down several-fold.  In a
+child process the engine cannot stall the UI at all.  The child advances in short slices,
+sends the frames recorded since the last slice, and stops between slices when asked; the
+parent QThread appends them to a MetricStream the UI reads exactly like a local one.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import pickle
+import threading
+import time
+from typing import Any
+
+from PySide6.QtCore import QThread, Signal
+
+from fabricstudio.formats import dump_design, parse_design
+from fabricstudio.model import Design
+from fabricstudio.sim.metrics import MetricStream
+from fabricstudio.ui.simview.source import RunRequest, SourceFactory, result_data
+from fabricstudio.ui.simview.worker import _run_source, _Stopped, progress_of
+
+STOP_GRACE_S = 1.0
+
+
+def picklable(factory: SourceFactory) -> bool:
+    """True when ``factory`` can be sent to a child process (module-level callables)."""
+    try:
+        pickle.dumps(factory)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        return False
+    return True
+
+
+def _child_main(factory: SourceFactory, design_text: str, request: RunRequest, conn: Any,
+                stop: Any, send_frames: bool) -> None:
+    """Child process: build the source, run it in slices, stream frames, send the result."""
+    try:
+        source = factory(parse_design(design_text), request)
+        stream = source.stream
+        conn.send(("stream", stream.links, stream.sample_period_s))
+        sent = 0
+        started = time.perf_counter()
+
+        def flush(now: float, _spent: float) -> None:
+            nonlocal sent
+            count = len(stream)
+            frames = [stream.frame(i) for i in range(sent, count)] if send_frames else []
+            sent = count
+            wall = time.perf_counter() - started
+            conn.send(("frames", frames, now, progress_of(source), now / wall if wall else 0.0))
+
+        _run_source(source, stop, flush)
+        flush(source.now, 0.0)
+        conn.send(("result", result_data(source.result())))
+    except _Stopped:
+        conn.send(("stopped",))
+    except Exception as exc:  # noqa: BLE001 - reported to the user by the parent
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        conn.close()
+
+
+class ChildRun:
+    """One simulation in a spawned child process, its messages handed to a callback."""
+
+    def __init__(self, factory: SourceFactory, design_text: str, request: RunRequest,
+                 send_frames: bool = True) -> None:
+        self._args = (factory, design_text, request)
+        self._send_frames = send_frames
+        self.process: Any = None
+
+    def run(self, handle: Any, stop: threading.Event) -> str:
+        """Start the child and pass each message to ``handle`` until it returns True
+        ("done"), ``stop`` is set ("stopped") or the child dies ("died").  The child is
+        always reaped before this returns."""
+        ctx = multiprocessing.get_context("spawn")
+        receiver, sender = ctx.Pipe(duplex=False)
+        child_stop = ctx.Event()
+        self.process = ctx.Process(target=_child_main, daemon=True,
+                                   name="fabricstudio-simulation",
+                                   args=(*self._args, sender, child_stop, self._send_frames))
+        self.process.start()
+        sender.close()
+        try:
+            return self._receive(receiver, handle, stop)
+        finally:
+            child_stop.set()
+            self._drain_until_exit(receiver)
+            receiver.close()
+
+    def _receive(self, receiver: Any, handle: Any, stop: threading.Event) -> str:
+        while True:
+            if stop.is_set():
+                return "stopped"
+            if not receiver.poll(0.02):
+                if not self.process.is_alive() and not receiver.poll(0):
+                    return "died"
+                continue
+            try:
+                message = receiver.recv()
+            except (EOFError, OSError):
+                return "died"
+            if handle(message):
+                return "done"
+
+    def _drain_until_exit(self, receiver: Any) -> None:
+        """Let the child end between slices (reading what it still sends so it never blocks
+        on a full pipe); terminate it after STOP_GRACE_S."""
+        deadline = time.perf_counter() + STOP_GRACE_S
+        while self.process.is_alive() and time.perf_counter() < deadline:
+            try:
+                if receiver.poll(0.01):
+                    receiver.recv()
+            except (EOFError, OSError):
+                break
+        self.process.join(0.05)
+        if self.process.is_alive():
+            self.process.terminate()
+        self.process.join()
+
+
+class ProcessRunWorker(QThread):
+    """Same signals as RunWorker; the simulation runs in a spawned child process."""
+
+    stream_ready = Signal(object)
+    progressed = Signal(float, float, float)
+    completed = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, factory: SourceFactory, design: Design, request: RunRequest,
+                 parent: Any = None) -> None:
+        super().__init__(parent)
+        self._child = ChildRun(factory, dump_design(design), request)
+        self._stop = threading.Event()
+        self.stream: MetricStream | None = None
+        self.stopped = False
+
+    @property
+    def process(self) -> Any:
+        """The child process (None before the run starts)."""
+        return self._child.process
+
+    def request_stop(self) -> None:
+        """End the run at once (the child stops between slices or is terminated)."""
+        self._stop.set()
+
+    def run(self) -> None:  # noqa: D102 - QThread override
+        outcome = self._child.run(self._handle, self._stop)
+        if outcome == "died":
+            self.failed.emit("the simulation process ended unexpectedly")
+        elif outcome == "stopped":
+            self.stopped = True
+
+    def _handle(self, message: tuple) -> bool:
+        """Apply one message from the child; True when the run is over."""
+        kind = message[0]
+        if kind == "stream":
+            self.stream = MetricStream(message[1], message[2])
+            self.stream_ready.emit(self.stream)
+        elif kind == "frames":
+            _, frames, now, fraction, rate = message
+            for frame in frames:
+                self.stream.append(frame)
+            self.progressed.emit(now, fraction, rate)
+        elif kind == "result":
+            self.stream.finished = True
+            self.completed.emit(message[1])
+            return True
+        elif kind == "error":
+            self.failed.emit(message[1])
+            return True
+        else:  # "stopped"
+            self.stopped = True
+            return True
+        return False
+
+
+def run_variant_in_child(factory: SourceFactory, design_text: str, request: RunRequest,
+                         stop: threading.Event) -> tuple[str, Any, MetricStream | None]:
+    """Run one comparison variant headless in a child: (outcome, result or error, stream)."""
+    box: dict[str, Any] = {}
+
+    def handle(message: tuple) -> bool:
+        kind = message[0]
+        if kind == "stream":
+            box["stream"] = MetricStream(message[1], message[2])
+            return False
+        if kind == "frames":
+            return False
+        box[kind] = message[1] if len(message) > 1 else None
+        return True
+
+    outcome = ChildRun(factory, design_text, request, send_frames=False).run(handle, stop)
+    if "error" in box:
+        return "error", box["error"], None
+    if outcome == "died":
+        return "error", "the simulation process ended unexpectedly", None
+    if "result" in box:
+        return "done", box["result"], box.get("stream")
+    return "stopped", None, None

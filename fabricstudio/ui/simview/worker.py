@@ -1,0 +1,156 @@
+"""Run the engine off the UI thread: a QThread advancing the simulation in short slices.
+
+Slices are sized from the measured wall time of the previous one (target ~20 ms), so Stop
+takes effect within one slice and the GIL is handed back to the UI thread often.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from PySide6.QtCore import QThread, Signal
+
+from fabricstudio.model import Design
+from fabricstudio.ui.simview.source import (
+    COMPARE_VARIANTS,
+    RunRequest,
+    SimulationSource,
+    SourceFactory,
+    result_data,
+)
+
+SLICE_TARGET_S = 0.02
+
+
+class _Stopped(Exception):
+    """Raised inside the worker when Stop was requested."""
+
+
+def is_finished(source: SimulationSource) -> bool:
+    """True when the source has nothing left to run."""
+    finished = getattr(source, "finished", None)
+    return bool(finished) if finished is not None else source.now >= source.until_s
+
+
+def progress_of(source: SimulationSource) -> float:
+    """Fraction of the run done (0..1)."""
+    progress = getattr(source, "progress", None)
+    if progress is not None:
+        return float(progress)
+    return min(1.0, source.now / source.until_s) if source.until_s else 0.0
+
+
+def _run_source(source: SimulationSource, stop: threading.Event,
+                on_slice: Any = None) -> None:
+    """Advance ``source`` to its end in adaptive slices; raise _Stopped on request."""
+    step = max(source.stream.sample_period_s, source.until_s / 2000.0)
+    while not is_finished(source):
+        if stop.is_set():
+            raise _Stopped
+        target = min(source.until_s, source.now + step)
+        started = time.perf_counter()
+        source.advance(target)
+        spent = time.perf_counter() - started
+        if spent > 0:
+            step *= min(4.0, max(0.25, SLICE_TARGET_S / spent))
+        if on_slice is not None:
+            on_slice(source.now, spent)
+        time.sleep(0)  # let the UI thread take the GIL between slices
+
+
+class RunWorker(QThread):
+    """Builds the simulation of a frozen design copy and runs it to its horizon."""
+
+    stream_ready = Signal(object)  # MetricStream
+    progressed = Signal(float, float, float)  # simulated now, fraction done, sim-s per wall-s
+    completed = Signal(object)  # result data (dict)
+    failed = Signal(str)
+
+    def __init__(self, factory: SourceFactory, design: Design, request: RunRequest,
+                 parent: Any = None) -> None:
+        super().__init__(parent)
+        self._factory = factory
+        self._design = design
+        self._request = request
+        self._stop = threading.Event()
+        self.source: SimulationSource | None = None
+        self.stopped = False
+
+    def request_stop(self) -> None:
+        """Ask the run to end after the current slice."""
+        self._stop.set()
+
+    def run(self) -> None:  # noqa: D102 - QThread override
+        try:
+            self.source = self._factory(self._design, self._request)
+            self.stream_ready.emit(self.source.stream)
+            started = time.perf_counter()
+            sim_started = self.source.now
+
+            def report(now: float, _spent: float) -> None:
+                wall = time.perf_counter() - started
+                rate = (now - sim_started) / wall if wall > 0 else 0.0
+                self.progressed.emit(now, progress_of(self.source), rate)
+
+            _run_source(self.source, self._stop, report)
+            self.source.stream.finished = True
+            self.completed.emit(result_data(self.source.result()))
+        except _Stopped:
+            self.stopped = True
+        except Exception as exc:  # noqa: BLE001 - any engine failure is shown to the user
+            self.failed.emit(f"{type(exc).__name__}: {exc}")
+
+
+class CompareWorker(QThread):
+    """Runs the same design and workload on each fabric of COMPARE_VARIANTS, headless."""
+
+    variant_done = Signal(str, object, object)  # label, result data, stream
+    variant_started = Signal(str)
+    failed = Signal(str)
+
+    def __init__(self, factory: SourceFactory, design: Design, request: RunRequest,
+                 parent: Any = None, use_process: bool = False) -> None:
+        super().__init__(parent)
+        self._factory = factory
+        self._design = design
+        self._request = request
+        self._stop = threading.Event()
+        self._use_process = use_process
+
+    def request_stop(self) -> None:
+        """Stop after the current slice."""
+        self._stop.set()
+
+    def _run_variant(self, request: RunRequest) -> tuple[Any, Any]:
+        """(result data, stream) of one variant; raises _Stopped or RuntimeError."""
+        if self._use_process:
+            from fabricstudio.formats import dump_design
+            from fabricstudio.ui.simview.process_worker import run_variant_in_child
+
+            outcome, result, stream = run_variant_in_child(
+                self._factory, dump_design(self._design), request, self._stop)
+            if outcome == "stopped":
+                raise _Stopped
+            if outcome == "error":
+                raise RuntimeError(result)
+            return result, stream
+        source = self._factory(self._design, request)
+        _run_source(source, self._stop)
+        source.stream.finished = True
+        return result_data(source.result()), source.stream
+
+    def run(self) -> None:  # noqa: D102 - QThread override
+        try:
+            for label, technology, dcqcn in COMPARE_VARIANTS:
+                self.variant_started.emit(label)
+                request = self._request.with_changes(technology=technology, dcqcn=dcqcn)
+                result, stream = self._run_variant(request)
+                self.variant_done.emit(label, result, stream)
+        except _Stopped:
+            return
+        except RuntimeError as exc:  # an engine error reported by the child
+            self.failed.emit(str(exc))
+        except Exception as exc:  # noqa: BLE001 - shown to the user
+            self.failed.emit(f"{type(exc).__name__}: {exc}")

@@ -1,0 +1,88 @@
+"""A scripted SimulationSource for UI tests: frames come from a function, not an engine."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from fabricstudio.model import Design
+from fabricstudio.sim.metrics import DirectedLink, Frame, MetricStream, empty_link_arrays
+from fabricstudio.ui.simview.source import RunRequest
+
+PERIOD = 1e-6
+
+
+def directed_links(design: Design) -> tuple[DirectedLink, ...]:
+    """Both directions of every cable, in design order."""
+    out = []
+    for link in design.links.values():
+        for src, sp, dst, dp in ((link.a, link.a_port, link.b, link.b_port),
+                                 (link.b, link.b_port, link.a, link.a_port)):
+            out.append(DirectedLink(len(out), link.id, src, sp, dst, dp, link.speed_gbps))
+    return tuple(out)
+
+
+def ramp(index: int, links: tuple[DirectedLink, ...]) -> dict[str, np.ndarray]:
+    """Default script: utilisation grows with the frame; every other frame pauses link 0."""
+    arrays = empty_link_arrays(len(links))
+    arrays["utilisation"][:] = min(1.0, 0.1 * (index + 1))
+    arrays["queue_bytes"][:] = 1000.0 * index
+    if index % 2:
+        arrays["paused"][0] = 0.5
+        arrays["pauses_sent"][0] = 1
+    return arrays
+
+
+class SyntheticSource:
+    """Produces one frame per PERIOD from ``script(frame_index, links)``."""
+
+    def __init__(self, design: Design, request: RunRequest,
+                 script: Callable = ramp, wall_per_frame_s: float = 0.0) -> None:
+        self.design_revision = design.revision
+        self.request = request
+        self.until_s = request.until_s if request.until_s is not None else 20 * PERIOD
+        self.stream = MetricStream(directed_links(design), PERIOD)
+        self._script = script
+        self._wall = wall_per_frame_s
+        self._now = 0.0
+
+    @property
+    def now(self) -> float:
+        return self._now
+
+    def advance(self, until_s: float) -> None:
+        while self._now + PERIOD <= min(until_s, self.until_s) + 1e-15:
+            i = len(self.stream)
+            self._now = (i + 1) * PERIOD
+            self.stream.append(Frame(self._now, self._script(i, self.stream.links),
+                                     {"rate_gbps": np.array([1.0 * i], dtype=np.float32),
+                                      "delivered_bytes": np.array([1e3 * i])}, (0,)))
+            if self._wall:
+                time.sleep(self._wall)
+        self._now = max(self._now, min(until_s, self.until_s))
+
+    def result(self) -> dict:
+        tech = self.request.technology.value
+        drops = {"ethernet": 7}.get(tech, 0)
+        return {"completion_time_s": self._now, "technology": tech,
+                "collective": {"algbw_gbps": 10.0, "busbw_gbps": 15.0},
+                "totals": {"dropped_packets": drops, "retransmitted_bytes": drops * 4096,
+                           "pauses": 3, "ecn_marks": 2},
+                "training": {"gpu_utilisation": 0.9 if tech != "ethernet" else 0.5}}
+
+
+def factory(script: Callable = ramp, wall_per_frame_s: float = 0.0) -> Callable:
+    """A SourceFactory building SyntheticSources."""
+    return lambda design, request: SyntheticSource(design, request, script, wall_per_frame_s)
+
+
+def slow_source(design: Design, request: RunRequest) -> SyntheticSource:
+    """A picklable factory (runs in a child process): 2 ms of wall time per frame."""
+    return SyntheticSource(design, request, ramp, 0.002)
+
+
+def fast_source(design: Design, request: RunRequest) -> SyntheticSource:
+    """A picklable factory producing its frames at once."""
+    return SyntheticSource(design, request)

@@ -1,0 +1,72 @@
+"""The overlay colours exactly the links a frame says are busy and pauses where it says."""
+
+import numpy as np
+import pytest
+
+from fabricstudio.formats import load_design
+from fabricstudio.sim.metrics import Frame, empty_link_arrays
+from fabricstudio.ui.main_window import MainWindow
+from fabricstudio.ui.simview import style
+from fabricstudio.ui.simview.overlay import SimOverlay
+from tests.ui.simview.synthetic import directed_links
+
+
+def _window(qtbot, examples_dir):
+    design = load_design(examples_dir / "two-servers-one-leaf.json")
+    window = MainWindow(design)
+    qtbot.addWidget(window)
+    return window, design
+
+
+def test_frame_colours_only_busy_links_and_pauses_where_told(qtbot, examples_dir):
+    window, design = _window(qtbot, examples_dir)
+    overlay = SimOverlay(window.scene, design)
+    links = directed_links(design)
+    overlay.bind(links)
+    arrays = empty_link_arrays(len(links))
+    arrays["utilisation"][1] = 0.93
+    arrays["utilisation"][2] = 0.12
+    arrays["paused"][2] = 0.4
+    assert overlay.apply_frame(Frame(1e-6, arrays))
+    assert overlay.busy_links() == [links[1], links[2]]
+    assert overlay.colour_of(1) == style.RAMP[18]
+    assert overlay.colour_of(2) == style.RAMP[2]
+    assert all(overlay.colour_of(i) is None for i in range(len(links)) if i not in (1, 2))
+    assert overlay.paused_ends() == [(links[2].src, links[2].src_port)]
+    assert not overlay.apply_frame(Frame(2e-6, {k: v.copy() for k, v in arrays.items()}))
+
+
+def test_busy_link_pixels_change_and_tooltip_gives_numbers(qtbot, examples_dir):
+    window, design = _window(qtbot, examples_dir)
+    overlay = SimOverlay(window.scene, design)
+    links = directed_links(design)
+    overlay.bind(links)
+    arrays = empty_link_arrays(len(links))
+    arrays["utilisation"][0] = 1.0
+    overlay.apply_frame(Frame(1e-6, arrays))
+    line = window.scene.link_items[links[0].link_id].line()
+    mid = (line.p1() + line.p2()) / 2
+    index = overlay.nearest_link(mid, tolerance=10)
+    assert index in (0, 1)
+    assert "utilisation" in overlay.describe(0) and "100.0%" in overlay.describe(0)
+    assert np.isfinite(overlay.boundingRect().width())
+
+
+def test_playback_merges_frames_between_ticks_so_no_pause_is_missed(qtbot, examples_dir):
+    from fabricstudio.sim.metrics import MetricStream
+    from fabricstudio.ui.simview.controller import window_frame
+
+    design = load_design(examples_dir / "two-servers-one-leaf.json")
+    links = directed_links(design)
+    stream = MetricStream(links, 1e-6)
+    for i in range(4):
+        arrays = empty_link_arrays(len(links))
+        arrays["utilisation"][0] = 1.0 if i % 2 else 0.0
+        arrays["pauses_sent"][1] = 1 if i == 1 else 0
+        stream.append(Frame((i + 1) * 1e-6, arrays))
+    merged = window_frame(stream, 1, 3)
+    assert merged.t == stream.times[3]
+    assert merged.links["utilisation"][0] == pytest.approx(2 / 3)
+    assert merged.links["pauses_sent"][1] == 1
+    exact = window_frame(stream, 2, 2)
+    assert exact.links["utilisation"][0] == 0.0 and exact.links["pauses_sent"][1] == 0

@@ -1,0 +1,123 @@
+"""Screenshots of the live simulation view for the README and the user guide.
+
+    python tools/screenshots_simulation.py [--out docs/screenshots]
+
+Writes, from real engine runs (no canned data):
+  sim-run-in-progress.png  a 128-GPU rail-optimised RoCE fabric during a ring all-reduce
+  sim-pfc-pause.png        16:1 incast on RoCE without DCQCN, at the first PFC PAUSE wave
+  sim-compare.png          the same incast on InfiniBand / RoCE + DCQCN / RoCE PFC / Ethernet
+  sim-moment.png           the headless moment export of the incast (as the CLI writes it)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def _wait(app, until, timeout_s: float) -> bool:
+    deadline = time.perf_counter() + timeout_s
+    while time.perf_counter() < deadline:
+        app.processEvents()
+        if until():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+from PySide6.QtCore import Qt  # noqa: E402
+
+
+def _window(design, size=(1600, 1000)):
+    from fabricstudio.ui.main_window import MainWindow
+
+    window = MainWindow(design)
+    window.resize(*size)
+    window.show()
+    return window
+
+
+def _design(gpus: int):
+    from fabricstudio.model import Technology
+    from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
+
+    spec = RailOptimizedSpec(gpus=gpus, gpus_per_server=8, nics_per_server=8,
+                             technology=Technology.ROCE)
+    return build_fabric(spec).to_design()
+
+
+def run_in_progress(app, out: Path) -> None:
+    """A big all-reduce caught while it runs (progress bar part-way, links busy)."""
+    window = _window(_design(128))
+    sim = window.simulation
+    _wait(app, lambda: False, 1.0)
+    sim.scenario.size_mib.setValue(256)
+    sim.scenario.run_button.click()
+    ok = _wait(app, lambda: sim.controls.progress_bar.value() >= 350
+               or sim.controller.state == "finished", 300)
+    window.grab().save(str(out / "sim-run-in-progress.png"))
+    state = sim.controller.state
+    sim.shutdown()
+    window.close()
+    print(f"sim-run-in-progress.png ({'captured at ' + state if ok else 'timed out'})")
+
+
+def incast_pause(app, out: Path) -> None:
+    """Incast on RoCE with PFC only: jump to the first PAUSE and a little later."""
+    window = _window(_design(64))
+    sim = window.simulation
+    _wait(app, lambda: False, 1.0)
+    sim.scenario.workload.setCurrentIndex(sim.scenario.workload.findData("incast"))
+    sim.scenario.dcqcn.setChecked(False)
+    sim.scenario.size_mib.setValue(32)  # 7 x 32 MiB: more than the leaf's 64 MB buffer
+    sim.scenario.run_button.click()
+    _wait(app, lambda: sim.controller.state in ("finished", "failed"), 300)
+    if sim.controller.jump("first_pause"):
+        sim.controller.step(12)
+    _wait(app, lambda: False, 0.5)
+    window.grab().save(str(out / "sim-pfc-pause.png"))
+    sim.docks["compare"].raise_()
+    sim.scenario.compare_button.click()
+    _wait(app, lambda: not sim.compare.running, 600)
+    window.resizeDocks([sim.docks["compare"]], [420], Qt.Orientation.Vertical)
+    _wait(app, lambda: False, 0.5)
+    window.grab().save(str(out / "sim-compare.png"))
+    sim.shutdown()
+    window.close()
+    print("sim-pfc-pause.png, sim-compare.png")
+
+
+def moment(out: Path) -> None:
+    """The headless moment export, exactly as ``fabricstudio export`` writes it."""
+    from fabricstudio.cli import main as cli
+
+    scenarios = ROOT / "examples" / "scenarios"
+    cli(["export", str(scenarios / "incast.design.json"), "--scenario",
+         str(scenarios / "v2-incast-roce-pfc.scenario.json"), "--at", "200e-6",
+         "--png", str(out / "sim-moment.png")])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
+    args = parser.parse_args()
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from fabricstudio.ui.app import ensure_app
+
+    app = ensure_app()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    run_in_progress(app, out)
+    incast_pause(app, out)
+    moment(out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
