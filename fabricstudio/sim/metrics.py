@@ -160,6 +160,20 @@ class MetricStream:
         column = self._columns[name][: self._count]
         return column[:, link_index].copy() if link_index is not None else column.copy()
 
+    def link_rows(self, name: str, start: int, stop: int | None = None) -> np.ndarray:
+        """Rows ``start..stop`` (frames, links) of a per-link field: lets readers that keep
+        running aggregates read only the frames they have not seen."""
+        stop = self._count if stop is None else min(stop, self._count)
+        return self._columns[name][start:stop].copy()
+
+    def flow_frame(self, index: int) -> tuple[float, tuple[int, ...], dict[str, np.ndarray]]:
+        """(time, flow ids, per-flow arrays) of frame ``index`` without copying link columns."""
+        with self._lock:
+            if not 0 <= index < self._count:
+                raise IndexError(f"frame {index} of {self._count}")
+            flow_ids, flows = self._flows[index]
+            return float(self._times[index]), flow_ids, flows
+
     def flow_series(self, name: str, flow_id: int) -> tuple[np.ndarray, np.ndarray]:
         """(times, values) of a per-flow field over the frames in which the flow existed."""
         times, values = [], []

@@ -1,8 +1,11 @@
 """pyqtgraph charts of a run that follow the scrubber.
 
 Link utilisation and queue depth of the selected links (the busiest when none is selected),
-PFC pauses / ECN marks / drops per second over the fabric, and per-flow throughput.  Each
-refresh calls ``setData`` once per curve; curves clip to view and peak-downsample.
+PFC pauses / ECN marks / drops per second over the fabric, and per-flow throughput (fastest,
+mean and slowest flow of each frame).  Every reader is incremental: a refresh reads only the
+frames recorded since the last one (running link means, appended flow statistics), so its cost
+does not grow with the run's length or its flow count; then ``setData`` once per curve, with
+clip-to-view and peak downsampling.
 """
 
 from __future__ import annotations
@@ -17,7 +20,9 @@ from fabricstudio.sim.metrics import MetricStream
 MAX_LINK_CURVES = 6
 PLOT_KEYS = ("util", "queue", "events", "flows")
 PLOT_BACKGROUND = "#16181D"  # the dark canvas colour, so charts sit well beside it
-MAX_FLOW_CURVES = 6
+#: The flow chart's curves: name -> (legend, colour).
+FLOW_CURVES = {"max": ("fastest flow", "#56B4E9"), "mean": ("mean flow", "#009E73"),
+               "min": ("slowest flow", "#D55E00")}
 _PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
 
 
@@ -75,19 +80,17 @@ class MetricsPlots(QWidget):
         self._shown_count = -1
         self._link_curves = {key: [_curve(self.plots[key], f"link {k}", _PALETTE[k])
                                    for k in range(MAX_LINK_CURVES)] for key in ("util", "queue")}
-        self._flow_curves = [_curve(self.plots["flows"], f"flow {k}", _PALETTE[k])
-                             for k in range(MAX_FLOW_CURVES)]
-        for curve in (*self._link_curves["util"], *self._link_curves["queue"],
-                      *self._flow_curves):
-            _show_curve(curve, False)
+        self.flow_curves = {name: _curve(self.plots["flows"], label, colour)
+                            for name, (label, colour) in FLOW_CURVES.items()}
+        for curves in self._link_curves.values():
+            for curve in curves:
+                _show_curve(curve, False)
         self.shown_links: list[int] = []
-        self._flow_cursor = 0
-        self._flow_ids = []
-        self._flow_data = {}
+        self.flow_stats = FlowStats()
+        self.link_means = RunningMean()
+        self.event_totals = {name: RowTotals() for name in self.events}
         self._next = 0
         self._colours = ("", "")
-        self._ids_seen = ()
-        self._ids_positions = []
 
     def set_colours(self, background: QColor, text: QColor) -> None:
         """Follow the canvas theme (no-op if unchanged)."""
@@ -107,11 +110,9 @@ class MetricsPlots(QWidget):
         """Chart another run (None clears)."""
         self.stream = stream
         self._shown_count = -1
-        self._flow_cursor = 0
-        self._flow_ids: list[int] = []
-        self._flow_data: dict[int, tuple[list, list]] = {}
-        self._ids_seen: tuple[int, ...] = ()
-        self._ids_positions: list[tuple[int, int]] = []
+        self.flow_stats = FlowStats()
+        self.link_means = RunningMean()
+        self.event_totals = {name: RowTotals() for name in self.events}
         self.refresh(force=True)
 
     def set_selected_links(self, link_ids) -> None:
@@ -128,19 +129,28 @@ class MetricsPlots(QWidget):
             if cursor.value() != x:
                 cursor.setValue(x)
 
+    def showEvent(self, event) -> None:  # noqa: N802
+        """Charts are not refreshed while hidden (closed or tabbed-away dock): catch up now."""
+        super().showEvent(event)
+        self.refresh(force=True)
+
     def refresh(self, force: bool = False) -> None:
-        """Re-read the stream into every chart if it grew (one setData per curve)."""
+        """Re-read the stream into every chart if it grew (one setData per curve); nothing
+        while the charts are hidden."""
+        if not self.isVisible():
+            self._shown_count = -1
+            return
         stream = self.stream
         count = len(stream) if stream is not None else 0
         if count == self._shown_count and not force:
             return
         self._shown_count = count
         if not count:
-            for curves in (*self._link_curves.values(), self._flow_curves):
+            for curves in self._link_curves.values():
                 for curve in curves:
                     _show_curve(curve, False)
             self.shown_links = []
-            for curve in self.events.values():
+            for curve in (*self.events.values(), *self.flow_curves.values()):
                 curve.setData([], [])
             return
         for key in PLOT_KEYS:
@@ -150,7 +160,7 @@ class MetricsPlots(QWidget):
     def refresh_next(self) -> None:
         """Refresh one chart (round robin): spreads the cost of a live run over ticks."""
         stream = self.stream
-        if stream is None or not len(stream):
+        if stream is None or not len(stream) or not self.isVisible():
             return
         self._shown_count = -1  # a full refresh() catches up later
         self._refresh_plot(PLOT_KEYS[self._next])
@@ -167,16 +177,18 @@ class MetricsPlots(QWidget):
         elif key == "events":
             scale = 1e-6 / stream.sample_period_s
             for name, curve in self.events.items():
-                series = stream.link_series(name)[: len(x)].sum(axis=1) * scale
+                series = self.event_totals[name].update(stream, name) * scale
                 curve.setData(x[: len(series)], series)
         else:
-            self._refresh_flows(stream, times)
+            self.flow_stats.update(stream)
+            for name, curve in self.flow_curves.items():
+                curve.setData(*self.flow_stats.series(name))
 
     def _chosen_links(self, stream: MetricStream) -> list[int]:
         if self.selected_links:
             wanted = set(self.selected_links)
             return [d.index for d in stream.links if d.link_id in wanted][:MAX_LINK_CURVES]
-        mean = stream.link_series("utilisation").mean(axis=0)
+        mean = self.link_means.update(stream, "utilisation")
         order = np.argsort(-mean, kind="stable")
         return [int(i) for i in order[: min(4, len(order))] if mean[i] > 0]
 
@@ -187,13 +199,10 @@ class MetricsPlots(QWidget):
                 self.shown_links = chosen
                 self._relabel_links(stream)
         chosen = self.shown_links
-        if key == "util":
-            values = 100.0 * stream.link_series("utilisation")[: len(x)]
-        else:
-            values = stream.link_series("queue_bytes")[: len(x)] / 1024.0
-        n = min(len(x), len(values))
+        name, scale = ("utilisation", 100.0) if key == "util" else ("queue_bytes", 1 / 1024)
         for curve, i in zip(self._link_curves[key], chosen):
-            curve.setData(x[:n], values[:n, i])
+            values = stream.link_series(name, i)[: len(x)] * scale
+            curve.setData(x[: len(values)], values)
 
     def _relabel_links(self, stream: MetricStream) -> None:
         for key, curves in self._link_curves.items():
@@ -203,36 +212,77 @@ class MetricsPlots(QWidget):
                     _rename(self.plots[key], curve, f"{d.src}→{d.dst}")
                 _show_curve(curve, k < len(self.shown_links))
 
-    def _positions(self, ids: tuple[int, ...]) -> list[tuple[int, int]]:
-        """(flow id, index in ``ids``) of the charted flows; recomputed only when the set of
-        flows changes (frames of big collectives hold ~10^4 flows)."""
-        if ids != self._ids_seen:
-            index = {fid: k for k, fid in enumerate(ids)}
-            self._ids_seen = ids
-            self._ids_positions = [(fid, index[fid]) for fid in self._flow_ids if fid in index]
-        return self._ids_positions
 
-    def _refresh_flows(self, stream: MetricStream, times: np.ndarray) -> None:
-        """Per-flow rates, read incrementally (only frames not seen before)."""
-        count = len(times)
-        if self._flow_cursor == 0 and count:
-            first_ids = stream.frame(count - 1).flow_ids
-            self._flow_ids = list(first_ids[:MAX_FLOW_CURVES])
-            self._flow_data = {fid: ([], []) for fid in self._flow_ids}
-        for i in range(self._flow_cursor, count):
-            frame = stream.frame(i)
-            for fid, k in self._positions(frame.flow_ids):
-                ts, vs = self._flow_data[fid]
-                ts.append(frame.t * 1e6)
-                vs.append(float(frame.flows["rate_gbps"][k]))
-        self._flow_cursor = count
-        for k, curve in enumerate(self._flow_curves):
-            shown = k < len(self._flow_ids)
-            if shown:
-                fid = self._flow_ids[k]
-                _rename(self.plots["flows"], curve, f"flow {fid}")
-                curve.setData(*self._flow_data[fid])
-            _show_curve(curve, shown)
+class RunningMean:
+    """Per-link mean of a field over a growing stream, updated from the new rows only."""
+
+    def __init__(self) -> None:
+        self.rows_read = 0
+        self._sum: np.ndarray | None = None
+
+    def update(self, stream: MetricStream, name: str) -> np.ndarray:
+        """The mean over every frame so far (reads frames not seen before)."""
+        rows = stream.link_rows(name, self.rows_read)
+        if self._sum is None:
+            self._sum = np.zeros(len(stream.links), dtype=np.float64)
+        self._sum += rows.sum(axis=0, dtype=np.float64)
+        self.rows_read += len(rows)
+        return self._sum / max(1, self.rows_read)
+
+
+class RowTotals:
+    """Per-frame total of a field over all links, appended from the new rows only."""
+
+    def __init__(self) -> None:
+        self.rows_read = 0
+        self._totals = np.zeros(0)
+
+    def update(self, stream: MetricStream, name: str) -> np.ndarray:
+        """Totals of every frame so far (a view)."""
+        rows = stream.link_rows(name, self.rows_read)
+        if len(rows):
+            self._totals = np.concatenate([self._totals, rows.sum(axis=1, dtype=np.float64)])
+            self.rows_read += len(rows)
+        return self._totals
+
+
+class FlowStats:
+    """Fastest, mean and slowest flow rate of each frame, appended as frames arrive.
+
+    A frame of a big collective lists ~10^4 flows; each new frame costs one vectorised pass
+    over its rate array and nothing is re-read, so a refresh costs O(new frames) whatever the
+    history.  ``frames_read`` counts the frames consumed (tests check it never re-reads).
+    """
+
+    def __init__(self) -> None:
+        self.frames_read = 0
+        self._t = np.zeros(256)
+        self._values = {name: np.zeros(256) for name in FLOW_CURVES}
+        self._count = 0
+
+    def update(self, stream: MetricStream) -> None:
+        """Append the statistics of the frames recorded since the last update."""
+        for index in range(self.frames_read, len(stream)):
+            t, _, flows = stream.flow_frame(index)
+            self.frames_read = index + 1
+            rates = flows.get("rate_gbps")
+            if rates is None or not len(rates):
+                continue
+            self._append(t * 1e6, (float(np.max(rates)), float(np.mean(rates)),
+                                   float(np.min(rates))))
+
+    def _append(self, x: float, values: tuple[float, float, float]) -> None:
+        if self._count == len(self._t):
+            self._t = np.resize(self._t, 2 * self._count)
+            self._values = {k: np.resize(v, 2 * self._count) for k, v in self._values.items()}
+        self._t[self._count] = x
+        for name, value in zip(FLOW_CURVES, values):
+            self._values[name][self._count] = value
+        self._count += 1
+
+    def series(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        """(µs, Gb/s) of curve ``name`` ("max", "mean" or "min") so far (views, no copies)."""
+        return self._t[: self._count], self._values[name][: self._count]
 
 
 def _show_curve(curve: pg.PlotDataItem, visible: bool) -> None:
