@@ -1,12 +1,21 @@
-"""The scenario panel: technology, workload and its parameters, ranks, engine options, Run/Stop."""
+"""The scenario panel: technology, workload and its parameters, ranks, engine options, Run/Stop.
+
+The workload is either built from the panel's fields (one workload) or comes from a scenario
+file opened with "Open scenario…" (any mix of workloads and flows, e.g. a training step whose
+all-reduce meets another job's incast).  A loaded scenario is what Run and Compare use until
+the user edits a workload field.
+"""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
+    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -17,8 +26,9 @@ from PySide6.QtWidgets import (
 )
 
 from fabricstudio.model import Design, DeviceKind, Technology
+from fabricstudio.sim.scenario import Scenario, ScenarioError, dump_scenario, load_scenario
 from fabricstudio.ui.simview.qt_safe import connect_safely
-from fabricstudio.ui.simview.source import ROUTINGS, WORKLOADS, RunRequest
+from fabricstudio.ui.simview.source import ROUTINGS, WORKLOADS, RunRequest, describe_workloads
 
 _TECH_CHOICES = (("InfiniBand", Technology.INFINIBAND), ("RoCE", Technology.ROCE),
                  ("Lossy Ethernet", Technology.ETHERNET))
@@ -75,6 +85,18 @@ class ScenarioPanel(QWidget):
         self.compare_button = QPushButton("Compare fabrics")
         self.compare_button.setToolTip("Run this workload on InfiniBand, RoCE + DCQCN, "
                                        "RoCE PFC-only and lossy Ethernet")
+        self.open_button = QPushButton("Open scenario…")
+        self.open_button.setToolTip("Run and compare the workloads of a scenario file "
+                                    "(e.g. a training step plus another job's incast)")
+        self.open_button.clicked.connect(self.open_scenario_dialog)
+        self.scenario_info = QLabel()
+        self.scenario_info.setWordWrap(True)
+        self.scenario_info.setObjectName("scenarioInfo")
+        self.use_fields_button = QPushButton("Use the fields below instead")
+        self.use_fields_button.clicked.connect(self.clear_scenario)
+        #: The opened scenario file: (path, scenario) or None (the fields build the workload).
+        self.loaded: tuple[Path, Scenario] | None = None
+        self._last_dir = ""
         self.error = QLabel()
         self.error.setWordWrap(True)
         self.error.setStyleSheet("color: #B00020")
@@ -84,7 +106,11 @@ class ScenarioPanel(QWidget):
         self.run_button.clicked.connect(self._on_run)
         self.stop_button.clicked.connect(self.stop_requested)
         self.compare_button.clicked.connect(self._on_compare)
+        for signal in (self.workload.currentIndexChanged, self.size_mib.valueChanged,
+                       self.compute_ms.valueChanged, self.ranks.currentIndexChanged):
+            signal.connect(self.clear_scenario)
         self._sync_enabled()
+        self._show_scenario()
         connect_safely(design.fabric_changed, self, "follow_design")
 
     def _layout(self) -> None:
@@ -104,6 +130,9 @@ class ScenarioPanel(QWidget):
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.stop_button)
         outer = QVBoxLayout(self)
+        outer.addWidget(self.open_button)
+        outer.addWidget(self.scenario_info)
+        outer.addWidget(self.use_fields_button)
         outer.addLayout(form)
         outer.addLayout(buttons)
         outer.addWidget(self.compare_button)
@@ -124,6 +153,67 @@ class ScenarioPanel(QWidget):
         if fabric.dcqcn.enabled != self.dcqcn.isChecked():
             self.dcqcn.setChecked(fabric.dcqcn.enabled)
 
+    # ------------------------------------------------------------------ scenario files
+    def open_scenario_dialog(self) -> None:
+        """Ask for a scenario file and load it."""
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open scenario", self._last_dir,
+            "FabricStudio scenarios (*.scenario.json *.json);;All files (*)")
+        if path:
+            self._last_dir = str(Path(path).parent)
+            self.load_scenario_file(path)
+
+    def load_scenario_file(self, path) -> bool:
+        """Use the workloads of scenario file ``path`` for Run and Compare; its seed, cell
+        size, routing, horizon (and technology, when it names one) fill the fields.  A bad
+        file leaves everything as it was and shows why."""
+        path = Path(path)
+        try:
+            scenario = load_scenario(path)
+        except ScenarioError as exc:
+            self.error.setText(f"Cannot open the scenario: {exc}")
+            return False
+        self.error.setText("")
+        self._fill_fields(scenario)
+        self.loaded = (path, scenario)
+        self._show_scenario()
+        return True
+
+    def clear_scenario(self) -> None:
+        """Build the workload from the fields again (a workload field was edited)."""
+        if self.loaded is not None:
+            self.loaded = None
+            self._show_scenario()
+
+    def _fill_fields(self, scenario: Scenario) -> None:
+        if scenario.technology is not None:
+            self.technology.setCurrentIndex(
+                [t for _, t in _TECH_CHOICES].index(scenario.technology))
+        if scenario.dcqcn is not None:
+            self.dcqcn.setChecked(scenario.dcqcn)
+        self.routing.setCurrentText(scenario.routing)
+        cell = self.cell.findData(int(scenario.cell_bytes))
+        if cell < 0:
+            self.cell.addItem(f"{scenario.cell_bytes / 1024:g} KiB", int(scenario.cell_bytes))
+            cell = self.cell.count() - 1
+        self.cell.setCurrentIndex(cell)
+        self.seed.setValue(min(scenario.seed, self.seed.maximum()))
+        self.until_complete.setChecked(scenario.until_s is None)
+        if scenario.until_s is not None:
+            self.horizon_us.setValue(scenario.until_s * 1e6)
+
+    def _show_scenario(self) -> None:
+        loaded = self.loaded is not None
+        if loaded:
+            path, scenario = self.loaded
+            self.scenario_info.setText(
+                f"<b>Scenario:</b> {describe_workloads(scenario)}<br>"
+                f"<small>{path.name}: Run and Compare use its workloads (edit a workload "
+                f"field to run a single workload instead)</small>")
+            self.scenario_info.setToolTip(scenario.name or str(path))
+        self.scenario_info.setVisible(loaded)
+        self.use_fields_button.setVisible(loaded)
+
     def _technology(self) -> Technology:
         return Technology(self.technology.currentData())
 
@@ -135,18 +225,25 @@ class ScenarioPanel(QWidget):
 
     def request(self) -> RunRequest:
         """The scenario as edited; raises ValueError with a message when it cannot run."""
+        if self.loaded is not None:
+            return self._common_request().with_changes(
+                scenario_text=dump_scenario(self.loaded[1]),
+                scenario_label=describe_workloads(self.loaded[1]))
         ranks: tuple[str, ...] = ()
         if self.ranks.currentData() == "selection":
             ranks = self._selected_gpus()
             if len(ranks) < 2:
                 raise ValueError("Select at least two GPUs' servers, or choose 'All GPUs'")
+        return self._common_request().with_changes(
+            workload=self.workload.currentData(), size_bytes=round(self.size_mib.value() * 2**20),
+            compute_s=self.compute_ms.value() / 1000.0, ranks=ranks)
+
+    def _common_request(self) -> RunRequest:
+        """Fabric and engine options (shared by field-built and loaded workloads)."""
         tech = self._technology()
         return RunRequest(technology=tech, dcqcn=self.dcqcn.isChecked() and
-                          tech is Technology.ROCE, workload=self.workload.currentData(),
-                          size_bytes=round(self.size_mib.value() * 2**20),
-                          compute_s=self.compute_ms.value() / 1000.0, ranks=ranks,
-                          routing=self.routing.currentText(), cell_bytes=self.cell.currentData(),
-                          seed=self.seed.value(),
+                          tech is Technology.ROCE, routing=self.routing.currentText(),
+                          cell_bytes=self.cell.currentData(), seed=self.seed.value(),
                           until_s=None if self.until_complete.isChecked()
                           else self.horizon_us.value() * 1e-6)
 

@@ -82,6 +82,8 @@ class SimulationUi(QObject):
             menu = self.window.menuBar().addMenu("&Simulation")
         c = self.controller
         entries = (
+            ("&Open scenario…", None, self.scenario.open_scenario_dialog),
+            (None, None, None),
             ("&Run", "F5", self.scenario.run_button.click),
             ("&Stop", "Shift+F5", c.stop),
             ("&Play / pause", "Ctrl+Space", self.controls.play_button.click),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -76,6 +77,12 @@ class RunRequest:
     cell_bytes: int = 16 * 1024
     seed: int = 1
     until_s: float | None = None  # None: until the traffic completes
+    #: A loaded scenario file's text (fabricstudio-scenario JSON): when set, its workloads,
+    #: flows and fabric overrides are what runs, with this request's technology, DCQCN,
+    #: routing, cell size, seed and horizon; None: the single workload of the fields above.
+    scenario_text: str | None = None
+    #: What the loaded scenario runs, e.g. ``training step + incast 7:1``.
+    scenario_label: str = ""
 
     def with_changes(self, **changes: Any) -> "RunRequest":
         """A copy with some fields changed."""
@@ -87,6 +94,8 @@ class RunRequest:
         tech = self.technology.label
         if self.technology is Technology.ROCE:
             tech += " + DCQCN" if self.dcqcn else " (PFC only)"
+        if self.scenario_text is not None:
+            return f"{tech}, {self.scenario_label}"
         return f"{tech}, {WORKLOADS.get(self.workload, self.workload)}"
 
     def to_scenario_data(self, design: Design) -> dict[str, Any]:
@@ -96,7 +105,15 @@ class RunRequest:
         """
         data = {"name": self.label, "technology": self.technology.value,
                 "dcqcn": self.dcqcn, "routing": self.routing, "cell_bytes": self.cell_bytes,
-                "seed": self.seed, "workloads": [self._workload_data(design)]}
+                "seed": self.seed}
+        if self.scenario_text is not None:
+            loaded = json.loads(self.scenario_text)
+            loaded.pop("format", None)
+            loaded.pop("version", None)
+            loaded.pop("until_s", None)
+            data = {**loaded, **data, "name": loaded.get("name") or self.label}
+        else:
+            data["workloads"] = [self._workload_data(design)]
         if self.until_s is not None:
             data["until_s"] = self.until_s
         return data
@@ -121,6 +138,28 @@ class RunRequest:
             return {"type": kind, "senders": hosts[1:], "receiver": hosts[0],
                     "bytes": self.size_bytes}
         raise ValueError(f"unknown workload {kind!r}")
+
+
+_WORKLOAD_NOUNS = {"all_reduce": "all-reduce", "all_gather": "all-gather",
+                   "reduce_scatter": "reduce-scatter", "all_to_all": "all-to-all",
+                   "permutation": "permutation", "storage_read": "storage read",
+                   "storage_write": "checkpoint write"}
+
+
+def describe_workloads(scenario: Any) -> str:
+    """What an engine Scenario runs, e.g. ``2 training steps + incast 7:1``."""
+    parts = []
+    for spec in scenario.workloads:
+        if spec.type == "training":
+            steps = spec.iterations
+            parts.append("training step" if steps == 1 else f"{steps} training steps")
+        elif spec.type == "incast":
+            parts.append(f"incast {len(spec.senders)}:1")
+        else:
+            parts.append(_WORKLOAD_NOUNS.get(spec.type, spec.type))
+    if scenario.flows:
+        parts.append(f"{len(scenario.flows)} flow" + ("s" if len(scenario.flows) > 1 else ""))
+    return " + ".join(parts)
 
 
 #: Builds a simulation of a (frozen) design for a request.

@@ -1,0 +1,87 @@
+"""Opening a scenario file in the scenario panel: what Run and Compare use, bad files."""
+
+import json
+
+import pytest
+
+from fabricstudio.formats import load_design
+from fabricstudio.model import Technology
+from fabricstudio.ui.main_window import MainWindow
+from fabricstudio.ui.simview import install_simulation_ui
+from fabricstudio.ui.simview.source import COMPARE_VARIANTS, engine_source
+
+TRAINING_PLUS_INCAST = {
+    "format": "fabricstudio-scenario", "version": 1, "name": "tiny step meets an incast",
+    "seed": 3, "cell_bytes": 4096, "routing": "ecmp",
+    "workloads": [
+        {"type": "training", "ranks": ["server1/gpu0", "server2/gpu0"],
+         "gradient_bytes": "256KiB", "compute_s": 2e-5},
+        {"type": "incast", "senders": ["server2/gpu1", "server2/gpu2"],
+         "receiver": "server1/gpu0", "bytes": "128KiB", "start_s": 2e-5},
+    ],
+}
+
+
+@pytest.fixture
+def sim(qtbot, examples_dir):
+    window = MainWindow(load_design(examples_dir / "two-servers-one-leaf.json"))
+    qtbot.addWidget(window)
+    sim = install_simulation_ui(window, engine_source)
+    yield sim
+    sim.shutdown()
+
+
+def _write(tmp_path, data, name="s.scenario.json"):
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data))
+    return path
+
+
+def test_a_loaded_scenario_is_what_run_uses_until_a_workload_field_changes(sim, tmp_path):
+    panel = sim.scenario
+    assert panel.load_scenario_file(_write(tmp_path, TRAINING_PLUS_INCAST))
+    request = panel.request()
+    data = request.to_scenario_data(sim.window.design)
+    assert [w["type"] for w in data["workloads"]] == ["training", "incast"]
+    assert (data["seed"], data["cell_bytes"], data["routing"]) == (3, 4096, "ecmp")
+    assert panel.seed.value() == 3 and panel.cell.currentData() == 4096
+    assert "training step + incast 2:1" in request.label
+    assert "training step + incast 2:1" in panel.scenario_info.text()
+    # the fabric choice still applies (Compare swaps it per variant)
+    ib = request.with_changes(technology=Technology.INFINIBAND).to_scenario_data(
+        sim.window.design)
+    assert ib["technology"] == "infiniband" and len(ib["workloads"]) == 2
+    panel.size_mib.setValue(panel.size_mib.value() + 1)
+    assert panel.loaded is None
+    assert panel.request().scenario_text is None
+    assert len(panel.request().to_scenario_data(sim.window.design)["workloads"]) == 1
+
+
+@pytest.mark.parametrize("content, reason", [
+    ("{not json", "not valid JSON"),
+    ({"format": "fabricstudio-design", "version": 1}, "not a FabricStudio scenario"),
+    ({**TRAINING_PLUS_INCAST, "workloads": [{"type": "training", "compute_s": 1}]},
+     "gradient_bytes"),
+])
+def test_a_bad_file_shows_the_reason_and_changes_nothing(sim, tmp_path, content, reason):
+    panel = sim.scenario
+    assert panel.load_scenario_file(_write(tmp_path, TRAINING_PLUS_INCAST, "good.json"))
+    before = panel.request()
+    assert not panel.load_scenario_file(_write(tmp_path, content, "bad.json"))
+    assert reason in panel.error.text() and "bad.json" in panel.error.text()
+    assert panel.request() == before
+    assert not panel.load_scenario_file(tmp_path / "missing.json")
+    assert "no such file" in panel.error.text()
+    assert panel.request() == before
+
+
+def test_compare_on_a_loaded_training_scenario_reports_gpu_utilisation(qtbot, sim, tmp_path):
+    sim.scenario.load_scenario_file(_write(tmp_path, TRAINING_PLUS_INCAST))
+    sim.scenario.compare_button.click()
+    qtbot.waitUntil(lambda: not sim.compare.running, timeout=120_000)
+    assert list(sim.compare.results) == [label for label, _t, _d in COMPARE_VARIANTS]
+    assert "gpu_utilisation" in sim.compare.chart_keys
+    utilisation = sim.compare.bar_heights("gpu_utilisation")
+    assert all(0 < u <= 100 for u in utilisation)
+    assert sim.compare.table.item(0, 1).text().endswith("%")
+    assert "training step + incast 2:1" in sim.compare.status.text()
