@@ -17,6 +17,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 from PySide6.QtCore import QPointF, QSettings  # noqa: E402
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
+from fabricstudio.formats import load_design  # noqa: E402
 from fabricstudio.model import Design, GpuServer, Leaf, Link, Plane, Spine  # noqa: E402
 from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric  # noqa: E402
 from fabricstudio.ui.app import ensure_app  # noqa: E402
@@ -25,6 +26,7 @@ from fabricstudio.ui.dialogs.wizard import FabricWizard  # noqa: E402
 from fabricstudio.ui.main_window import MainWindow  # noqa: E402
 
 SIZE = (1600, 980)
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def _settle(app: QApplication, window: MainWindow | None = None) -> None:
@@ -45,8 +47,15 @@ def _save(widget: QWidget, path: Path) -> None:
 
 
 def _window(design: Design, settings: QSettings, theme: str) -> MainWindow:
+    """A designer window: the simulation's charts, results and compare docks are closed (the
+    simulation pictures come from tools/screenshots_simulation.py), the inspector in front."""
     window = MainWindow(design, settings=settings)
     window.set_theme(theme)
+    simulation = getattr(window, "simulation", None)
+    if simulation is not None:
+        for key in ("charts", "compare", "results"):
+            simulation.docks[key].close()
+    window.inspector_dock.raise_()
     window.resize(*SIZE)
     window.show()
     return window
@@ -60,21 +69,26 @@ def _close(window: MainWindow, app: QApplication) -> None:
 
 
 def rail_fabric(app, settings, out: Path) -> None:
-    """A 256-GPU rail-optimised RoCE fabric with storage and management networks."""
+    """A 256-GPU rail-optimised RoCE fabric with storage and management networks, whole."""
     build = build_fabric(RailOptimizedSpec(gpus=256, storage_servers=4, management=True))
     window = _window(build.to_design(), settings, "dark")
     _settle(app, window)
-    window.view.set_zoom(0.8)
-    first_leaf = next(d for d in window.design.devices.values() if d.kind == "leaf")
-    window.view.centerOn(QPointF(first_leaf.x + 420, first_leaf.y + 150))
-    window.editor.select_ids(["leaf1", "leaf2", "leaf3"] if "leaf1" in window.design.devices
-                             else [d.id for d in window.design.devices.values()
-                                   if d.kind == "leaf"][:3])
+    rails = [d.id for d in window.design.devices.values()
+             if d.kind == "leaf" and d.planes == (Plane.COMPUTE,)]
+    window.editor.select_ids(rails[:3])
+    window.view.fit()
     _settle(app)
     _save(window, out / "designer-fabric-dark.png")
-    window.set_plane_visible(Plane.MANAGEMENT, False)
+    _close(window, app)
+
+
+def pod_networks(app, settings, out: Path) -> None:
+    """The 64-GPU leaf-spine example in the light theme, links coloured by network: servers in
+    their leaf's rack, storage under the servers it serves, management below."""
+    window = _window(load_design(EXAMPLES / "leaf-spine-storage-management.json"), settings,
+                     "light")
+    _settle(app, window)
     window.act_colour_plane.setChecked(True)
-    window.set_theme("light")
     window.view.fit()
     _settle(app)
     _save(window, out / "designer-fabric-light.png")
@@ -141,6 +155,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         settings = QSettings(str(Path(tmp) / "settings.ini"), QSettings.Format.IniFormat)
         rail_fabric(app, settings, out)
+        pod_networks(app, settings, out)
         link_drawing(app, settings, out)
         wizard(app, settings, out)
     app.processEvents()

@@ -7,6 +7,9 @@ Writes, from real engine runs (no canned data):
   sim-pfc-pause.png        16:1 incast on RoCE without DCQCN, at the first PFC PAUSE wave
   sim-compare.png          the same incast on InfiniBand / RoCE + DCQCN / RoCE PFC / Ethernet
   sim-moment.png           the headless moment export of the incast (as the CLI writes it)
+  sim-demo-compare.png     the demo moment: examples/scenarios/demo-training-incast (a training
+                           step whose all-reduce meets another job's 7:1 incast) opened in the
+                           scenario panel and compared on the four fabrics (GPU utilisation)
 """
 
 from __future__ import annotations
@@ -93,6 +96,29 @@ def incast_pause(app, out: Path) -> None:
     print("sim-pfc-pause.png, sim-compare.png")
 
 
+def demo_compare(app, out: Path) -> None:
+    """The demo moment: the training step + incast scenario compared on four fabrics."""
+    from fabricstudio.formats import load_design
+
+    scenarios = ROOT / "examples" / "scenarios"
+    window = _window(load_design(scenarios / "demo-rail64.design.json"))
+    sim = window.simulation
+    _wait(app, lambda: False, 1.0)
+    if not sim.scenario.load_scenario_file(scenarios / "demo-training-incast.scenario.json"):
+        raise SystemExit(sim.scenario.error.text())
+    sim.docks["compare"].raise_()
+    sim.scenario.compare_button.click()
+    done = _wait(app, lambda: not sim.compare.running, 1200)
+    window.resizeDocks([sim.docks["compare"]], [470], Qt.Orientation.Vertical)
+    _wait(app, lambda: False, 0.5)
+    window.grab().save(str(out / "sim-demo-compare.png"))
+    utilisation = {label: values.get("gpu_utilisation")
+                   for label, values in sim.compare.results.items()}
+    sim.shutdown()
+    window.close()
+    print(f"sim-demo-compare.png ({'GPU utilisation ' + str(utilisation) if done else 'timed out'})")
+
+
 def moment(out: Path) -> None:
     """The headless moment export, exactly as ``fabricstudio export`` writes it."""
     from fabricstudio.cli import main as cli
@@ -115,6 +141,7 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     run_in_progress(app, out)
     incast_pause(app, out)
+    demo_compare(app, out)
     moment(out)
     return 0
 

@@ -286,11 +286,19 @@ class FlowStats:
 
 
 def _show_curve(curve: pg.PlotDataItem, visible: bool) -> None:
-    """Show or hide a curve and its legend entry (no-op if unchanged)."""
+    """Show or hide a curve and its legend entry (no-op if unchanged): a hidden curve leaves
+    the legend, so an empty chart does not list "link 0, link 1..."."""
+    legend = curve.getViewBox().parentItem().legend if curve.getViewBox() else None
     if curve.isVisible() != visible:
         curve.setVisible(visible)
         if not visible:
             curve.setData([], [])
+    if legend is not None:
+        listed = legend.getLabel(curve) is not None
+        if listed and not visible:
+            legend.removeItem(curve)
+        elif visible and not listed:
+            legend.addItem(curve, curve.name())
 
 
 def _rename(plot: pg.PlotItem, curve: pg.PlotDataItem, name: str) -> None:
