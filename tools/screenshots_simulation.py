@@ -3,8 +3,8 @@
     python tools/screenshots_simulation.py [--out docs/screenshots]
 
 Writes, from real engine runs (no canned data):
-  sim-run-in-progress.png  a 128-GPU rail-optimised RoCE fabric during a ring all-reduce
-  sim-pfc-pause.png        16:1 incast on RoCE without DCQCN, at the first PFC PAUSE wave
+  sim-run-in-progress.png  the demo's 64-GPU rail-optimised RoCE fabric during a ring all-reduce
+  sim-pfc-pause.png        7:1 incast on RoCE without DCQCN, after the first PFC PAUSE
   sim-compare.png          the same incast on InfiniBand / RoCE + DCQCN / RoCE PFC / Ethernet
   sim-moment.png           the headless moment export of the incast (as the CLI writes it)
   sim-demo-compare.png     the demo moment: examples/scenarios/demo-training-incast (a training
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -37,27 +38,37 @@ def _wait(app, until, timeout_s: float) -> bool:
 from PySide6.QtCore import Qt  # noqa: E402
 
 
+_SETTINGS_DIR = tempfile.TemporaryDirectory()
+
+
 def _window(design, size=(1600, 1000)):
+    """A window with a throw-away settings file: the pictures never depend on the user's
+    saved dock layout (or on the previous picture's)."""
+    from PySide6.QtCore import QSettings
+
     from fabricstudio.ui.main_window import MainWindow
 
-    window = MainWindow(design)
+    settings = QSettings(str(Path(_SETTINGS_DIR.name) / f"settings-{time.monotonic_ns()}.ini"),
+                         QSettings.Format.IniFormat)
+    window = MainWindow(design, settings=settings)
     window.resize(*size)
     window.show()
     return window
 
 
-def _design(gpus: int):
-    from fabricstudio.model import Technology
-    from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
+SCENARIOS = ROOT / "examples" / "scenarios"
 
-    spec = RailOptimizedSpec(gpus=gpus, gpus_per_server=8, nics_per_server=8,
-                             technology=Technology.ROCE)
-    return build_fabric(spec).to_design()
+
+def _demo_design():
+    """The demo's 64-GPU rail-optimised RoCE fabric (8 servers in a row under 8 rail leaves)."""
+    from fabricstudio.formats import load_design
+
+    return load_design(SCENARIOS / "demo-rail64.design.json")
 
 
 def run_in_progress(app, out: Path) -> None:
     """A big all-reduce caught while it runs (progress bar part-way, links busy)."""
-    window = _window(_design(128))
+    window = _window(_demo_design())
     sim = window.simulation
     _wait(app, lambda: False, 1.0)
     sim.scenario.size_mib.setValue(256)
@@ -73,7 +84,7 @@ def run_in_progress(app, out: Path) -> None:
 
 def incast_pause(app, out: Path) -> None:
     """Incast on RoCE with PFC only: jump to the first PAUSE and a little later."""
-    window = _window(_design(64))
+    window = _window(_demo_design())
     sim = window.simulation
     _wait(app, lambda: False, 1.0)
     sim.scenario.workload.setCurrentIndex(sim.scenario.workload.findData("incast"))
@@ -98,13 +109,10 @@ def incast_pause(app, out: Path) -> None:
 
 def demo_compare(app, out: Path) -> None:
     """The demo moment: the training step + incast scenario compared on four fabrics."""
-    from fabricstudio.formats import load_design
-
-    scenarios = ROOT / "examples" / "scenarios"
-    window = _window(load_design(scenarios / "demo-rail64.design.json"))
+    window = _window(_demo_design())
     sim = window.simulation
     _wait(app, lambda: False, 1.0)
-    if not sim.scenario.load_scenario_file(scenarios / "demo-training-incast.scenario.json"):
+    if not sim.scenario.load_scenario_file(SCENARIOS / "demo-training-incast.scenario.json"):
         raise SystemExit(sim.scenario.error.text())
     sim.docks["compare"].raise_()
     sim.scenario.compare_button.click()
@@ -123,9 +131,8 @@ def moment(out: Path) -> None:
     """The headless moment export, exactly as ``fabricstudio export`` writes it."""
     from fabricstudio.cli import main as cli
 
-    scenarios = ROOT / "examples" / "scenarios"
-    cli(["export", str(scenarios / "incast.design.json"), "--scenario",
-         str(scenarios / "v2-incast-roce-pfc.scenario.json"), "--at", "200e-6",
+    cli(["export", str(SCENARIOS / "incast.design.json"), "--scenario",
+         str(SCENARIOS / "v2-incast-roce-pfc.scenario.json"), "--at", "200e-6",
          "--png", str(out / "sim-moment.png")])
 
 

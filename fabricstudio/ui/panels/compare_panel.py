@@ -89,7 +89,7 @@ class ComparePanel(QWidget):
         worker = CompareWorker(self.factory, design.copy(), request, self,
                                use_process=picklable(self.factory))
         worker.variant_started.connect(
-            lambda label: self.status.setText(f"Running {label}… ({request.label})"))
+            lambda label: self.status.setText(f"Running {label}… ({request.workload_label})"))
         worker.variant_done.connect(self._on_variant)
         worker.failed.connect(lambda text: self.status.setText(f"Comparison failed: {text}"))
         worker.finished.connect(self._on_finished)
@@ -119,7 +119,8 @@ class ComparePanel(QWidget):
         worker.deleteLater()
         done = len(self.results)
         if done == len(COMPARE_VARIANTS):
-            self.status.setText(f"Same design and workload on four fabrics: {self.request.label}")
+            self.status.setText("Same design and workload on four fabrics: "
+                                f"{self.request.workload_label}")
         elif not self.status.text().startswith("Comparison failed"):
             self.status.setText(f"Comparison stopped after {done} of {len(COMPARE_VARIANTS)}")
         self.finished.emit()
@@ -135,6 +136,8 @@ class ComparePanel(QWidget):
         charts = self._charts()
         self.chart_keys = [key for key, _t, _s in charts]
         for plot, (key, title, scale) in zip(self._bars.values(), charts):
+            if key == "completion_time_s" and self._longest_completion() >= 1e-2:
+                title, scale = "Completion time (ms)", 1e3
             plot.setTitle(title)
             plot.clear()
             heights = [self.results.get(label, {}).get(key) for label in labels]
@@ -144,12 +147,17 @@ class ComparePanel(QWidget):
                 plot.addItem(pg.BarGraphItem(x=[i], height=[float(height) * scale], width=0.7,
                                              brush=_BAR_COLOURS[i], pen=None))
             values = [float(h) * scale for h in heights if h is not None]
-            plot.setYRange(0, max(values) * 1.1 if values and max(values) > 0 else 1,
-                           padding=0)
+            top = max(values) * 1.1 if values and max(values) > 0 else 1
+            plot.setYRange(0, 100 if key == "gpu_utilisation" else top, padding=0)
             plot.setXRange(-0.6, len(labels) - 0.4, padding=0)
 
+    def _longest_completion(self) -> float:
+        times = [v.get("completion_time_s") for v in self.results.values()]
+        return max((float(t) for t in times if t is not None), default=0.0)
+
     def bar_heights(self, key: str) -> np.ndarray:
-        """Heights of the bars of one chart (nan where a fabric has no result)."""
+        """Heights of the bars of one chart in CHARTS units (completion time in µs even when
+        the chart shows ms); nan where a fabric has no result."""
         scale = dict((k, s) for k, _t, s in (*CHARTS, FALLBACK_CHART))[key]
         return np.array([float(self.results[label][key]) * scale
                          if label in self.results and self.results[label].get(key) is not None

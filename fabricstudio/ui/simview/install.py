@@ -133,6 +133,7 @@ class SimulationUi(QObject):
         self.controller.design = self.window.design
         self.controls.speed.setCurrentIndex(0)
         self.controller.set_speed(None)
+        self.docks["charts"].raise_()  # the run's charts, not a previous comparison
         self.results.show_run(f"Running: {request.label}…", None, None)
         self.controller.start(request)
 

@@ -94,9 +94,15 @@ class RunRequest:
         tech = self.technology.label
         if self.technology is Technology.ROCE:
             tech += " + DCQCN" if self.dcqcn else " (PFC only)"
+        return f"{tech}, {self.workload_label}"
+
+    @property
+    def workload_label(self) -> str:
+        """What runs, without the fabric, e.g. ``Ring all-reduce`` or ``training step +
+        incast 7:1`` (a loaded scenario)."""
         if self.scenario_text is not None:
-            return f"{tech}, {self.scenario_label}"
-        return f"{tech}, {WORKLOADS.get(self.workload, self.workload)}"
+            return self.scenario_label
+        return WORKLOADS.get(self.workload, self.workload)
 
     def to_scenario_data(self, design: Design) -> dict[str, Any]:
         """The scenario as plain data in the engine's Scenario schema (fabricstudio.sim.scenario).
