@@ -73,8 +73,9 @@ def run_in_progress(app, out: Path) -> None:
     _wait(app, lambda: False, 1.0)
     sim.scenario.size_mib.setValue(256)
     sim.scenario.run_button.click()
-    ok = _wait(app, lambda: sim.controls.progress_bar.value() >= 350
+    ok = _wait(app, lambda: sim.controls.progress_bar.value() >= 300
                or sim.controller.state == "finished", 300)
+    _wait(app, lambda: sim.controller.state == "finished", 0.4)  # the charts catch up
     window.grab().save(str(out / "sim-run-in-progress.png"))
     state = sim.controller.state
     sim.shutdown()

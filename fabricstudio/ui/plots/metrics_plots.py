@@ -90,6 +90,7 @@ class MetricsPlots(QWidget):
         self.link_means = RunningMean()
         self.event_totals = {name: RowTotals() for name in self.events}
         self._next = 0
+        self._chart_counts = dict.fromkeys(PLOT_KEYS, -1)
         self._colours = ("", "")
 
     def set_colours(self, background: QColor, text: QColor) -> None:
@@ -110,6 +111,7 @@ class MetricsPlots(QWidget):
         """Chart another run (None clears)."""
         self.stream = stream
         self._shown_count = -1
+        self._chart_counts = dict.fromkeys(PLOT_KEYS, -1)
         self.flow_stats = FlowStats()
         self.link_means = RunningMean()
         self.event_totals = {name: RowTotals() for name in self.events}
@@ -155,16 +157,25 @@ class MetricsPlots(QWidget):
             return
         for key in PLOT_KEYS:
             self._refresh_plot(key)
+            self._chart_counts[key] = count
         self._next = 0
 
-    def refresh_next(self) -> None:
-        """Refresh one chart (round robin): spreads the cost of a live run over ticks."""
+    def refresh_next(self) -> bool:
+        """Refresh the next chart (round robin) that has not shown the newest frame; False
+        when all are current or hidden.  Spreads the cost of a live run over display ticks."""
         stream = self.stream
         if stream is None or not len(stream) or not self.isVisible():
-            return
-        self._shown_count = -1  # a full refresh() catches up later
-        self._refresh_plot(PLOT_KEYS[self._next])
-        self._next = (self._next + 1) % len(PLOT_KEYS)
+            return False
+        count = len(stream)
+        for step in range(len(PLOT_KEYS)):
+            key = PLOT_KEYS[(self._next + step) % len(PLOT_KEYS)]
+            if self._chart_counts[key] != count:
+                self._shown_count = -1  # a full refresh() catches up later
+                self._refresh_plot(key)
+                self._chart_counts[key] = count
+                self._next = (self._next + step + 1) % len(PLOT_KEYS)
+                return True
+        return False
 
     def _refresh_plot(self, key: str) -> None:
         stream = self.stream

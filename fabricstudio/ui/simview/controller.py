@@ -58,6 +58,7 @@ class SimController(QObject):
     progress = Signal(float, float, float)  # simulated now, fraction done, sim-s per wall-s
     result_ready = Signal(object)  # result data (dict)
     message = Signal(str)
+    ticked = Signal()  # after every display tick (charts refresh one at a time on it)
 
     def __init__(self, scene, design: Design, factory: SourceFactory | None = None,
                  parent: QObject | None = None, use_process: bool | None = None) -> None:
@@ -300,6 +301,7 @@ class SimController(QObject):
                     self.playing = False
             self._show(stream.index_at(self.display_time), span=moving)
         self.overlay.advance_animation(min(dt, 0.25))
+        self.ticked.emit()
         self._ensure_timer()
 
     def _show(self, index: int, span: bool = False) -> None:

@@ -76,3 +76,14 @@ def test_hidden_charts_do_no_work_and_catch_up_when_shown(qtbot, stream):
     qtbot.waitExposed(plots)
     assert stream.flow_frames_read == 10
     assert len(plots.flow_curves["mean"].yData) == 10
+
+
+def test_round_robin_refreshes_each_stale_chart_once(qtbot, stream):
+    plots = MetricsPlots()
+    qtbot.addWidget(plots)
+    plots.show()
+    plots.set_stream(stream)
+    for i in range(3):
+        _append(stream, i)
+    assert [plots.refresh_next() for _ in range(5)] == [True] * 4 + [False]
+    assert stream.flow_frames_read == 3
