@@ -56,6 +56,7 @@ def _window(design: Design, settings: QSettings, theme: str) -> MainWindow:
         for key in ("charts", "compare", "results"):
             simulation.docks[key].close()
     window.inspector_dock.raise_()
+    window.analysis_dock.raise_()
     window.resize(*SIZE)
     window.show()
     return window

@@ -136,7 +136,7 @@ class ComparePanel(QWidget):
         charts = self._charts()
         self.chart_keys = [key for key, _t, _s in charts]
         for plot, (key, title, scale) in zip(self._bars.values(), charts):
-            if key == "completion_time_s" and self._longest_completion() >= 1e-2:
+            if key == "completion_time_s" and self._longest_completion() >= 1e-3:
                 title, scale = "Completion time (ms)", 1e3
             plot.setTitle(title)
             plot.clear()

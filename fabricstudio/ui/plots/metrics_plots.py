@@ -69,6 +69,8 @@ class MetricsPlots(QWidget):
             self.cursors[key] = cursor
         for key in ("events", "flows"):
             self.plots[key].setLabel("bottom", "simulated time", "µs")
+        for key in ("queue", "events", "flows"):  # no negative axis under an all-zero curve
+            self.plots[key].setLimits(yMin=0)
         self.plots["util"].setYRange(0, 105, padding=0)
         self.plots["util"].enableAutoRange(axis="y", enable=False)
         self.events = {name: _curve(self.plots["events"], label, colour)

@@ -87,7 +87,7 @@ def draw_stall(painter: QPainter, at: QPointF, size: float) -> None:
     painter.drawEllipse(at, size, size)
 
 
-LEGEND_SIZE = (290.0, 178.0)
+LEGEND_SIZE = (290.0, 194.0)
 
 
 def paint_legend(painter: QPainter, rect: QRectF, caption: str = "", dark: bool = False) -> None:
@@ -102,16 +102,19 @@ def paint_legend(painter: QPainter, rect: QRectF, caption: str = "", dark: bool 
     font.setPixelSize(11)
     painter.setFont(font)
     x, y = rect.left() + 10, rect.top() + 8
-    if caption:
-        font.setBold(True)
-        painter.setFont(font)
-        painter.setPen(text)
+    if caption:  # "t = … · what runs": the time in bold, what runs on a line of its own
+        time_text, _, label = caption.partition(" · ")
         width = int(rect.width() - 20)
-        shown = QFontMetrics(font).elidedText(caption, Qt.TextElideMode.ElideRight, width)
-        painter.drawText(QRectF(x, y, width, 16), Qt.AlignmentFlag.AlignLeft, shown)
+        painter.setPen(text)
+        for line, bold in ((time_text, True), (label, False)):
+            font.setBold(bold)
+            painter.setFont(font)
+            shown = QFontMetrics(font).elidedText(line, Qt.TextElideMode.ElideRight, width)
+            painter.drawText(QRectF(x, y, width, 16), Qt.AlignmentFlag.AlignLeft, shown)
+            y += 16
         font.setBold(False)
         painter.setFont(font)
-        y += 20
+        y += 4
     painter.setPen(text)
     painter.drawText(QPointF(x, y + 10), "Link utilisation")
     bar = QRectF(x, y + 16, rect.width() - 20, 10)
