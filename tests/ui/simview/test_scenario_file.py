@@ -39,6 +39,8 @@ def _write(tmp_path, data, name="s.scenario.json"):
 
 def test_a_loaded_scenario_is_what_run_uses_until_a_workload_field_changes(sim, tmp_path):
     panel = sim.scenario
+    assert "Open scenario" in sim.actions  # also in the Simulation menu
+    assert panel.scenario_info.isHidden()
     assert panel.load_scenario_file(_write(tmp_path, TRAINING_PLUS_INCAST))
     request = panel.request()
     data = request.to_scenario_data(sim.window.design)
@@ -47,12 +49,13 @@ def test_a_loaded_scenario_is_what_run_uses_until_a_workload_field_changes(sim, 
     assert panel.seed.value() == 3 and panel.cell.currentData() == 4096
     assert "training step + incast 2:1" in request.label
     assert "training step + incast 2:1" in panel.scenario_info.text()
+    assert not panel.scenario_info.isHidden()
     # the fabric choice still applies (Compare swaps it per variant)
     ib = request.with_changes(technology=Technology.INFINIBAND).to_scenario_data(
         sim.window.design)
     assert ib["technology"] == "infiniband" and len(ib["workloads"]) == 2
     panel.size_mib.setValue(panel.size_mib.value() + 1)
-    assert panel.loaded is None
+    assert panel.loaded is None and panel.scenario_info.isHidden()
     assert panel.request().scenario_text is None
     assert len(panel.request().to_scenario_data(sim.window.design)["workloads"]) == 1
 
