@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-EXAMPLE ?= examples/two-servers-one-leaf.json
+EXAMPLE ?= examples/leaf-spine-storage-management.json
 
 .PHONY: run test venv clean screenshots bench
 

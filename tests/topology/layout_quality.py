@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
 from fabricstudio.model import Device, Link
+from fabricstudio.topology.geometry import Rect, segment_meets
 
 #: Half the tile plus a few pixels of air.
 TILE_HALF = 23.0
@@ -22,7 +23,6 @@ LABEL_HALF = (30.0, 8.0)
 #: Canvas: more than this many parallel links become one bundle with a label.
 BUNDLE_ABOVE = 4
 
-Rect = tuple[float, float, float, float]
 
 
 def tile_rect(d: Device) -> Rect:
@@ -31,26 +31,6 @@ def tile_rect(d: Device) -> Rect:
 
 def text_rect(d: Device) -> Rect:
     return (d.x - TEXT_HALF_WIDTH, d.y + TEXT_TOP, d.x + TEXT_HALF_WIDTH, d.y + TEXT_BOTTOM)
-
-
-def segment_hits_rect(p: tuple[float, float], q: tuple[float, float], r: Rect) -> bool:
-    """True when the segment p-q meets the rectangle r (Liang-Barsky clipping)."""
-    x0, y0 = p
-    dx, dy = q[0] - x0, q[1] - y0
-    t0, t1 = 0.0, 1.0
-    for edge_p, edge_q in ((-dx, x0 - r[0]), (dx, r[2] - x0), (-dy, y0 - r[1]), (dy, r[3] - y0)):
-        if edge_p == 0:
-            if edge_q < 0:
-                return False
-            continue
-        t = edge_q / edge_p
-        if edge_p < 0:
-            t0 = max(t0, t)
-        else:
-            t1 = min(t1, t)
-        if t0 > t1:
-            return False
-    return True
 
 
 def rects_overlap(a: Rect, b: Rect) -> bool:
@@ -107,7 +87,7 @@ def links_through_tiles(devices: Sequence[Device], links: Iterable[Link],
         p, q = (by_id[a].x, by_id[a].y), (by_id[b].x, by_id[b].y)
         for grid in grids:
             for d, r in grid.near(_bbox(p, q)):
-                if d.id not in (a, b) and segment_hits_rect(p, q, r):
+                if d.id not in (a, b) and segment_meets(p, q, r):
                     found.append(f"{a}-{b} crosses {d.id}")
     return sorted(set(found))
 

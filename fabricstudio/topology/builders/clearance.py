@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from fabricstudio.model import Link
 from fabricstudio.topology.builders.placement import PITCH
+from fabricstudio.topology.geometry import Rect, segment_meets
 
 #: A device's footprint around its centre: its tile (half width, above, below) and the name
 #: under it (half width, top, bottom).
@@ -18,8 +19,6 @@ HALF_WIDTH, ABOVE, BELOW = 26.0, 26.0, 26.0
 NAME_HALF_WIDTH, NAME_TOP, NAME_BOTTOM = 39.0, 18.0, 38.0
 #: How far (in half pitches) a device may step to either side.
 MAX_STEPS = 24
-
-Rect = tuple[float, float, float, float]
 
 
 def footprint(x: float, y: float) -> tuple[Rect, Rect]:
@@ -32,26 +31,6 @@ def segment_meets_device(p: tuple[float, float], q: tuple[float, float], x: floa
                          y: float) -> bool:
     """True when the segment p-q passes over the device at (x, y)."""
     return any(segment_meets(p, q, r) for r in footprint(x, y))
-
-
-def segment_meets(p: tuple[float, float], q: tuple[float, float], r: Rect) -> bool:
-    """True when the segment p-q meets rectangle r (Liang-Barsky)."""
-    x0, y0 = p
-    dx, dy = q[0] - x0, q[1] - y0
-    t0, t1 = 0.0, 1.0
-    for edge, dist in ((-dx, x0 - r[0]), (dx, r[2] - x0), (-dy, y0 - r[1]), (dy, r[3] - y0)):
-        if edge == 0:
-            if dist < 0:
-                return False
-            continue
-        t = dist / edge
-        if edge < 0:
-            t0 = max(t0, t)
-        else:
-            t1 = min(t1, t)
-        if t0 > t1:
-            return False
-    return True
 
 
 CELL = 200.0

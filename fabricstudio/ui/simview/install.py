@@ -6,7 +6,7 @@ import time
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QMainWindow, QMenu
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QMainWindow, QMenu, QScrollArea
 
 from fabricstudio.ui.canvas.items.link_item import LinkItem
 from fabricstudio.ui.panels.compare_panel import ComparePanel
@@ -59,7 +59,7 @@ class SimulationUi(QObject):
     def _dock(self, title: str, widget, area) -> QDockWidget:
         dock = QDockWidget(title, self.window)
         dock.setObjectName(f"sim{title.replace(' ', '')}Dock")
-        dock.setWidget(widget)
+        dock.setWidget(_scrollable(widget))
         add_dock = getattr(self.window, "add_dock", None)
         if add_dock is not None:
             add_dock(dock, area)
@@ -281,3 +281,13 @@ def install_simulation_ui(window: QMainWindow, factory: SourceFactory | None = N
     ui = SimulationUi(window, factory)
     window.simulation = ui
     return ui
+
+
+def _scrollable(widget) -> QScrollArea:
+    """``widget`` in a frameless scroll area, so a dock never forces the window taller or
+    wider than a laptop or projector screen (1366 x 768); it scrolls instead."""
+    area = QScrollArea()
+    area.setWidget(widget)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    return area

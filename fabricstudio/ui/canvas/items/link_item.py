@@ -8,6 +8,7 @@ from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPainterPath, QPainter
 from PySide6.QtWidgets import QGraphicsLineItem, QStyleOptionGraphicsItem, QWidget
 
 from fabricstudio.model import Link
+from fabricstudio.topology.geometry import clip_segment
 from fabricstudio.ui.theme import DARK, PLANE_COLOURS, Theme, speed_colour, speed_text
 
 #: Zoomed out below this, plain links are drawn as 1-px aliased lines (cheap for thousands).
@@ -187,23 +188,12 @@ def clip_line(line: QLineF, rect: QRectF | None) -> QLineF | None:
     if rect is None or rect.isEmpty():
         return line
     x0, y0, x1, y1 = line.x1(), line.y1(), line.x2(), line.y2()
+    inside = clip_segment((x0, y0), (x1, y1),
+                          (rect.left(), rect.top(), rect.right(), rect.bottom()))
+    if inside is None:
+        return None
+    t0, t1 = inside
     dx, dy = x1 - x0, y1 - y0
-    t0, t1 = 0.0, 1.0
-    for p, q in ((-dx, x0 - rect.left()), (dx, rect.right() - x0),
-                 (-dy, y0 - rect.top()), (dy, rect.bottom() - y0)):
-        if p == 0:
-            if q < 0:
-                return None
-            continue
-        t = q / p
-        if p < 0:
-            if t > t1:
-                return None
-            t0 = max(t0, t)
-        else:
-            if t < t0:
-                return None
-            t1 = min(t1, t)
     if t0 == 0.0 and t1 == 1.0:
         return line
     return QLineF(x0 + t0 * dx, y0 + t0 * dy, x0 + t1 * dx, y0 + t1 * dy)
