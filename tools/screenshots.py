@@ -15,7 +15,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import QPointF, QSettings  # noqa: E402
-from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+from PySide6.QtWidgets import QApplication, QTabBar, QWidget  # noqa: E402
 
 from fabricstudio.formats import load_design  # noqa: E402
 from fabricstudio.model import Design, GpuServer, Leaf, Link, Plane, Spine  # noqa: E402
@@ -49,16 +49,26 @@ def _save(widget: QWidget, path: Path) -> None:
 def _window(design: Design, settings: QSettings, theme: str) -> MainWindow:
     """A designer window: the simulation's charts, results and compare docks are closed (the
     simulation pictures come from tools/screenshots_simulation.py), the inspector in front."""
-    window = MainWindow(design, settings=settings)
+    # a settings file of its own: a window must not restore the previous one's dock layout
+    fresh = QSettings(str(Path(settings.fileName()).with_name(f"window-{id(design)}.ini")),
+                      QSettings.Format.IniFormat)
+    window = MainWindow(design, settings=fresh)
     window.set_theme(theme)
-    simulation = getattr(window, "simulation", None)
-    if simulation is not None:
-        for key in ("charts", "compare", "results"):
-            simulation.docks[key].close()
-    window.inspector_dock.raise_()
-    window.analysis_dock.raise_()
     window.resize(*SIZE)
     window.show()
+    QApplication.processEvents()
+    simulation = getattr(window, "simulation", None)
+    if simulation is not None:
+        hidden = {"charts", "compare", "results"}
+        titles = {simulation.docks[key].windowTitle() for key in hidden}
+        for key in hidden:
+            simulation.docks[key].close()
+        # Qt leaves the tab bar of a tab group whose docks are all closed on screen
+        for bar in window.findChildren(QTabBar):
+            if bar.count() and {bar.tabText(i) for i in range(bar.count())} <= titles:
+                bar.hide()
+    window.inspector_dock.raise_()
+    window.analysis_dock.raise_()
     return window
 
 

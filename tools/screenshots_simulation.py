@@ -101,7 +101,9 @@ def incast_pause(app, out: Path) -> None:
     sim.scenario.compare_button.click()
     _wait(app, lambda: not sim.compare.running, 600)
     window.resizeDocks([sim.docks["compare"]], [420], Qt.Orientation.Vertical)
-    _wait(app, lambda: False, 0.5)
+    _wait(app, lambda: False, 0.3)
+    window.view.fit()  # the whole fabric above the taller dock
+    _wait(app, lambda: False, 0.3)
     window.grab().save(str(out / "sim-compare.png"))
     sim.shutdown()
     window.close()
@@ -118,8 +120,10 @@ def demo_compare(app, out: Path) -> None:
     sim.docks["compare"].raise_()
     sim.scenario.compare_button.click()
     done = _wait(app, lambda: not sim.compare.running, 1200)
-    window.resizeDocks([sim.docks["compare"]], [470], Qt.Orientation.Vertical)
-    _wait(app, lambda: False, 0.5)
+    window.resizeDocks([sim.docks["compare"]], [420], Qt.Orientation.Vertical)
+    _wait(app, lambda: False, 0.3)
+    window.view.fit()  # the whole fabric above the taller dock
+    _wait(app, lambda: False, 0.3)
     window.grab().save(str(out / "sim-demo-compare.png"))
     utilisation = {label: values.get("gpu_utilisation")
                    for label, values in sim.compare.results.items()}

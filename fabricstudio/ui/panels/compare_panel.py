@@ -45,7 +45,9 @@ class ComparePanel(QWidget):
         super().__init__(parent)
         self.factory = factory
         self.status = QLabel("Press 'Compare fabrics' in the scenario panel.")
-        self.status.setWordWrap(True)
+        # one line: a wrapping label would make the panel height-for-width, and the dock's
+        # scroll area would then keep it at its preferred height (charts cut off, scrolling)
+        self.status.setWordWrap(False)
         labels = [label for label, _t, _d in COMPARE_VARIANTS]
         self.table = QTableWidget(len(labels), len(COLUMNS))
         self.table.setHorizontalHeaderLabels([title for _k, title in COLUMNS])
