@@ -66,11 +66,20 @@ def _demo_design():
     return load_design(SCENARIOS / "demo-rail64.design.json")
 
 
+def _tall_charts(app, window) -> None:
+    """Give the charts dock room for its four charts (it scrolls when short) and fit the
+    fabric above it."""
+    window.resizeDocks([window.simulation.docks["charts"]], [340], Qt.Orientation.Vertical)
+    _wait(app, lambda: False, 0.3)
+    window.view.fit()
+
+
 def run_in_progress(app, out: Path) -> None:
     """A big all-reduce caught while it runs (progress bar part-way, links busy)."""
     window = _window(_demo_design())
     sim = window.simulation
     _wait(app, lambda: False, 1.0)
+    _tall_charts(app, window)
     sim.scenario.size_mib.setValue(256)
     sim.scenario.run_button.click()
     ok = _wait(app, lambda: sim.controls.progress_bar.value() >= 300
@@ -88,6 +97,7 @@ def incast_pause(app, out: Path) -> None:
     window = _window(_demo_design())
     sim = window.simulation
     _wait(app, lambda: False, 1.0)
+    _tall_charts(app, window)
     sim.scenario.workload.setCurrentIndex(sim.scenario.workload.findData("incast"))
     sim.scenario.dcqcn.setChecked(False)
     sim.scenario.size_mib.setValue(32)  # 7 x 32 MiB: more than the leaf's 64 MB buffer
