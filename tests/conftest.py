@@ -1,11 +1,14 @@
 """Test configuration: Qt runs offscreen (set before any Qt import)."""
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Windows made without explicit settings must never read or write the user's own QSettings.
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="fabricstudio-test-config-")
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -50,6 +50,8 @@ class SimulationUi(QObject):
         window.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
         window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.controls)
         window.resizeDocks([self.docks["charts"]], [230], Qt.Orientation.Vertical)
+        for key in ("charts", "compare"):  # the canvas gets the room until there is a run
+            self.docks[key].hide()
         self.menu = self._build_menu()
         self._last_plot_refresh = 0.0
         self._connect()
@@ -134,9 +136,14 @@ class SimulationUi(QObject):
         self.controller.design = self.window.design
         self.controls.speed.setCurrentIndex(0)
         self.controller.set_speed(None)
-        self.docks["charts"].raise_()  # the run's charts, not a previous comparison
+        self._bring_forward("charts")  # the run's charts, not a previous comparison
         self.results.show_run(f"Running: {request.label}…", None, None)
         self.controller.start(request)
+
+    def _bring_forward(self, key: str) -> None:
+        """Show a bottom dock (hidden until the first run) and put it in front."""
+        self.docks[key].show()
+        self.docks[key].raise_()
 
     def stop(self) -> None:
         """Stop the run and any comparison at once."""
@@ -149,7 +156,7 @@ class SimulationUi(QObject):
             return
         self.scenario.set_running(True)
         self.scenario.stop_button.setEnabled(True)
-        self.docks["compare"].raise_()
+        self._bring_forward("compare")
         self.compare.start(self.window.design, request)
 
     def moment_image(self):
@@ -290,4 +297,7 @@ def _scrollable(widget) -> QScrollArea:
     area.setWidget(widget)
     area.setWidgetResizable(True)
     area.setFrameShape(QFrame.Shape.NoFrame)
+    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+    area.setMinimumWidth(widget.minimumSizeHint().width()
+                         + area.verticalScrollBar().sizeHint().width())
     return area

@@ -17,9 +17,9 @@ from tests.ui.simview.synthetic import factory
 
 
 @pytest.fixture
-def window(qtbot, examples_dir):
+def window(qtbot, examples_dir, settings):
     design = load_design(examples_dir / "two-servers-one-leaf.json")
-    window = MainWindow(design)
+    window = MainWindow(design, settings=settings)
     qtbot.addWidget(window)
     yield window
     if getattr(window, "simulation", None) is not None:
@@ -37,8 +37,11 @@ def _horizon(sim, microseconds):
 
 def test_tiny_scenario_runs_to_completion_from_the_gui(qtbot, window):
     sim = _install(window)
+    window.show()
+    assert not sim.docks["charts"].isVisible()  # the canvas has the room until a run
     _horizon(sim, 20.0)
     sim.scenario.run_button.click()
+    assert sim.docks["charts"].isVisible()
     qtbot.waitUntil(lambda: sim.controller.state == "finished", timeout=10_000)
     qtbot.waitUntil(lambda: not sim.controller.timer.isActive(), timeout=5_000)
     stream = sim.controller.stream
