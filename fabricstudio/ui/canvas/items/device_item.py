@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 from fabricstudio.model import Device, DeviceKind
 from fabricstudio.ui.icons import kind_glyph
 from fabricstudio.ui.theme import DARK, INVALID, KIND_COLOURS, KIND_LABELS, VALID, WARNING, Theme
+from fabricstudio.ui.canvas.items.hover import HoverHighlight
 
 TILE = 40.0
 LABEL_WIDTH = 84.0
@@ -25,7 +26,7 @@ _BADGE_FONT.setPixelSize(9)
 _BADGE_FONT.setBold(True)
 
 
-class DeviceItem(QGraphicsItem):
+class DeviceItem(HoverHighlight, QGraphicsItem):
     """Canvas item of one device; knows only its device value and port usage, never the Design.
 
     ``device_id`` is stable; the scene calls :meth:`set_device`, :meth:`set_port_usage` and
@@ -40,7 +41,6 @@ class DeviceItem(QGraphicsItem):
         self._warn = False
         self._total = device.port_count()
         self._feedback: str | None = None
-        self._hovered = False
         self._placing = False
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
                       | QGraphicsItem.GraphicsItemFlag.ItemIsMovable
@@ -113,16 +113,6 @@ class DeviceItem(QGraphicsItem):
             if hasattr(scene, "device_item_moved"):
                 scene.device_item_moved(self)
         return super().itemChange(change, value)
-
-    def hoverEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
-        self._hovered = True
-        self.update()
-        super().hoverEnterEvent(event)
-
-    def hoverLeaveEvent(self, event) -> None:  # noqa: N802 - Qt override
-        self._hovered = False
-        self.update()
-        super().hoverLeaveEvent(event)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:

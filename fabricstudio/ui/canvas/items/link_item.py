@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QGraphicsLineItem, QStyleOptionGraphicsItem, QWidg
 from fabricstudio.model import Link
 from fabricstudio.topology.geometry import clip_segment
 from fabricstudio.ui.theme import DARK, PLANE_COLOURS, Theme, speed_colour, speed_text
+from fabricstudio.ui.canvas.items.hover import HoverHighlight
 
 #: Zoomed out below this, plain links are drawn as 1-px aliased lines (cheap for thousands).
 THIN_BELOW_LOD = 0.5
@@ -21,7 +22,7 @@ _COUNT_FONT.setPixelSize(10)
 _COUNT_FONT.setBold(True)
 
 
-class LinkItem(QGraphicsLineItem):
+class LinkItem(HoverHighlight, QGraphicsLineItem):
     """Canvas item of one link.
 
     ``link`` is the model value; ``line()`` is the drawn centre line (shifted by ``offset``
@@ -37,7 +38,6 @@ class LinkItem(QGraphicsLineItem):
         self.colour_by = "speed"
         #: Draw the bundle count permanently (the scene turns it off when bundles crowd).
         self.show_count = True
-        self._hovered = False
         self.setAcceptHoverEvents(True)
         self._bounds = QRectF()
         self.setZValue(1)
@@ -148,16 +148,6 @@ class LinkItem(QGraphicsLineItem):
             painter.drawLine(visible)
         if self.bundle_size > 1 and lod > 0.45 and (self.show_count or selected or self._hovered):
             self._paint_count(painter, getattr(self.scene(), "theme", DARK), lod)
-
-    def hoverEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
-        self._hovered = True
-        self.update()
-        super().hoverEnterEvent(event)
-
-    def hoverLeaveEvent(self, event) -> None:  # noqa: N802 - Qt override
-        self._hovered = False
-        self.update()
-        super().hoverLeaveEvent(event)
 
     def _paint_count(self, painter: QPainter, theme: Theme, lod: float) -> None:
         text = self.bundle_label()
