@@ -215,6 +215,11 @@ def _row_block(servers: Sequence[str]) -> Block:
     return block
 
 
+def design_layout(design: Design) -> Positions:
+    """:func:`auto_layout` of a whole design, racks grouped by its links."""
+    return auto_layout(list(design.devices.values()), design.links.values())
+
+
 def needs_layout(design: Design) -> bool:
     """True when several devices share one position (e.g. a hand-written file without x/y)."""
     seen = set()

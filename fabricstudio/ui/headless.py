@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from fabricstudio.model import Design
-from fabricstudio.topology.layout import auto_layout, needs_layout
+from fabricstudio.topology.layout import design_layout, needs_layout
 from fabricstudio.ui.app import ensure_app
 from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.export import ExportOptions, save_png, save_svg
@@ -16,7 +16,7 @@ def export_design(design: Design, png: str | None = None, svg: str | None = None
     """Write the requested files; returns (path, description) pairs.  ValueError on failure."""
     ensure_app()
     if needs_layout(design):
-        design.move_devices(auto_layout(list(design.devices.values())))
+        design.move_devices(design_layout(design))
     scene = FabricScene(design)
     scene.set_theme(DARK if background == "dark" else LIGHT)
     scene.set_colour_mode(colour_by)

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar,
 
 from fabricstudio.model import Design, DesignError, Plane, Technology
 from fabricstudio.model.commands import SetFabric
-from fabricstudio.topology.layout import auto_layout, needs_layout
+from fabricstudio.topology.layout import design_layout, needs_layout
 from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.canvas.view import FabricView
 from fabricstudio.ui.editor import Editor
@@ -43,7 +43,7 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
         self.closed = False
         self._theme_applied = False
         if needs_layout(self.design):
-            self.design.move_devices(auto_layout(list(self.design.devices.values())))
+            self.design.move_devices(design_layout(self.design))
         self.setWindowIcon(app_icon())
         self.undo_stack = DesignUndoStack(self.design, self)
         self.scene = FabricScene(self.design, self)

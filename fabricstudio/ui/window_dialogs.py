@@ -8,7 +8,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QMessageBox
 
 from fabricstudio.model.commands import MoveDevices, ReplaceContents, SetFabric
-from fabricstudio.topology.layout import auto_layout
+from fabricstudio.topology.layout import design_layout
 from fabricstudio.ui.dialogs.fabric_settings import FabricSettingsDialog
 from fabricstudio.ui.panels.inspector import design_summary
 
@@ -60,7 +60,7 @@ class DialogActions:
 
     def auto_layout(self) -> None:
         """Arrange all devices in role-sorted rows (one undo step)."""
-        positions = auto_layout(list(self.design.devices.values()))
+        positions = design_layout(self.design)
         if positions:
             command = MoveDevices(positions)
             command.label = "Auto layout"

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from fabricstudio.formats import DesignFileError, load_design, save_design
 from fabricstudio.model import DesignData
-from fabricstudio.topology.layout import auto_layout, needs_layout
+from fabricstudio.topology.layout import design_layout, needs_layout
 
 MAX_RECENT = 8
 FILE_FILTER = "FabricStudio designs (*.json);;All files (*)"
@@ -57,7 +57,7 @@ class FileActions:
             self.show_message(f"Not opened: {exc}")
             return False
         if needs_layout(loaded):
-            loaded.move_devices(auto_layout(list(loaded.devices.values())))
+            loaded.move_devices(design_layout(loaded))
         self._replace_design(loaded.to_data(), path)
         self._add_recent(path)
         self.view.fit()

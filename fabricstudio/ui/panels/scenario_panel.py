@@ -112,6 +112,7 @@ class ScenarioPanel(QWidget):
         self._sync_enabled()
         self._show_scenario()
         connect_safely(design.fabric_changed, self, "follow_design")
+        connect_safely(design.reset, self, "_on_design_replaced")
 
     def _layout(self) -> None:
         form = QFormLayout()
@@ -152,6 +153,11 @@ class ScenarioPanel(QWidget):
             self.technology.setCurrentIndex(index)
         if fabric.dcqcn.enabled != self.dcqcn.isChecked():
             self.dcqcn.setChecked(fabric.dcqcn.enabled)
+
+    def _on_design_replaced(self) -> None:
+        """Another design was opened or built: a loaded scenario names the old one's GPUs."""
+        self.clear_scenario()
+        self.follow_design()
 
     # ------------------------------------------------------------------ scenario files
     def open_scenario_dialog(self) -> None:

@@ -51,12 +51,12 @@ def moment_caption(t: float, label: str = "") -> str:
 def export_moment(design: Design, stream: MetricStream, t: float, path: str | Path,
                   label: str = "", scale: float = 2.0) -> QImage:
     """Render ``design`` at simulated time ``t`` of ``stream`` to a PNG (needs a QApplication)."""
-    from fabricstudio.topology.layout import auto_layout, needs_layout
+    from fabricstudio.topology.layout import design_layout, needs_layout
     from fabricstudio.ui.canvas.scene import FabricScene
 
     design = design.copy()
     if needs_layout(design):
-        design.move_devices(auto_layout(list(design.devices.values())))
+        design.move_devices(design_layout(design))
     scene = FabricScene(design)
     overlay = SimOverlay(scene, design)
     overlay.bind(stream.links)

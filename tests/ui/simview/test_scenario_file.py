@@ -88,3 +88,12 @@ def test_compare_on_a_loaded_training_scenario_reports_gpu_utilisation(qtbot, si
     assert all(0 < u <= 100 for u in utilisation)
     assert sim.compare.table.item(0, 1).text().endswith("%")
     assert "training step + incast 2:1" in sim.compare.status.text()
+
+
+def test_opening_another_design_drops_the_loaded_scenario(sim, tmp_path, examples_dir):
+    panel = sim.scenario
+    assert panel.load_scenario_file(_write(tmp_path, TRAINING_PLUS_INCAST))
+    other = load_design(examples_dir / "tiny.json")
+    sim.window.design.load_data(other.to_data())
+    assert panel.loaded is None
+    assert panel.request().scenario_text is None
