@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fabricstudio.model import (  # noqa: E402
     Design, FabricSettings, GpuServer, Leaf, Link, Spine, Technology)
-from fabricstudio.sim.engine import Engine, EngineConfig  # noqa: E402
+from fabricstudio.sim.engine import Engine, EngineConfig, window_goodput_gbps  # noqa: E402
 
 
 def bare_simpy_events_per_s(events: int = 400_000, processes: int = 100) -> float:
@@ -90,15 +90,6 @@ def victim(technology: Technology) -> Design:
     return design
 
 
-def window_rates(eng: Engine, ids: list[int], t0: float, t1: float) -> list[float]:
-    """Goodput (Gb/s) of each flow between t0 and t1."""
-    eng.advance(t0)
-    before = [eng.flows[i].delivered_bytes for i in ids]
-    eng.advance(t1)
-    return [(eng.flows[i].delivered_bytes - b) * 8 / (t1 - t0) / 1e9
-            for i, b in zip(ids, before)]
-
-
 def validation() -> None:
     """Long congestion-control runs over seeds and cell sizes."""
     pairs = (("a", "r"), ("b1", "r"), ("b2", "r"), ("b3", "r"), ("v", "w"))
@@ -112,7 +103,7 @@ def validation() -> None:
                 ids = [eng.add_flow(s, d, 1e12) for s, d in pairs]
                 eng.advance(20e-3)
                 pauses = eng.totals()["pfc_pauses"]
-                v = window_rates(eng, ids, 20e-3, 30e-3)[-1]
+                v = window_goodput_gbps(eng, ids, 20e-3, 30e-3)[-1]
                 figures.append(f"{v:5.1f} ({eng.totals()['pfc_pauses'] - pauses} pauses)")
             print(f"  dcqcn={dcqcn!s:5} cell {cell:>5}: " + ", ".join(figures))
     print("V5 DCQCN 2:1, 3 m cables, 4 MB buffer: rates and Jain index")
@@ -127,7 +118,7 @@ def validation() -> None:
                 design.add_link(Link(id=f"l-{host}", a=host, b="s", speed_gbps=100))
             eng = Engine(design, EngineConfig(dcqcn=True, seed=seed, sample_period_s=1e-4))
             ids = [eng.add_flow(h, "r", 1e12) for h in ("h1", "h2")]
-            rates = window_rates(eng, ids, t0, t1)
+            rates = window_goodput_gbps(eng, ids, t0, t1)
             jain = sum(rates) ** 2 / (2 * sum(r * r for r in rates))
             row.append(f"{rates[0]:.0f}/{rates[1]:.0f} J={jain:.3f}")
         print(f"  {t0 * 1e3:.0f}-{t1 * 1e3:.0f} ms: " + ", ".join(row))

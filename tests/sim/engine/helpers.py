@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fabricstudio.sim.engine import Engine
+from fabricstudio.sim.engine import Engine, window_goodput_gbps
 
 
 def assert_conserved(eng: Engine) -> None:
@@ -20,13 +20,8 @@ def assert_conserved(eng: Engine) -> None:
         assert t["dropped_bytes"] == 0 or t["lossless_violations"] + t["watchdog_drops"] > 0
 
 
-def rates_gbps(eng: Engine, flow_ids: list[int], t0: float, t1: float) -> list[float]:
-    """Goodput of each flow between ``t0`` and ``t1`` (advances the engine to ``t1``)."""
-    eng.advance(t0)
-    before = [eng.flows[i].delivered_bytes for i in flow_ids]
-    eng.advance(t1)
-    return [(eng.flows[i].delivered_bytes - b) * 8 / (t1 - t0) / 1e9
-            for i, b in zip(flow_ids, before)]
+#: Goodput of each flow over a window (advances the engine).
+rates_gbps = window_goodput_gbps
 
 
 def jain(values: list[float]) -> float:
