@@ -17,7 +17,7 @@ from fabricstudio import __version__
 from fabricstudio.cli.common import CliError, CliParser
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMAND_MODULES = ("gui", "validate", "generate", "analyze", "simulate", "export")
+COMMAND_MODULES = ("gui", "validate", "generate", "analyze", "simulate", "export", "import")
 
 
 def _available_commands() -> list:

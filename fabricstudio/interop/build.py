@@ -48,7 +48,7 @@ WORDS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"leaf|\btor\b|^tor|rail", DeviceKind.LEAF.value),
         (r"switch|^sw\d|^sw\b|^sw[-_]|router|srlinux|\bsrl\b|ceos|sonic|cumulus|cvx|"
          r"nxos|junos|\bvr-|crpd|sros|\bnos\b", SWITCH),
-        (r"storage|\bstor|nas\b|lustre|weka|vast|ddn|\bnfs", DeviceKind.STORAGE_SERVER.value),
+        (r"storage|\bstor|\bnas|lustre|weka|vast|ddn|\bnfs", DeviceKind.STORAGE_SERVER.value),
         (r"gpu|dgx|hgx|server|host|compute|node|worker|\bsrv|linux|ubuntu|^h\d", SERVER),
     ))
 STANDARD_RADIXES = (8, 16, 32, 48, 64, 128, 256, 512, 1024)
