@@ -27,6 +27,15 @@ def compress(names: Iterable[str]) -> str:
             groups[key] = []
             order.append(key)
         groups[key].append(int(digits))
+    for (prefix, width), numbers in list(groups.items()):
+        plain_key = (prefix, 0)
+        if width and plain_key in groups:
+            fits = [n for n in groups[plain_key] if len(str(n)) == width]
+            numbers.extend(fits)
+            groups[plain_key] = [n for n in groups[plain_key] if len(str(n)) != width]
+            if not groups[plain_key]:
+                del groups[plain_key]
+                order.remove(plain_key)
     parts = []
     for item in order:
         if isinstance(item, str):
