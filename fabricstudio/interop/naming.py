@@ -74,4 +74,5 @@ def unique_names(idents: list[str], pattern: str = r"[^A-Za-z0-9._-]") -> dict[s
 
 def file_stem(design: Design) -> str:
     """A file name stem from the design's name."""
-    return safe_name(design.name.strip() or "design")[:80]
+    stem = re.sub(r"[^A-Za-z0-9._]+", "-", design.name).strip("-.")
+    return stem[:80] or "design"

@@ -93,6 +93,7 @@ def export(design: Design, options: Options) -> Bundle:
     root = ET.Element("mxfile", host="FabricStudio", type="device", compressed="false")
     pages = [p for p in Plane if _page(design, p, root)]
     bundle = Bundle()
+    ET.indent(root, space=" ")
     text = ET.tostring(root, encoding="unicode")
     bundle.add_text(f"{file_stem(design)}.drawio",
                     '<?xml version="1.0" encoding="UTF-8"?>\n' + text + "\n")
