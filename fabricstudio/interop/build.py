@@ -296,7 +296,7 @@ def _links(topo: ImportedTopology, kinds: dict[str, DeviceKind], planes: list[Pl
     out = []
     used: set[str] = set(topo.nodes)
     speeds_guessed = lengths_guessed = 0
-    for link, plane in zip(topo.links, planes):
+    for link, plane in zip(topo.links, planes, strict=False):
         ident = str(link.id) if link.id else None
         if ident is None or ident in used:
             base = ident or f"{link.a}-{link.b}"
@@ -362,7 +362,7 @@ def _ports(topo: ImportedTopology, kinds: dict[str, DeviceKind], links: list[Lin
     """Port of every link end: the file's where it fits the model, else assigned in order
     (servers: compute ports first, then storage, then management)."""
     by_end: dict[str, list[tuple[Link, int | None]]] = defaultdict(list)
-    for link, raw in zip(links, topo.links):
+    for link, raw in zip(links, topo.links, strict=False):
         for end in (link.a, link.b):
             by_end[end].append((link, _file_port(raw, end)))
     out: dict[tuple[str, str], int] = {}

@@ -44,7 +44,7 @@ class ExportFormat:
     summary: str
     #: File name suffixes the format writes (the first is the default), e.g. (".clab.yml",).
     suffixes: tuple[str, ...]
-    export: Callable[["Design", "Options"], "Bundle"]
+    export: Callable[[Design, Options], Bundle]
     options: tuple[Option, ...] = ()
     #: True when the output is several files (written to a folder or a .zip).
     multi_file: bool = False
@@ -57,7 +57,7 @@ class ImportFormat:
     name: str
     summary: str
     suffixes: tuple[str, ...]
-    read: Callable[[Path, "Options"], "ImportedTopology"]
+    read: Callable[[Path, Options], ImportedTopology]
     #: True when ``path`` looks like this format (used when no --format is given).
     sniff: Callable[[Path], bool] = field(default=lambda path: False)
     options: tuple[Option, ...] = ()

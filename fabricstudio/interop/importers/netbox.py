@@ -85,7 +85,7 @@ def _rows(data: bytes, name: str, source: str) -> list[dict[str, str]]:
                 raise InteropError(f"{source}/{name}: more than {MAX_ROWS:,} rows")
             if None in raw:
                 raise InteropError(f"{source}/{name} line {number}: more cells than headers")
-            rows.append({k: (raw.get(h) or "").strip() for k, h in zip(keys, header)})
+            rows.append({k: (raw.get(h) or "").strip() for k, h in zip(keys, header, strict=False)})
     except csv.Error as exc:
         raise InteropError(f"{source}/{name}: not valid CSV ({exc})") from None
     return rows
