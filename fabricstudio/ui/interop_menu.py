@@ -11,11 +11,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
-                               QLabel, QMenu, QMessageBox, QSpinBox, QVBoxLayout)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QLabel,
+    QMenu,
+    QMessageBox,
+    QSpinBox,
+    QVBoxLayout,
+)
 
-from fabricstudio.interop import (InteropError, export_design, export_formats, import_design,
-                                  import_formats, write_bundle)
+from fabricstudio.interop import (
+    InteropError,
+    export_design,
+    export_formats,
+    import_design,
+    import_formats,
+    write_bundle,
+)
 from fabricstudio.interop.clab import DEFAULT_SERVER_KIND, DEFAULT_SWITCH_KIND, IMAGES
 from fabricstudio.model import Plane
 from fabricstudio.topology.groups import leaf_units, pods, rail_count
