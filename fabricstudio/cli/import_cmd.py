@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     design = result.design
     write_out(f"imported {source} as {result.format}: {len(design.devices)} devices, "
-              f"{len(design.links)} links")
+          f"{len(design.links)} links")
     for line in result.report:
         write_out(f"  guessed: {line}")
     write_out(f"wrote {target}")

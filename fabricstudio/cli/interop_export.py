@@ -70,7 +70,7 @@ def _list(name: str | None) -> int:
             raise CliError(str(exc), 2) from None
         write_out(f"{fmt.name}: {fmt.summary}")
         write_out(f"  writes: {', '.join(fmt.suffixes)}"
-                  + (" (several files: a folder or a .zip)" if fmt.multi_file else ""))
+              + (" (several files: a folder or a .zip)" if fmt.multi_file else ""))
         for option in fmt.options:
             key = option.key + ("KIND" if option.key.endswith(".") else "")
             default = f" (default {option.default})" if option.default else ""

@@ -126,4 +126,5 @@ def rail_of(design: Design, link: Link) -> int | None:
 
 def rail_count(design: Design) -> int:
     """Number of rails: the most compute NICs any GPU server has."""
-    return max((d.nics for d in design.devices.values() if isinstance(d, GpuServer)), default=0)
+    return max((d.nics for d in design.devices.values() if isinstance(d, GpuServer)),
+               default=0)

@@ -8,7 +8,6 @@ import io
 import json
 import xml.etree.ElementTree as ET
 from collections import Counter
-from itertools import pairwise
 
 import networkx as nx
 import pytest
@@ -110,7 +109,7 @@ def check_slurm(design, files):
     in_blocks = sorted(n for b in block["blocks"] for n in expand(b["nodes"]))
     assert in_blocks == sorted(gpus)
     sizes = block["block_sizes"]
-    assert all(b * 2 == c for b, c in pairwise(sizes))
+    assert all(b * 2 == c for b, c in zip(sizes, sizes[1:], strict=False))
     assert min(len(expand(b["nodes"])) for b in block["blocks"]) >= sizes[0]
 
 

@@ -128,7 +128,7 @@ def test_containerlab_shape_errors(tmp_path):
     path = tmp_path / "x.clab.yml"
     for text, match in (("- a\n- b\n", "not a containerlab topology"),
                         ("topology: {nodes: [a, b]}\n", "topology.nodes must be a mapping"),
-                        (CLAB_HEAD + "  links:\n    - endpoints: [\"leaf1:e1-1\"]\n",
+                        (CLAB_HEAD + '  links:\n    - endpoints: ["leaf1:e1-1"]\n',
                          "has 1 endpoints"),
                         (CLAB_HEAD + "  links:\n    - endpoints: [3, 4]\n", "not NODE:INTERFACE"),
                         ("topology: {nodes: {}}\n", "no devices found"),
