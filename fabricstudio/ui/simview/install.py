@@ -36,7 +36,7 @@ class SimulationUi(QObject):
         self.results = ResultsPanel()
         self.compare = ComparePanel(factory)
         self.controls = SimControls(self.controller, window)
-        self.legend = LegendOverlay(window.view)
+        self.legend = LegendOverlay(window.view, window.scene)
         self.docks = {
             "scenario": self._dock("Scenario", self.scenario,
                                    Qt.DockWidgetArea.RightDockWidgetArea),
