@@ -11,14 +11,22 @@ from __future__ import annotations
 import csv
 import io
 import os
+from collections.abc import Iterable
+from typing import IO, BinaryIO
 
-from fabricstudio.formats import atomic_write_text
+from fabricstudio.formats import write_output
 from fabricstudio.sim.metrics import FLOW_FIELDS, LINK_FIELDS, MetricStream
 
 
 def metrics_csv(stream: MetricStream, flow_ends: dict[int, tuple[str, str]] | None = None) -> str:
     """The stream as CSV text; ``flow_ends`` maps flow id -> (src, dst) for the flow rows."""
     out = io.StringIO()
+    _write_rows(out, stream, flow_ends)
+    return out.getvalue()
+
+
+def _write_rows(out: IO[str], stream: MetricStream,
+                flow_ends: dict[int, tuple[str, str]] | None) -> None:
     writer = csv.writer(out, lineterminator="\n")
     link_names, flow_names = list(LINK_FIELDS), list(FLOW_FIELDS)
     writer.writerow(["t_s", "kind", "id", "from", "to", *link_names, *flow_names])
@@ -35,7 +43,6 @@ def metrics_csv(stream: MetricStream, flow_ends: dict[int, tuple[str, str]] | No
             src, dst = flow_ends.get(flow_id, ("", ""))
             values = [_cell(frame.flows[name][k]) for name in flow_names]
             writer.writerow([t, "flow", flow_id, src, dst, *blank_links, *values])
-    return out.getvalue()
 
 
 def _cell(value) -> str:
@@ -44,6 +51,15 @@ def _cell(value) -> str:
 
 
 def write_metrics_csv(stream: MetricStream, path: str | os.PathLike[str],
-                      flow_ends: dict[int, tuple[str, str]] | None = None) -> None:
-    """Write :func:`metrics_csv` atomically to ``path``."""
-    atomic_write_text(path, metrics_csv(stream, flow_ends))
+                      flow_ends: dict[int, tuple[str, str]] | None = None, *,
+                      inputs: Iterable[str | os.PathLike[str]] = (), force: bool = False) -> None:
+    """Stream :func:`metrics_csv` to ``path`` through
+    :func:`~fabricstudio.formats.output.write_output` (OutputError on failure)."""
+
+    def emit(handle: BinaryIO) -> None:
+        text = io.TextIOWrapper(handle, encoding="utf-8", newline="", write_through=False)
+        _write_rows(text, stream, flow_ends)
+        text.flush()
+        text.detach()
+
+    write_output(path, emit, inputs=inputs, force=force)

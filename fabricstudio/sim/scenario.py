@@ -18,11 +18,11 @@ from __future__ import annotations
 import json
 import os
 import re
-from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
+from fabricstudio.formats.reading import InputError, read_input
 from fabricstudio.model import FabricSettings, Technology, format_validation_error
 
 FORMAT_NAME = "fabricstudio-scenario"
@@ -265,18 +265,11 @@ class ScenarioFile(Scenario):
 
 
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:
-    """Read and validate a scenario file."""
-    path = Path(path)
+    """Read and validate a scenario file (a regular file of at most :data:`MAX_FILE_BYTES`)."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise ScenarioError("file is too large", path)
-        raw = path.read_bytes()
-    except IsADirectoryError:
-        raise ScenarioError("is a folder, not a scenario file", path) from None
-    except FileNotFoundError:
-        raise ScenarioError("no such file", path) from None
-    except OSError as exc:
-        raise ScenarioError(f"cannot read: {exc.strerror or exc}", path) from None
+        raw = read_input(path, MAX_FILE_BYTES)
+    except InputError as exc:
+        raise ScenarioError(exc.problem, path) from None
     return parse_scenario(raw, source=path)
 
 

@@ -72,7 +72,7 @@ class ResultsPanel(QWidget):
         if path and self.stream is not None:
             try:
                 rows = write_metrics_csv(self.stream, path)
-            except OSError as exc:
-                self.title.setText(f"Could not write {path}: {exc.strerror}")
+            except (OSError, ValueError) as exc:
+                self.title.setText(f"Could not write {path}: {getattr(exc, 'problem', exc)}")
                 return
             self.title.setText(f"Wrote {rows:,} rows to {path}")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import csv
+import io
 from pathlib import Path
 from typing import Any
 
+from fabricstudio.formats import write_output
 from fabricstudio.sim.metrics import LINK_FIELDS, MetricStream
 
 
@@ -102,12 +104,19 @@ def write_metrics_csv(stream: MetricStream, path: str | Path) -> int:
     columns = {name: stream.link_series(name) for name in names}
     times = stream.times.copy()
     rows = 0
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
+
+    def emit(handle) -> None:
+        nonlocal rows
+        text = io.TextIOWrapper(handle, encoding="utf-8", newline="")
+        writer = csv.writer(text)
         writer.writerow(["time_s", "link", "src", "src_port", "dst", "dst_port", *names])
         for f, t in enumerate(times[: len(columns[names[0]])]):
             for d in stream.links:
                 writer.writerow([f"{t:.9g}", d.link_id, d.src, d.src_port, d.dst, d.dst_port,
                                  *(f"{columns[n][f, d.index]:.6g}" for n in names)])
                 rows += 1
+        text.flush()
+        text.detach()
+
+    write_output(path, emit)
     return rows

@@ -174,7 +174,7 @@ class SimulationUi(QObject):
         if path:
             try:
                 save_png(self.moment_image(), path)
-            except OSError as exc:
+            except (OSError, ValueError) as exc:
                 self.window.statusBar().showMessage(f"Could not write {path}: {exc}", 8000)
                 return
             self.window.statusBar().showMessage(f"Saved {path}", 5000)
@@ -190,7 +190,7 @@ class SimulationUi(QObject):
         if path:
             try:
                 rows = write_metrics_csv(stream, path)
-            except OSError as exc:
+            except (OSError, ValueError) as exc:
                 self.window.statusBar().showMessage(f"Could not write {path}: {exc}", 8000)
                 return
             self.window.statusBar().showMessage(f"Wrote {rows:,} rows to {path}", 5000)
