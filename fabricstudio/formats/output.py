@@ -35,7 +35,7 @@ import stat
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import BinaryIO, Union
+from typing import BinaryIO
 
 #: Suffix of the temporary files (recognisable, so stale ones can be found and removed).
 TEMP_SUFFIX = ".fabricstudio-tmp"
@@ -45,9 +45,9 @@ STALE_AFTER_S = 24 * 3600.0
 _NAME_KEEP = 120
 _CHUNK = 1 << 20
 
-PathLike = Union[str, "os.PathLike[str]"]
+PathLike = str | os.PathLike[str]
 #: What can be written: bytes, text (UTF-8), or a function that writes bytes to a binary file.
-Payload = Union[bytes, bytearray, memoryview, str, Callable[[BinaryIO], None]]
+Payload = bytes | bytearray | memoryview | str | Callable[[BinaryIO], None]
 
 
 class OutputError(ValueError):

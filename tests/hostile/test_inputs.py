@@ -13,11 +13,11 @@ from fabricstudio.formats import (
     MAX_FILE_BYTES,
     DesignFileError,
     InputError,
+    design_file,
     load_design,
     read_input,
     save_design,
 )
-from fabricstudio.formats import design_file
 from fabricstudio.sim.scenario import ScenarioError, load_scenario
 from tests.hostile.helpers import PAIR, TINY, one_line_error, run_cli
 
