@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, ValidationError
 
+from fabricstudio.formats.json_strict import JsonError, loads_strict
 from fabricstudio.formats.output import OutputError, write_output
 from fabricstudio.formats.reading import InputError, format_mib, read_input, too_large
 from fabricstudio.model import Design, DesignData, DesignError, format_validation_error
@@ -88,7 +89,9 @@ def _decode_json(raw: bytes | str, source: str | os.PathLike[str]) -> Any:
     if not raw.strip():
         raise DesignFileError(source, "file is empty")
     try:
-        return json.loads(raw)
+        return loads_strict(raw)
+    except JsonError as exc:
+        raise DesignFileError(source, str(exc)) from None
     except json.JSONDecodeError as exc:
         truncated = exc.pos >= len(raw.rstrip()) or exc.msg.startswith("Unterminated string")
         hint = "; the file looks truncated" if truncated else ""

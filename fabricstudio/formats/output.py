@@ -135,7 +135,7 @@ def _prepare(path: PathLike, inputs: Iterable[PathLike], force: bool
         folder = real.parent
         if not folder.is_dir():
             what = "does not exist" if not folder.exists() else "is not a folder"
-            raise OutputError(path, f"the folder {folder} {what}")
+            raise OutputError(path, f"cannot write: the folder {folder} {what}")
     else:
         _refuse_kind(path, info)
         if not force:

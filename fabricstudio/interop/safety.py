@@ -13,11 +13,11 @@ import yaml
 from defusedxml import DefusedXmlException
 from defusedxml import ElementTree as SafeET
 
-from fabricstudio.formats.design_file import MAX_FILE_BYTES
 from fabricstudio.interop.registry import InteropError
 
-#: Largest file an import reads (the design-file limit).
-MAX_IMPORT_BYTES = MAX_FILE_BYTES
+#: Largest file an import reads (32 MiB: other tools' files of a 16k-GPU fabric are a few MB;
+#: the design-file limit is higher because the generator writes up to ~100 MB designs).
+MAX_IMPORT_BYTES = 32 * 2**20
 #: Deepest nesting accepted in YAML and XML.
 MAX_DEPTH = 64
 #: Most values a YAML document may hold once its aliases are followed.

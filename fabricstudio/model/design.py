@@ -18,6 +18,7 @@ from fabricstudio.model.devices import Device
 from fabricstudio.model.enums import DeviceKind
 from fabricstudio.model.fabric import FabricSettings
 from fabricstudio.model.links import Link
+from fabricstudio.model.strict import LIMIT_REASONS
 from fabricstudio.model.validation import (
     DesignError,
     device_fits_links,
@@ -26,6 +27,13 @@ from fabricstudio.model.validation import (
 )
 
 _DEVICE_ADAPTER: TypeAdapter[Device] = TypeAdapter(Device)
+_RANGE_ERRORS = frozenset({"greater_than", "greater_than_equal", "less_than",
+                           "less_than_equal", "finite_number"})
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."
 _V = TypeVar("_V")
 
 
@@ -42,11 +50,19 @@ class DesignData(BaseModel):
 
 
 def format_validation_error(error: ValidationError, limit: int = 5) -> str:
-    """One readable line per pydantic error: ``location: message``."""
+    """One readable line per pydantic error: ``location: message`` (plus the physical reason
+    of a range, :data:`~fabricstudio.model.strict.LIMIT_REASONS`, when a value is outside it)."""
     lines = []
     for item in error.errors()[:limit]:
-        loc = ".".join(str(p) for p in item["loc"]) or "(top level)"
-        lines.append(f"{loc}: {item['msg']}")
+        path = [*item["loc"], *([item["ctx"]["field"]] if item["type"] == "number_type" else [])]
+        loc = ".".join(str(p) for p in path) or "(top level)"
+        message = item["msg"]
+        field = next((p for p in reversed(path) if isinstance(p, str)), "")
+        if item["type"] in _RANGE_ERRORS and field in LIMIT_REASONS:
+            message += f" ({LIMIT_REASONS[field]})"
+        if item["type"] in _RANGE_ERRORS:
+            message += f", got {_shown(item.get('input'))}"
+        lines.append(f"{loc}: {message}")
     more = error.error_count() - limit
     if more > 0:
         lines.append(f"... and {more} more problem(s)")

@@ -3,7 +3,8 @@
 Columns: ``t_s, kind, id, from, to`` then every per-link field of
 :data:`fabricstudio.sim.metrics.LINK_FIELDS` (rows of kind ``link``) and every per-flow field of
 :data:`~fabricstudio.sim.metrics.FLOW_FIELDS` (rows of kind ``flow``); fields that do not apply
-to a row are empty.  ``t_s`` is the end of the sample period.
+to a row are empty.  ``t_s`` is the end of the sample period.  Text cells that a spreadsheet
+would read as a formula (an id starting with ``=``) get a leading apostrophe.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Iterable
 from typing import IO, BinaryIO
 
 from fabricstudio.formats import write_output
+from fabricstudio.formats.csv_safe import spreadsheet_safe
 from fabricstudio.sim.metrics import FLOW_FIELDS, LINK_FIELDS, MetricStream
 
 
@@ -38,11 +40,13 @@ def _write_rows(out: IO[str], stream: MetricStream,
         columns = [frame.links[name] for name in link_names]
         for j, link in enumerate(stream.links):
             values = [_cell(column[j]) for column in columns]
-            writer.writerow([t, "link", link.key, link.src, link.dst, *values, *blank_flows])
+            writer.writerow([t, "link", spreadsheet_safe(link.key), spreadsheet_safe(link.src),
+                             spreadsheet_safe(link.dst), *values, *blank_flows])
         for k, flow_id in enumerate(frame.flow_ids):
             src, dst = flow_ends.get(flow_id, ("", ""))
             values = [_cell(frame.flows[name][k]) for name in flow_names]
-            writer.writerow([t, "flow", flow_id, src, dst, *blank_links, *values])
+            writer.writerow([t, "flow", flow_id, spreadsheet_safe(src), spreadsheet_safe(dst),
+                             *blank_links, *values])
 
 
 def _cell(value) -> str:

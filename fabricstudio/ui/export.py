@@ -16,6 +16,7 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsItem
 
 from fabricstudio.formats import write_output
+from fabricstudio.model.text import printable
 from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.legend import legend_entries, legend_size, paint_legend
 
@@ -190,7 +191,7 @@ def save_svg(scene: FabricScene, path: str | Path, options: ExportOptions = Expo
     generator.setOutputDevice(buffer)
     generator.setSize(QSize(round(page.width()), round(page.height())))
     generator.setViewBox(QRectF(0, 0, page.width(), page.height()))
-    generator.setTitle(scene.design.name)
+    generator.setTitle(printable(scene.design.name))
     generator.setDescription("FabricStudio design export")
     with _prepared(scene, options, vector=True):
         painter = QPainter()

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from fabricstudio.formats import write_output
+from fabricstudio.formats.csv_safe import spreadsheet_safe
 from fabricstudio.sim.metrics import LINK_FIELDS, MetricStream
 
 
@@ -112,7 +113,8 @@ def write_metrics_csv(stream: MetricStream, path: str | Path) -> int:
         writer.writerow(["time_s", "link", "src", "src_port", "dst", "dst_port", *names])
         for f, t in enumerate(times[: len(columns[names[0]])]):
             for d in stream.links:
-                writer.writerow([f"{t:.9g}", d.link_id, d.src, d.src_port, d.dst, d.dst_port,
+                writer.writerow([f"{t:.9g}", spreadsheet_safe(d.link_id), spreadsheet_safe(d.src),
+                                 d.src_port, spreadsheet_safe(d.dst), d.dst_port,
                                  *(f"{columns[n][f, d.index]:.6g}" for n in names)])
                 rows += 1
         text.flush()
