@@ -7,6 +7,7 @@ applies its whole change or raises :class:`DesignError` and changes nothing.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -14,7 +15,7 @@ from typing import Any, TypeVar
 from psygnal import Signal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from fabricstudio.model.devices import Device
+from fabricstudio.model.devices import COORDINATE_LIMIT, Device
 from fabricstudio.model.enums import DeviceKind
 from fabricstudio.model.fabric import FabricSettings
 from fabricstudio.model.links import Link
@@ -216,12 +217,15 @@ class Design:
         return new
 
     def move_devices(self, positions: Mapping[str, tuple[float, float]]) -> None:
-        """Set the canvas positions of several devices at once."""
-        for device_id in positions:
+        """Set the canvas positions of several devices at once (clamped to the canvas range
+        files accept, :data:`~fabricstudio.model.devices.COORDINATE_LIMIT`)."""
+        for device_id, (x, y) in positions.items():
             self.device(device_id)
+            if not (math.isfinite(x) and math.isfinite(y)):
+                raise DesignError(f"device {device_id}: position ({x}, {y}) is not finite")
         for device_id, (x, y) in positions.items():
             self._devices[device_id] = self._devices[device_id].model_copy(
-                update={"x": float(x), "y": float(y)}
+                update={"x": _clamp(float(x)), "y": _clamp(float(y))}
             )
         if positions:
             self._bump()
@@ -369,6 +373,10 @@ class Design:
 
     def _bump(self) -> None:
         self.revision += 1
+
+
+def _clamp(value: float) -> float:
+    return min(max(value, -COORDINATE_LIMIT), COORDINATE_LIMIT)
 
 
 def _with_changes(validate: Any, old: BaseModel, changes: Mapping[str, Any], what: str) -> Any:
