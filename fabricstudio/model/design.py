@@ -56,14 +56,14 @@ def format_validation_error(error: ValidationError, limit: int = 5) -> str:
     lines = []
     for item in error.errors()[:limit]:
         path = [*item["loc"], *([item["ctx"]["field"]] if item["type"] == "number_type" else [])]
-        loc = ".".join(str(p) for p in path) or "(top level)"
-        message = item["msg"]
+        loc = ".".join(str(p) for p in path)
+        message = item["msg"].removeprefix("Value error, ")
         field = next((p for p in reversed(path) if isinstance(p, str)), "")
         if item["type"] in _RANGE_ERRORS and field in LIMIT_REASONS:
             message += f" ({LIMIT_REASONS[field]})"
         if item["type"] in _RANGE_ERRORS:
             message += f", got {_shown(item.get('input'))}"
-        lines.append(f"{loc}: {message}")
+        lines.append(f"{loc}: {message}" if loc else message)
     more = error.error_count() - limit
     if more > 0:
         lines.append(f"... and {more} more problem(s)")
