@@ -169,9 +169,9 @@ def check_spec(spec: FabricSpec) -> None:
     for option, label in (("servers_per_leaf", "servers per leaf"), ("spines", "spine count"),
                           ("leaves_per_pod", "leaves per pod"),
                           ("servers_per_su", "servers per scalable unit")):
-        value = getattr(spec, option, None)
-        if value is not None:
-            _at_most(value, spec.switch_radix, f"{label} (radix {spec.switch_radix})", option)
+        chosen: int | None = getattr(spec, option, None)
+        if chosen is not None:
+            _at_most(chosen, spec.switch_radix, f"{label} (radix {spec.switch_radix})", option)
 
 
 def _at_least(value: int, minimum: int, label: str, option: str) -> None:
