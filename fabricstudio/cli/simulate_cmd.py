@@ -13,6 +13,7 @@ from fabricstudio.cli.output import write_out
 from fabricstudio.formats import OutputError, check_output, write_output
 from fabricstudio.sim.export import write_metrics_csv
 from fabricstudio.sim.result import Result
+from fabricstudio.sim.engine import EngineError
 from fabricstudio.sim.run import MAX_CELL_HOPS, build_simulation
 from fabricstudio.sim.scenario import (
     WORKLOAD_TYPES,
@@ -192,6 +193,8 @@ def run(args: argparse.Namespace) -> int:
     bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     try:
         result = sim.run(bar)
+    except EngineError as exc:  # a flow the checks let through but the engine cannot route
+        raise CliError(f"the run stopped: {exc}") from None
     finally:
         if bar is not None:
             bar.close()
