@@ -11,9 +11,9 @@ from typing import Any
 from fabricstudio.cli.common import CliError, load_design_arg, positive_float, positive_int
 from fabricstudio.cli.output import write_out
 from fabricstudio.formats import OutputError, check_output, write_output
+from fabricstudio.sim.engine import EngineError
 from fabricstudio.sim.export import write_metrics_csv
 from fabricstudio.sim.result import Result
-from fabricstudio.sim.engine import EngineError
 from fabricstudio.sim.run import MAX_CELL_HOPS, build_simulation
 from fabricstudio.sim.scenario import (
     WORKLOAD_TYPES,
