@@ -1,10 +1,13 @@
-"""CSV export of a run's metric stream (one row per frame and directed link, then per flow).
+"""The metrics CSV of a run: the one writer the CLI (``simulate --metrics``) and the GUI
+(Results panel, Simulation menu) both use, so the same run gives the same file.
 
+One row per frame and directed link, then one per frame and flow listed in the frame.
 Columns: ``t_s, kind, id, from, to`` then every per-link field of
 :data:`fabricstudio.sim.metrics.LINK_FIELDS` (rows of kind ``link``) and every per-flow field of
 :data:`~fabricstudio.sim.metrics.FLOW_FIELDS` (rows of kind ``flow``); fields that do not apply
-to a row are empty.  ``t_s`` is the end of the sample period.  Text cells that a spreadsheet
-would read as a formula (an id starting with ``=``) get a leading apostrophe.
+to a row are empty.  ``t_s`` is the end of the sample period; a flow row's ``from``/``to`` are
+its endpoints (``MetricStream.flow_ends``, filled when the run ends).  Text cells that a
+spreadsheet would read as a formula (an id starting with ``=``) get a leading apostrophe.
 """
 
 from __future__ import annotations
@@ -13,27 +16,27 @@ import csv
 import io
 import os
 from collections.abc import Iterable
-from typing import IO, BinaryIO
+from typing import IO, Any, BinaryIO
 
 from fabricstudio.formats import write_output
 from fabricstudio.formats.csv_safe import spreadsheet_safe
 from fabricstudio.sim.metrics import FLOW_FIELDS, LINK_FIELDS, MetricStream
 
 
-def metrics_csv(stream: MetricStream, flow_ends: dict[int, tuple[str, str]] | None = None) -> str:
-    """The stream as CSV text; ``flow_ends`` maps flow id -> (src, dst) for the flow rows."""
+def metrics_csv(stream: MetricStream) -> tuple[str, int]:
+    """(CSV text, number of data rows) of the stream."""
     out = io.StringIO()
-    _write_rows(out, stream, flow_ends)
-    return out.getvalue()
+    rows = _write_rows(out, stream)
+    return out.getvalue(), rows
 
 
-def _write_rows(out: IO[str], stream: MetricStream,
-                flow_ends: dict[int, tuple[str, str]] | None) -> None:
+def _write_rows(out: IO[str], stream: MetricStream) -> int:
     writer = csv.writer(out, lineterminator="\n")
     link_names, flow_names = list(LINK_FIELDS), list(FLOW_FIELDS)
     writer.writerow(["t_s", "kind", "id", "from", "to", *link_names, *flow_names])
     blank_links, blank_flows = [""] * len(link_names), [""] * len(flow_names)
-    flow_ends = flow_ends or {}
+    flow_ends = stream.flow_ends
+    rows = 0
     for i in range(len(stream)):
         frame = stream.frame(i)
         t = repr(frame.t)
@@ -47,23 +50,27 @@ def _write_rows(out: IO[str], stream: MetricStream,
             values = [_cell(frame.flows[name][k]) for name in flow_names]
             writer.writerow([t, "flow", flow_id, spreadsheet_safe(src), spreadsheet_safe(dst),
                              *blank_links, *values])
+        rows += len(stream.links) + len(frame.flow_ids)
+    return rows
 
 
-def _cell(value) -> str:
+def _cell(value: Any) -> str:
     number = value.item() if hasattr(value, "item") else value
     return f"{number:.7g}" if isinstance(number, float) else str(number)
 
 
-def write_metrics_csv(stream: MetricStream, path: str | os.PathLike[str],
-                      flow_ends: dict[int, tuple[str, str]] | None = None, *,
-                      inputs: Iterable[str | os.PathLike[str]] = (), force: bool = False) -> None:
-    """Stream :func:`metrics_csv` to ``path`` through
-    :func:`~fabricstudio.formats.output.write_output` (OutputError on failure)."""
+def write_metrics_csv(stream: MetricStream, path: str | os.PathLike[str], *,
+                      inputs: Iterable[str | os.PathLike[str]] = (), force: bool = False) -> int:
+    """Stream the CSV to ``path`` through :func:`~fabricstudio.formats.output.write_output`
+    (OutputError on failure; ``inputs``/``force`` as there); returns the number of data rows."""
+    rows = 0
 
     def emit(handle: BinaryIO) -> None:
-        text = io.TextIOWrapper(handle, encoding="utf-8", newline="", write_through=False)
-        _write_rows(text, stream, flow_ends)
+        nonlocal rows
+        text = io.TextIOWrapper(handle, encoding="utf-8", newline="")
+        rows = _write_rows(text, stream)
         text.flush()
         text.detach()
 
     write_output(path, emit, inputs=inputs, force=force)
+    return rows
