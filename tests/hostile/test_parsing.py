@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import json
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
@@ -214,17 +213,22 @@ def test_metrics_csv_cells_cannot_start_a_formula(tmp_path):
     assert any(c.startswith("'=HYPERLINK") for c in cells)
 
 
-def test_gui_metrics_csv_cells_cannot_start_a_formula(tmp_path):
+def test_gui_metrics_csv_cells_cannot_start_a_formula(qtbot, tmp_path, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog, QWidget
+
     from fabricstudio.sim.metrics import DirectedLink, Frame, MetricStream, empty_link_arrays
-    from fabricstudio.ui.panels.results_summary import write_metrics_csv
+    from fabricstudio.ui.panels.results_panel import export_metrics_dialog
 
     stream = MetricStream((DirectedLink(0, "=cmd|' /C calc'!A0", "@a", 0, "+b", 0, 100.0),),
                           1e-6)
     stream.append(Frame(1e-6, empty_link_arrays(1)))
-    path = Path(tmp_path / "gui.csv")
-    assert write_metrics_csv(stream, path) == 1
+    path = tmp_path / "gui.csv"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(path), ""))
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    assert "Wrote 1 rows" in export_metrics_dialog(parent, stream)
     row = list(csv.reader(path.open(encoding="utf-8")))[1]
-    assert row[1].startswith("'=") and row[2] == "'@a" and row[4] == "'+b"
+    assert row[2].startswith("'=") and row[3] == "'@a" and row[4] == "'+b"
 
 
 def test_pair_example_still_simulates_from_the_cli():
