@@ -19,6 +19,7 @@ from fabricstudio.interop.clab import (
 )
 from fabricstudio.interop.naming import file_stem, unique_names
 from fabricstudio.interop.options import Options
+from fabricstudio.interop.safety import SAFE_DUMPER
 from fabricstudio.interop.registry import ExportFormat, InteropError, Option
 from fabricstudio.model import Design, Device, DeviceKind
 
@@ -69,7 +70,8 @@ def export(design: Design, options: Options) -> Bundle:
     bundle = Bundle()
     text = (f"# {design.name}: exported by FabricStudio ({len(nodes)} nodes, "
             f"{len(links)} links)\n")
-    text += yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=100)
+    text += yaml.dump(doc, Dumper=SAFE_DUMPER, sort_keys=False, default_flow_style=None,
+                      width=100)
     bundle.add_text(f"{file_stem(design)}.clab.yml", text)
     if len(nodes) > LARGE_LAB:
         bundle.notes.append(f"{len(nodes)} containers will not run on one host; export a "
