@@ -17,7 +17,7 @@ from fabricstudio.interop.clab import (
     IMAGES,
     interface_pattern,
 )
-from fabricstudio.interop.naming import file_stem, unique_names
+from fabricstudio.interop.naming import file_stem, one_line, unique_names
 from fabricstudio.interop.options import Options
 from fabricstudio.interop.safety import SAFE_DUMPER
 from fabricstudio.interop.registry import ExportFormat, InteropError, Option
@@ -68,7 +68,7 @@ def export(design: Design, options: Options) -> Bundle:
         links.append({"endpoints": ends})
     doc = {"name": names_of_lab(design), "topology": {"nodes": nodes, "links": links}}
     bundle = Bundle()
-    text = (f"# {design.name}: exported by FabricStudio ({len(nodes)} nodes, "
+    text = (f"# {one_line(design.name)}: exported by FabricStudio ({len(nodes)} nodes, "
             f"{len(links)} links)\n")
     text += yaml.dump(doc, Dumper=SAFE_DUMPER, sort_keys=False, default_flow_style=None,
                       width=100)
