@@ -19,8 +19,8 @@ from fabricstudio.interop.clab import (
 )
 from fabricstudio.interop.naming import file_stem, one_line, unique_names
 from fabricstudio.interop.options import Options
-from fabricstudio.interop.safety import SAFE_DUMPER
 from fabricstudio.interop.registry import ExportFormat, InteropError, Option
+from fabricstudio.interop.safety import SAFE_DUMPER
 from fabricstudio.model import Design, Device, DeviceKind
 
 #: Nodes beyond which the notes warn that one host will struggle (each is a container).
