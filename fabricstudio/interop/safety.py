@@ -1,6 +1,7 @@
 """Reading untrusted files: a size limit, regular files only, UTF-8, YAML through the safe
-loader only (``yaml.safe_load``'s SafeLoader or its C twin CSafeLoader: no object construction) with a depth and size budget, and XML
-through defusedxml (no DTDs, no entity expansion, no external references)."""
+loader only (``yaml.safe_load``'s SafeLoader or its C twin CSafeLoader: no object
+construction) with a depth and size budget, and XML through defusedxml (no DTDs, no entity
+expansion, no external references)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Graphviz DOT: every device and link attribute, positions as ``pos`` (points, y up, pinned)
-and ``x``/``y``, drawing attributes (shape and fill by kind, colour and width by speed); cables written with their interfaces (``"leaf1":"swp3" -- "server2":"eth1"``)
-and switches with ``role`` leaf / spine / super_spine, so the same file is the reference
-topology of NVIDIA's UFM cable validation tool for Ethernet fabrics."""
+and ``x``/``y``, drawing attributes (shape and fill by kind, colour and width by speed);
+cables written with their interfaces (``"leaf1":"swp3" -- "server2":"eth1"``) and switches
+with ``role`` leaf / spine / super_spine, so the same file is the reference topology of
+NVIDIA's UFM cable validation tool for Ethernet fabrics."""
 
 from __future__ import annotations
 
