@@ -93,6 +93,8 @@ def check_drawio(design, files):
         ids = {c.get("id") for c in vertices}
         assert all(e.get("source") in ids and e.get("target") in ids for e in edges)
         assert all(v.find("mxGeometry").get("width") for v in vertices)
+        spots = {(v.find("mxGeometry").get("x"), v.find("mxGeometry").get("y")) for v in vertices}
+        assert len(spots) == len(vertices), "devices drawn on top of each other"
 
 
 def check_slurm(design, files):

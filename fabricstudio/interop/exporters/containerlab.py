@@ -19,6 +19,7 @@ from fabricstudio.interop.clab import (
 )
 from fabricstudio.interop.naming import file_stem, one_line, unique_names
 from fabricstudio.interop.options import Options
+from fabricstudio.interop.positions import positioned
 from fabricstudio.interop.registry import ExportFormat, InteropError, Option
 from fabricstudio.interop.safety import SAFE_DUMPER
 from fabricstudio.model import Design, Device, DeviceKind
@@ -36,9 +37,11 @@ def _clab_kind(device: Device, options: Options) -> str:
 
 def export(design: Design, options: Options) -> Bundle:
     """One .clab.yml file."""
+    design = positioned(design)
     names = unique_names(list(design.devices))
     images = {**IMAGES, **options.prefixed("image.")}
     patterns = options.prefixed("interface.")
+    types = options.prefixed("type.")
     nodes = {}
     kinds = {}
     for device in design.devices.values():
@@ -57,8 +60,10 @@ def export(design: Design, options: Options) -> Bundle:
         }
         if names[device.id] != device.id:
             labels["fabricstudio.id"] = device.id
-        nodes[names[device.id]] = {"kind": clab_kind, "image": images[clab_kind],
-                                   "labels": labels}
+        node = {"kind": clab_kind, "image": images[clab_kind], "labels": labels}
+        if types.get(clab_kind):
+            node["type"] = types[clab_kind]
+        nodes[names[device.id]] = node
     links = []
     for link in design.links.values():
         ends = []
@@ -99,5 +104,7 @@ FORMAT = ExportFormat(
         Option("image.", "image per containerlab kind, e.g. image.arista_ceos=ceos:4.32.0F"),
         Option("interface.", "interface pattern per containerlab kind ({n} = port number from "
                              "1), e.g. interface.sonic-vs=Ethernet{n}"),
+        Option("type.", "node type (chassis) per containerlab kind, e.g. "
+                        "type.nokia_srlinux=ixr-d3l"),
     ),
 )

@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from fabricstudio.interop.bundle import Bundle
 from fabricstudio.interop.naming import KIND_COLOURS, file_stem, xml_safe
 from fabricstudio.interop.options import Options
+from fabricstudio.interop.positions import positioned
 from fabricstudio.interop.registry import ExportFormat
 from fabricstudio.model import Design, Device, DeviceKind, Plane
 
@@ -86,6 +87,7 @@ def _page(design: Design, plane: Plane, root_file: ET.Element) -> int:
 
 def export(design: Design, options: Options) -> Bundle:
     """One .drawio file with a page per network."""
+    design = positioned(design)
     root = ET.Element("mxfile", host="FabricStudio", type="device", compressed="false")
     pages = [p for p in Plane if _page(design, p, root)]
     bundle = Bundle()
