@@ -8,10 +8,14 @@ replaces the design (after the unsaved-changes prompt) and shows what was guesse
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -49,6 +53,16 @@ PART_HELP = {
     "rail": "{n} rails: NIC N of every server, its rail leaves and the spines above",
     "network": "one network's devices and cables",
 }
+
+
+@contextmanager
+def busy() -> Iterator[None]:
+    """A wait cursor while a large export or import runs."""
+    QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+    try:
+        yield
+    finally:
+        QApplication.restoreOverrideCursor()
 
 
 class ExportOptionsDialog(QDialog):
@@ -159,8 +173,10 @@ class InteropMenu:
             if not path:
                 return False
         try:
-            bundle = export_design(window.design, name, dialog.option_pairs(), dialog.subset())
-            written = write_bundle(bundle, path, name)
+            with busy():
+                bundle = export_design(window.design, name, dialog.option_pairs(),
+                                       dialog.subset())
+                written = write_bundle(bundle, path, name)
         except InteropError as exc:
             QMessageBox.critical(window, "Export failed", str(exc))
             return False
@@ -198,7 +214,8 @@ class InteropMenu:
             if not path:
                 return False
         try:
-            result = import_design(path)
+            with busy():
+                result = import_design(path)
         except InteropError as exc:
             QMessageBox.critical(window, "Cannot import", str(exc))
             window.show_message(f"Not imported: {exc}")
