@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
 from fabricstudio.cli.common import CliError, load_design_arg, positive_float
+from fabricstudio.cli.output import write_err, write_out
 
 NAME = "export"
 HELP = ("write a PNG and/or SVG picture of a design, or a PNG of a simulation moment "
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     for path, detail in written:
-        print(f"wrote {path} ({detail})", file=sys.stdout)
+        write_out(f"wrote {path} ({detail})")
     return 0
 
 
@@ -89,11 +89,11 @@ def _export_moment(design, args: argparse.Namespace) -> int:
         raise CliError(f"no frame recorded by t = {at:g} s (the first sample is at "
                        f"{stream.sample_period_s:g} s)")
     if at > stream.times[-1] + stream.sample_period_s:
-        print(f"fabricstudio export: note: the run ended at {stream.times[-1]:g} s; "
-              "showing its last frame", file=sys.stderr)
+        write_err(f"fabricstudio export: note: the run ended at {stream.times[-1]:g} s; "
+                  "showing its last frame")
     try:
         export_moment(design, stream, at, args.png, label=scenario.name, scale=args.scale)
     except OSError as exc:
         raise CliError(f"{args.png}: cannot write: {exc.strerror or exc}") from None
-    print(f"wrote {args.png} (t = {stream.frame_at(at).t:g} s)")
+    write_out(f"wrote {args.png} (t = {stream.frame_at(at).t:g} s)")
     return 0

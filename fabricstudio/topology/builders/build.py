@@ -16,17 +16,16 @@ from fabricstudio.model import (
     Link,
     Plane,
 )
+from fabricstudio.topology.builders.fabric_layout import layout_fabric
 from fabricstudio.topology.builders.families import (
     ComputePlan,
     build_fat_tree,
     build_leaf_spine,
     build_rail_optimized,
 )
-from fabricstudio.topology.builders.fabric_layout import layout_fabric
 from fabricstudio.topology.builders.grouping import chunks, make_groups, server_racks
 from fabricstudio.topology.builders.placement import PITCH
 from fabricstudio.topology.builders.planes import (
-    MgmtPlan,
     StoragePlan,
     build_management,
     build_storage,
