@@ -350,7 +350,7 @@ class Design:
         old = self.group(group_id)
         if "id" in changes and changes["id"] != group_id:
             raise DesignError("a group's id cannot be changed")
-        new = _with_changes(Group.model_validate, old, changes, f"group {group_id}")
+        new: Group = _with_changes(Group.model_validate, old, changes, f"group {group_id}")
         self.replace_group(new)
         return new
 

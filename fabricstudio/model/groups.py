@@ -79,7 +79,7 @@ class Group(BaseModel):
         description="Racks: lowest rack unit (1 = bottom) of member devices; optional")
 
     @model_validator(mode="after")
-    def _check(self) -> "Group":
+    def _check(self) -> Group:
         seen: set[str] = set()
         for member in self.members:
             if member in seen:

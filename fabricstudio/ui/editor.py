@@ -12,8 +12,7 @@ from typing import Any
 from PySide6.QtCore import QMimeData, QPointF
 from PySide6.QtWidgets import QApplication
 
-from fabricstudio.model import (Design, DesignError, Device, DeviceKind, Group, Link,
-                                parse_device)
+from fabricstudio.model import Design, DesignError, Device, DeviceKind, Group, Link, parse_device
 from fabricstudio.model.commands import AddFragment, Connect, Disconnect, MoveDevices, RemoveDevices
 from fabricstudio.ui.canvas.scene import GRID, FabricScene
 from fabricstudio.ui.linking import LinkCandidate, propose_link

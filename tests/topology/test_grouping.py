@@ -25,7 +25,7 @@ SPECS = [
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.topology)
 def test_every_device_is_in_exactly_one_rack(spec):
     build = build_fabric(spec)
-    design = build.to_design()  # validates the groups
+    build.to_design()  # validates the groups
     racks = [g for g in build.groups if g.kind is GroupKind.RACK]
     in_racks = [m for r in racks for m in r.members]
     assert sorted(in_racks) == sorted(d.id for d in build.devices)

@@ -76,14 +76,15 @@ class _Racks:
         return rack_id
 
 
-def _stack(members: Sequence[str], devices: dict[str, Device]) -> tuple[int | None, dict]:
+def _stack(members: Sequence[str], devices: dict[str, Device]
+           ) -> tuple[int | None, dict[str, int]]:
     """Rack height and U positions: servers up from U1, switches down from the top."""
     heights = {m: u_height(devices[m].kind) for m in members}
     total = sum(heights.values())
     height = next((h for h in (STANDARD_RACK_U, TALL_RACK_U) if total <= h), None)
     if height is None:
         return None, {}
-    positions = {}
+    positions: dict[str, int] = {}
     bottom, top = 1, height + 1
     for member in members:
         if devices[member].is_switch:
@@ -110,7 +111,7 @@ def make_groups(plan: ComputePlan, storage: StoragePlan, mgmt: MgmtPlan,
     """Every group of a built fabric, inner groups before the groups holding them."""
     by_id = {d.id: d for d in devices}
     mgmt_of = {m: switch for switch, members in mgmt.racks for m in members}
-    tor = {}
+    tor: dict[str, list[str]] = {}
     if plan.servers_by_leaf:
         for leaf, server in _first_server_of(set(plan.leaves), links).items():
             tor.setdefault(server, []).append(leaf)
