@@ -18,7 +18,7 @@ from fabricstudio.cli.common import CliError, CliParser
 from fabricstudio.cli.output import write_err
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMAND_MODULES = ("gui", "validate", "generate", "analyze", "simulate", "export")
+COMMAND_MODULES = ("gui", "validate", "generate", "analyze", "simulate", "export", "import")
 
 
 def _available_commands() -> list:

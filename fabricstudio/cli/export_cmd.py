@@ -1,4 +1,5 @@
-"""``fabricstudio export DESIGN --png FILE [--svg FILE] [--scale N]``: images without a display.
+"""``fabricstudio export DESIGN --png FILE [--svg FILE] [--scale N]``: images without a display;
+``--format FMT -o FILE`` exports to other tools (containerlab, NetBox, ...: interop_export.py).
 
 With ``--scenario FILE --at SECONDS`` the PNG shows a simulation moment instead: the scenario
 runs headless up to that simulated time and the picture shows link utilisation, PFC pauses, ECN
@@ -13,17 +14,20 @@ from __future__ import annotations
 import argparse
 import os
 
+from fabricstudio.cli import interop_export
 from fabricstudio.cli.common import CliError, load_design_arg, positive_float
 from fabricstudio.cli.output import write_err, write_out
 
 NAME = "export"
-HELP = ("write a PNG and/or SVG picture of a design, or a PNG of a simulation moment "
-        "(--scenario FILE --at SECONDS); works without a display")
+HELP = ("write a PNG and/or SVG picture of a design, a PNG of a simulation moment "
+        "(--scenario FILE --at SECONDS), or another tool's format (--format FMT -o FILE: "
+        "containerlab, NetBox, NVIDIA Air, Slurm, draw.io, GraphML, DOT); works without a "
+        "display")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``export``."""
-    parser.add_argument("design", metavar="DESIGN", help="design file to draw")
+    parser.add_argument("design", metavar="DESIGN", nargs="?", help="design file to export")
     parser.add_argument("--png", metavar="FILE", help="write a PNG image")
     parser.add_argument("--svg", metavar="FILE", help="write an SVG drawing")
     parser.add_argument("--scale", type=positive_float, default=2.0, metavar="N",
@@ -38,12 +42,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--at", metavar="SECONDS", type=float,
                         help="simulated time of the moment (with --scenario), e.g. 25e-6; "
                              "default: the end of the run")
+    interop_export.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Load, lay out if needed, render, write; print what was written."""
+    if interop_export.wanted(args):
+        return interop_export.run(args)
     if not args.png and not args.svg:
-        raise CliError("nothing to do: give --png FILE and/or --svg FILE", 2)
+        raise CliError("nothing to do: give --png FILE and/or --svg FILE, or --format FMT "
+                       "-o FILE", 2)
+    if args.design is None:
+        raise CliError("give the DESIGN file to export", 2)
     if args.scale > 16:
         raise CliError(f"--scale {args.scale:g} is too large (at most 16)", 2)
     if args.at is not None and args.scenario is None:
