@@ -22,14 +22,27 @@ from fabricstudio.formats.reading import InputError, format_mib, read_input, too
 from fabricstudio.model import Design, DesignData, DesignError, format_validation_error
 
 FORMAT_NAME = "fabricstudio-design"
-CURRENT_VERSION = 1
+#: Version 1: devices, links, fabric settings.  Version 2 adds ``groups`` (racks with
+#: optional U positions, scalable units, pods, user groups).
+CURRENT_VERSION = 2
 #: Largest design file read or written.  The largest fabric the generator builds (131,072
-#: GPUs with storage and management networks) is about 100 MB; a 65,536-GPU rail-optimised
+#: GPUs with storage and management networks) is about 115 MiB; a 65,536-GPU rail-optimised
 #: fabric 37 MiB.  Saves refuse anything above it, so every file the tool writes opens again.
 MAX_FILE_BYTES = 256 * 2**20
 
+
+def _v1_to_v2(doc: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 had no groups: the design keeps its devices and links, in no group."""
+    if "groups" in doc:
+        raise ValueError("\"groups\" needs format version 2 (this file says version 1)")
+    out = dict(doc)
+    out["groups"] = []
+    out["version"] = 2
+    return out
+
+
 #: Migrations: version N -> function turning a version-N dict into a version-(N+1) dict.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
 
 
 class DesignFileError(ValueError):
@@ -47,7 +60,7 @@ class DesignFile(DesignData):
     model_config = ConfigDict(extra="forbid", frozen=True, title="FabricStudio design file")
 
     format: Literal["fabricstudio-design"]
-    version: Literal[1]
+    version: Literal[2]
 
 
 def load_design(path: str | os.PathLike[str]) -> Design:
@@ -123,7 +136,10 @@ def _check_envelope(doc: Any, source: str | os.PathLike[str]) -> dict[str, Any]:
         raise DesignFileError(source, f"unknown format version {version}")
     migrated: dict[str, Any] = doc
     while version < CURRENT_VERSION:
-        migrated = MIGRATIONS[version](migrated)
+        try:
+            migrated = MIGRATIONS[version](migrated)
+        except ValueError as exc:
+            raise DesignFileError(source, str(exc)) from None
         version += 1
     return migrated
 
