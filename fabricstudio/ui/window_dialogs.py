@@ -4,7 +4,7 @@ layout, shortcuts, about and export (a mixin of MainWindow)."""
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMessageBox
 
 from fabricstudio.model.commands import MoveDevices, ReplaceContents, SetFabric
@@ -43,7 +43,8 @@ class DialogActions:
         left = min(d.x for d in build.devices)
         build_top = min(d.y for d in build.devices)
         fragment = {"devices": [d.model_dump(mode="json") for d in build.devices],
-                    "links": [lk.model_dump(mode="json") for lk in build.links]}
+                    "links": [lk.model_dump(mode="json") for lk in build.links],
+                    "groups": [g.model_dump(mode="json") for g in build.groups]}
         offset = QPointF(right + 300 - left, top - build_top)
         ids = self.editor.add_fragment(fragment, offset, f"Add {build.name}", mark_copies=False)
         if ids:
@@ -70,7 +71,11 @@ class DialogActions:
     def show_shortcuts(self) -> None:
         """List every action with its shortcut."""
         rows = []
-        for action in self.actions():
+        seen = set()
+        for action in self.findChildren(QAction):  # the window's and its menus' actions
+            if id(action) in seen or not action.text():
+                continue
+            seen.add(id(action))
             keys = ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText)
                              for k in action.shortcuts())
             if keys:

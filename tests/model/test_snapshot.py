@@ -3,6 +3,7 @@
 import pickle
 
 import pytest
+from psygnal import Signal
 
 from fabricstudio.model import Design, DesignError, GpuServer, Leaf, Link, Technology
 from fabricstudio.model.snapshot import FrozenDesign, freeze
@@ -36,6 +37,12 @@ def test_a_snapshot_refuses_every_change():
                    lambda: frozen.move_devices({"gpu1": (1.0, 2.0)})):
         with pytest.raises(DesignError, match="cannot change"):
             change()
+
+
+def test_a_snapshot_holds_every_attribute_of_a_design():
+    """A new Design attribute must be added to FrozenDesign.STATE (copied and pickled)."""
+    signals = {name for name in dir(Design) if isinstance(getattr(Design, name), Signal)}
+    assert set(vars(_design())) - signals - {"_tree"} <= set(FrozenDesign.STATE)
 
 
 def test_with_fabric_and_pickling_keep_the_snapshot_whole():

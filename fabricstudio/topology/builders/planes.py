@@ -50,6 +50,7 @@ def build_storage(acc: Accumulator, spec: AnySpec, gpu_servers: list[str]) -> St
     plan = StoragePlan()
     if not spec.storage_servers:
         return plan
+    _check_storage_reach(spec, len(gpu_servers))
     planes = (Plane.STORAGE, Plane.MANAGEMENT) if spec.management else (Plane.STORAGE,)
     for i in range(1, spec.storage_servers + 1):
         plan.storage_servers.append(acc.add(StorageServer(
@@ -85,10 +86,26 @@ def build_storage(acc: Accumulator, spec: AnySpec, gpu_servers: list[str]) -> St
     return plan
 
 
-def build_management(acc: Accumulator, spec: AnySpec, gpu_servers: list[str],
-                     storage_servers: list[str]) -> MgmtPlan:
-    """One 48-port management switch per rack of ``servers_per_rack`` servers (storage servers
-    racked separately), one link per server, rack switches joined by an aggregation tree.
+def _check_storage_reach(spec: AnySpec, gpu_servers: int) -> None:
+    """BuildError before anything is built when the storage fabric cannot reach every end
+    (a three-tier fabric of radix k has at most k pods of k/2 leaves)."""
+    down, _ = split_radix(spec.switch_radix, spec.storage_nic_speed_gbps,
+                          spec.storage_nic_speed_gbps, 1.0)
+    radix = spec.switch_radix
+    most_ends = radix * (radix // 2) * down
+    ends = gpu_servers + STORAGE_SERVER_NICS * spec.storage_servers
+    if ends > most_ends:
+        room = max(0, (most_ends - gpu_servers) // STORAGE_SERVER_NICS)
+        raise BuildError(f"storage network: {spec.storage_servers:,} storage servers and "
+                         f"{gpu_servers:,} GPU servers need {ends:,} storage ports; radix-"
+                         f"{radix} switches reach at most {most_ends:,} (at most {room:,} "
+                         "storage servers here)")
+
+
+def build_management(acc: Accumulator, spec: AnySpec, racks: list[list[str]]) -> MgmtPlan:
+    """One 48-port management switch per rack (``racks``: the servers of each rack, at most
+    ``servers_per_rack``; storage servers racked separately), one link per server, rack
+    switches joined by an aggregation tree.
 
     Switch out-of-band ports are not drawn: a switch's radix counts its data ports only.
     """
@@ -100,8 +117,6 @@ def build_management(acc: Accumulator, spec: AnySpec, gpu_servers: list[str],
         raise BuildError(f"servers per rack {per_rack}: a {MGMT_RADIX}-port management switch "
                          f"serves at most {MGMT_RADIX - 1} (one port is its uplink)")
     devices = {d.id: d for d in acc.devices}
-    racks = [gpu_servers[i:i + per_rack] for i in range(0, len(gpu_servers), per_rack)]
-    racks += [storage_servers[i:i + per_rack] for i in range(0, len(storage_servers), per_rack)]
     for r, members in enumerate(racks, start=1):
         switch = acc.add(MgmtSwitch(id=f"mgmt{r}", radix=MGMT_RADIX,
                                     port_speed_gbps=MGMT_SPEED_GBPS))
