@@ -7,10 +7,6 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from fabricstudio.model.devices import DeviceId, Speed
 from fabricstudio.model.enums import Plane
 
-#: Cable reach classes used by the bill of materials (metres, upper bound inclusive).
-DAC_MAX_M = 3.0
-AOC_MAX_M = 30.0
-
 
 class Link(BaseModel):
     """A full-duplex cable between port ``a_port`` of device ``a`` and ``b_port`` of ``b``.
@@ -43,12 +39,3 @@ class Link(BaseModel):
     def port_at(self, device_id: str) -> int | None:
         """This link's port number on ``device_id``."""
         return self.a_port if device_id == self.a else self.b_port
-
-    @property
-    def reach_class(self) -> str:
-        """'DAC', 'AOC' or 'optics' by cable length."""
-        if self.length_m <= DAC_MAX_M:
-            return "DAC"
-        if self.length_m <= AOC_MAX_M:
-            return "AOC"
-        return "optics"
