@@ -120,3 +120,19 @@ def test_analyze_bad_cost_book_is_one_line(tmp_path, capsys, examples_dir):
     code = main(["analyze", str(examples_dir / "tiny.json"), "--cost-book", str(book)])
     err = capsys.readouterr().err
     assert code == 1 and err.count("\n") == 1 and "not valid JSON" in err
+
+
+def test_export_cable_plan_csv_and_xlsx(tmp_path, capsys, examples_dir):
+    design = str(examples_dir / "leaf-spine-storage-management.json")
+    out = tmp_path / "plan.csv"
+    assert main(["export", design, "--cable-plan", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "cables in" in printed and (tmp_path / "plan.summary.csv").exists()
+    header = out.read_text(encoding="utf-8-sig").splitlines()[0]
+    assert header.startswith("Cable ID,Network,A rack,A U,A device,A port,A module,B rack")
+    assert main(["export", design, "--cable-plan", str(tmp_path / "plan.xlsx")]) == 0
+    assert (tmp_path / "plan.xlsx").read_bytes()[:2] == b"PK"
+    assert main(["export", design, "--cable-plan", str(tmp_path / "plan.txt")]) == 2
+    assert "must end in .csv or .xlsx" in capsys.readouterr().err
+    assert main(["export", design, "--cable-plan", str(tmp_path / "none" / "p.csv")]) == 1
+    assert capsys.readouterr().err.count("\n") == 1

@@ -14,11 +14,13 @@ import argparse
 import os
 import sys
 
+from fabricstudio.cli import cable_plan_export
 from fabricstudio.cli.common import CliError, load_design_arg, positive_float
 
 NAME = "export"
-HELP = ("write a PNG and/or SVG picture of a design, or a PNG of a simulation moment "
-        "(--scenario FILE --at SECONDS); works without a display")
+HELP = ("write a PNG and/or SVG picture of a design, a PNG of a simulation moment "
+        "(--scenario FILE --at SECONDS) or the cable plan (--cable-plan FILE); works without a "
+        "display")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,12 +40,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--at", metavar="SECONDS", type=float,
                         help="simulated time of the moment (with --scenario), e.g. 25e-6; "
                              "default: the end of the run")
+    cable_plan_export.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Load, lay out if needed, render, write; print what was written."""
+    if cable_plan_export.wanted(args) and not args.png and not args.svg:
+        return cable_plan_export.run(args, load_design_arg(args.design))
     if not args.png and not args.svg:
-        raise CliError("nothing to do: give --png FILE and/or --svg FILE", 2)
+        raise CliError("nothing to do: give --png FILE, --svg FILE or --cable-plan FILE", 2)
     if args.scale > 16:
         raise CliError(f"--scale {args.scale:g} is too large (at most 16)", 2)
     if args.at is not None and args.scenario is None:
@@ -53,6 +58,8 @@ def run(args: argparse.Namespace) -> int:
     if args.scenario is not None and (args.svg or not args.png):
         raise CliError("a simulation moment is written as PNG: give --png FILE (no --svg)", 2)
     design = load_design_arg(args.design)
+    if cable_plan_export.wanted(args):
+        cable_plan_export.run(args, design)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     if args.scenario is not None:
         return _export_moment(design, args)

@@ -145,13 +145,23 @@ def compare_idle_money(utilisations: Mapping[str, float | None], gpus: int, book
             for label, u in utilisations.items()}
 
 
+def currency_prefix(currency: str) -> str:
+    """'$' for USD, '€' for EUR, '£' for GBP, else the code and a space."""
+    return {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency, f"{currency} ")
+
+
+def format_price(value: float, currency: str = "USD") -> str:
+    """A unit price with cents: '$2.50', '$43,000.00'."""
+    return f"{currency_prefix(currency)}{value:,.2f}"
+
+
 def format_money(value: float | None, currency: str = "USD") -> str:
     """'$1.23M', '$45.6k', '$789' (other currencies: 'EUR 1.23M')."""
     if value is None:
         return "-"
     sign = "-" if value < 0 else ""
     value = abs(value)
-    prefix = {"USD": "$", "EUR": "€", "GBP": "£"}.get(currency, f"{currency} ")
+    prefix = currency_prefix(currency)
     for limit, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
         if value >= limit:
             scaled = value / limit

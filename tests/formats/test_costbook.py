@@ -108,3 +108,13 @@ def test_parse_complete_book_checks_duplicates():
     doc = envelope([{"class": "a", "price": 1}, {"class": "a", "price": 2}])
     with pytest.raises(CostBookError, match="listed twice"):
         parse_cost_book(json.dumps(doc))
+
+
+def test_docs_list_every_default_figure_with_its_source():
+    from tests.conftest import ROOT
+
+    text = (ROOT / "docs" / "cost.md").read_text(encoding="utf-8")
+    for item in default_cost_book().items:
+        row = next((ln for ln in text.splitlines() if ln.startswith(f"| `{item.part}` |")), "")
+        assert f"| {item.price:,.2f}" in row, item.part
+        assert f"| {item.power_w:g} |" in row and item.date in row, item.part

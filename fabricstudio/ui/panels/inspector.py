@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (QCheckBox, QFormLayout, QHBoxLayout, QLabel, QPus
                                QVBoxLayout, QWidget)
 
 from fabricstudio.model import DEVICE_CLASSES, Design, DesignError, DeviceKind, Link, Plane
+from fabricstudio.model.cabling import cable_for
 from fabricstudio.model.commands import RenameDesign, SetDeviceProperties, SetLinkProperties
 from fabricstudio.ui.forms import MIXED, FieldEditor, field_label
 from fabricstudio.ui.icons import kind_pixmap
@@ -148,6 +149,9 @@ class InspectorPanel(QWidget):
         for name in _LINK_FIELDS + (_PORT_FIELDS if len(links) == 1 else ()):
             self._add_editor(name, Link.model_fields[name])
         reach = QLabel()
+        reach.setWordWrap(True)
+        reach.setToolTip("What the cable is made of (the same rule as the bill of materials "
+                         "and the cable plan): media, transceivers, breakout")
         self.form.addRow("Cable", reach)
         self._reach_label = reach
 
@@ -187,7 +191,8 @@ class InspectorPanel(QWidget):
             links = [self.design.link(lk) for lk in self.link_ids]
             for name, editor in self.editors.items():
                 editor.show(_shared_value(getattr(lk, name) for lk in links))
-            self._reach_label.setText(", ".join(sorted({lk.reach_class for lk in links})))
+            self._reach_label.setText("\n".join(sorted({cable_for(self.design, lk).label
+                                                         for lk in links})))
         else:
             self.editors["name"].show(self.design.name)
             self.title.setText(self.design.name)
@@ -199,8 +204,8 @@ class InspectorPanel(QWidget):
             self.refresh()
 
     def _on_document_changed(self, *_args) -> None:
-        if not self.device_ids and not self.link_ids:
-            self.refresh()
+        if not self.device_ids:  # the design's properties, or links whose cable depends on
+            self.refresh()       # the technology
 
     # ------------------------------------------------------------- committing
     def _commit(self, name: str) -> None:

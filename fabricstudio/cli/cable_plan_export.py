@@ -1,0 +1,44 @@
+"""``fabricstudio export DESIGN --cable-plan FILE.csv|FILE.xlsx``: the cutsheet, one row per
+cable with racks, U, port names, media, modules and order lengths, plus a summary sheet
+(XLSX) or a ``FILE.summary.csv`` beside the CSV.  Qt-free; part of the ``export``
+dispatcher."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from fabricstudio.cli.common import CliError
+from fabricstudio.formats import DesignFileError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--cable-plan FILE``."""
+    parser.add_argument("--cable-plan", metavar="FILE.csv|FILE.xlsx",
+                        help="write the cable plan (cutsheet): one row per cable with racks, "
+                             "U, ports, media, transceivers and lengths, and a summary")
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    """True when the command line asks for a cable plan."""
+    return bool(getattr(args, "cable_plan", None))
+
+
+def run(args: argparse.Namespace, design) -> int:
+    """Write the cable plan of ``design`` to ``args.cable_plan``."""
+    from fabricstudio.formats.tables import write_tables
+    from fabricstudio.topology.cableplan import cable_plan
+
+    target = str(args.cable_plan)
+    if not target.lower().endswith((".csv", ".xlsx")):
+        raise CliError(f"--cable-plan {target}: the file name must end in .csv or .xlsx", 2)
+    plan = cable_plan(design)
+    try:
+        written = write_tables(target, plan.sheets())
+    except DesignFileError as exc:
+        raise CliError(str(exc)) from None
+    racks = len({slot.rack for slot in plan.racks.values()})
+    for n, path in enumerate(written):
+        detail = f"{len(plan.rows):,} cables in {racks} racks" if n == 0 else "summary"
+        print(f"wrote {path} ({detail})", file=sys.stdout)
+    return 0
