@@ -38,6 +38,7 @@ import os
 import statistics
 import sys
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +51,6 @@ from fabricstudio.sim.metrics import DirectedLink, Frame, MetricStream, empty_li
 from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric  # noqa: E402
 from fabricstudio.ui.app import ensure_app  # noqa: E402
 from fabricstudio.ui.simview.source import RunRequest, engine_source  # noqa: E402
-
 
 BUSY = os.environ.get("LV_SLEEP") is None
 
@@ -127,7 +127,7 @@ def idle_intervals(app, window, seconds: float) -> list[float]:
         app.processEvents()
         time.sleep(0.001)
     timer.stop()
-    return [1000 * (b - a) for a, b in zip(stamps, stamps[1:])]
+    return [1000 * (b - a) for a, b in pairwise(stamps)]
 
 
 def main() -> int:
@@ -194,7 +194,7 @@ def main() -> int:
     if os.environ.get("LV_TRACE"):
         print("gaps over time (ms):", [round(1000 * g) for g in sim.controller.frame_gaps])
         print("UI-thread CPU per gap (ms):", [round(1000 * (b[1] - a[1])) for a, b in
-                                              zip(cpu_marks, cpu_marks[1:])])
+                                              pairwise(cpu_marks)])
     gaps = sorted(1000 * g for g in sim.controller.frame_gaps)
     ticks = sorted(1000 * c for c in costs)
     if not gaps:

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 QT_FREE = ["fabricstudio.model", "fabricstudio.formats", "fabricstudio.topology",
-           "fabricstudio.sim", "fabricstudio.cli"]
+           "fabricstudio.sim", "fabricstudio.interop", "fabricstudio.cli"]
 
 
 @pytest.mark.parametrize("package", QT_FREE)

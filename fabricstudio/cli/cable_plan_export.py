@@ -6,10 +6,11 @@ dispatcher."""
 from __future__ import annotations
 
 import argparse
-import sys
 
 from fabricstudio.cli.common import CliError
+from fabricstudio.cli.output import write_out
 from fabricstudio.formats import DesignFileError
+from fabricstudio.model import Design
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,7 +25,7 @@ def wanted(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "cable_plan", None))
 
 
-def run(args: argparse.Namespace, design) -> int:
+def run(args: argparse.Namespace, design: Design) -> int:
     """Write the cable plan of ``design`` to ``args.cable_plan``."""
     from fabricstudio.formats.tables import write_tables
     from fabricstudio.topology.cableplan import cable_plan
@@ -40,5 +41,5 @@ def run(args: argparse.Namespace, design) -> int:
     racks = len({slot.rack for slot in plan.racks.values()})
     for n, path in enumerate(written):
         detail = f"{len(plan.rows):,} cables in {racks} racks" if n == 0 else "summary"
-        print(f"wrote {path} ({detail})", file=sys.stdout)
+        write_out(f"wrote {path} ({detail})")
     return 0

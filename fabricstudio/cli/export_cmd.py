@@ -1,4 +1,5 @@
-"""``fabricstudio export DESIGN --png FILE [--svg FILE] [--scale N]``: images without a display.
+"""``fabricstudio export DESIGN --png FILE [--svg FILE] [--scale N]``: images without a display;
+``--format FMT -o FILE`` exports to other tools (containerlab, NetBox, ...: interop_export.py).
 
 With ``--scenario FILE --at SECONDS`` the PNG shows a simulation moment instead: the scenario
 runs headless up to that simulated time and the picture shows link utilisation, PFC pauses, ECN
@@ -12,20 +13,22 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
-from fabricstudio.cli import cable_plan_export
+from fabricstudio.cli import cable_plan_export, interop_export
 from fabricstudio.cli.common import CliError, load_design_arg, positive_float
+from fabricstudio.cli.output import write_err, write_out
 
 NAME = "export"
 HELP = ("write a PNG and/or SVG picture of a design, a PNG of a simulation moment "
-        "(--scenario FILE --at SECONDS) or the cable plan (--cable-plan FILE); works without a "
+        "(--scenario FILE --at SECONDS), the cable plan (--cable-plan FILE.csv|.xlsx), or "
+        "another tool's format (--format FMT -o FILE: "
+        "containerlab, NetBox, NVIDIA Air, Slurm, draw.io, GraphML, DOT); works without a "
         "display")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``export``."""
-    parser.add_argument("design", metavar="DESIGN", help="design file to draw")
+    parser.add_argument("design", metavar="DESIGN", nargs="?", help="design file to export")
     parser.add_argument("--png", metavar="FILE", help="write a PNG image")
     parser.add_argument("--svg", metavar="FILE", help="write an SVG drawing")
     parser.add_argument("--scale", type=positive_float, default=2.0, metavar="N",
@@ -41,14 +44,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="simulated time of the moment (with --scenario), e.g. 25e-6; "
                              "default: the end of the run")
     cable_plan_export.add_arguments(parser)
+    interop_export.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Load, lay out if needed, render, write; print what was written."""
-    if cable_plan_export.wanted(args) and not args.png and not args.svg:
+    if interop_export.wanted(args):
+        return interop_export.run(args)
+    plan = cable_plan_export.wanted(args)
+    if not args.png and not args.svg and not plan:
+        raise CliError("nothing to do: give --png FILE and/or --svg FILE, --cable-plan FILE, "
+                       "or --format FMT -o FILE", 2)
+    if args.design is None:
+        raise CliError("give the DESIGN file to export", 2)
+    if plan and not args.png and not args.svg:
         return cable_plan_export.run(args, load_design_arg(args.design))
-    if not args.png and not args.svg:
-        raise CliError("nothing to do: give --png FILE, --svg FILE or --cable-plan FILE", 2)
     if args.scale > 16:
         raise CliError(f"--scale {args.scale:g} is too large (at most 16)", 2)
     if args.at is not None and args.scenario is None:
@@ -58,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     if args.scenario is not None and (args.svg or not args.png):
         raise CliError("a simulation moment is written as PNG: give --png FILE (no --svg)", 2)
     design = load_design_arg(args.design)
-    if cable_plan_export.wanted(args):
+    if plan:
         cable_plan_export.run(args, design)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     if args.scenario is not None:
@@ -72,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     for path, detail in written:
-        print(f"wrote {path} ({detail})", file=sys.stdout)
+        write_out(f"wrote {path} ({detail})")
     return 0
 
 
@@ -96,11 +106,11 @@ def _export_moment(design, args: argparse.Namespace) -> int:
         raise CliError(f"no frame recorded by t = {at:g} s (the first sample is at "
                        f"{stream.sample_period_s:g} s)")
     if at > stream.times[-1] + stream.sample_period_s:
-        print(f"fabricstudio export: note: the run ended at {stream.times[-1]:g} s; "
-              "showing its last frame", file=sys.stderr)
+        write_err(f"fabricstudio export: note: the run ended at {stream.times[-1]:g} s; "
+                  "showing its last frame")
     try:
         export_moment(design, stream, at, args.png, label=scenario.name, scale=args.scale)
     except OSError as exc:
         raise CliError(f"{args.png}: cannot write: {exc.strerror or exc}") from None
-    print(f"wrote {args.png} (t = {stream.frame_at(at).t:g} s)")
+    write_out(f"wrote {args.png} (t = {stream.frame_at(at).t:g} s)")
     return 0

@@ -16,6 +16,7 @@ from fabricstudio.cli.common import (
     positive_float,
     positive_int,
 )
+from fabricstudio.cli.output import write_out
 from fabricstudio.formats import DesignFileError, atomic_write_text
 from fabricstudio.sim.export import write_metrics_csv
 from fabricstudio.sim.result import Result
@@ -204,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json == "-":
         sys.stdout.write(text)
     else:
-        print(summary_text(result, book=book))
+        write_out(summary_text(result, book=book))
         if args.json:
             _write(args.json, lambda: atomic_write_text(args.json, text))
     if args.metrics:
@@ -232,9 +233,9 @@ def _t(seconds: float | None) -> str:
 
 def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths))
+    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
     return [line.rstrip(), "  ".join("-" * w for w in widths),
-            *("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)]
+            *("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)]
 
 
 def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
@@ -269,13 +270,13 @@ def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
     lines.append(f"events: {tot['pfc_pauses']} PFC pauses ({_t(tot['paused_time_s'])} paused), "
                  f"{tot['ecn_marks']} ECN marks, {tot['cnps']} CNPs, {tot['drops']} drops, "
                  f"credit stalls {_t(tot['credit_stall_time_s'])}")
-    busiest = sorted(result.links, key=lambda l: (-l["utilisation"], l["id"]))[:top]
+    busiest = sorted(result.links, key=lambda ln: (-ln["utilisation"], ln["id"]))[:top]
     if busiest:
         lines += ["", "busiest links (statistics window):"]
         lines += _table(["link", "from > to", "util", "max queue", "pauses", "ECN", "drops"],
-                        [[l["id"], f"{l['from']} > {l['to']}", f"{l['utilisation'] * 100:.1f}%",
-                          format_size(l["max_queue_bytes"]), str(l["pfc_pauses_sent"]),
-                          str(l["ecn_marks"]), str(l["drops"])] for l in busiest])
+                        [[ln["id"], f"{ln['from']} > {ln['to']}", f"{ln['utilisation'] * 100:.1f}%",
+                          format_size(ln["max_queue_bytes"]), str(ln["pfc_pauses_sent"]),
+                          str(ln["ecn_marks"]), str(ln["drops"])] for ln in busiest])
     flows = result.flows[:top]
     if flows:
         more = len(result.flows) + result.flows_omitted - len(flows)

@@ -117,7 +117,8 @@ def _check_envelope(doc: Any, source: str | os.PathLike[str]) -> dict[str, Any]:
                                       f"(expected \"{FORMAT_NAME}\")")
     version = doc.get("version")
     if isinstance(version, bool) or not isinstance(version, int):
-        raise DesignFileError(source, f"\"version\" must be an integer, found {_json_type(version)}")
+        raise DesignFileError(
+            source, f"\"version\" must be an integer, found {_json_type(version)}")
     if version > CURRENT_VERSION:
         raise DesignFileError(
             source, f"written by a newer FabricStudio (format version {version}; this version "
@@ -125,10 +126,11 @@ def _check_envelope(doc: Any, source: str | os.PathLike[str]) -> dict[str, Any]:
         )
     if version < 1:
         raise DesignFileError(source, f"unknown format version {version}")
+    migrated: dict[str, Any] = doc
     while version < CURRENT_VERSION:
-        doc = MIGRATIONS[version](doc)
+        migrated = MIGRATIONS[version](migrated)
         version += 1
-    return doc
+    return migrated
 
 
 def _json_type(value: Any) -> str:

@@ -9,6 +9,7 @@ directly.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from fabricstudio.model.design import Design, DesignData
@@ -30,14 +31,18 @@ class Command:
         """Revert the change."""
         raise NotImplementedError
 
-    def merge(self, other: "Command") -> bool:
+    def merge(self, other: Command) -> bool:
         """Absorb ``other`` (applied right after this one) into this command if possible."""
         return False
 
 
-def _all_or_nothing(steps: Iterable[tuple[Callable[[], Any], Callable[[], Any]]]) -> None:
+#: An (apply, revert) pair of a command's step.
+Step = tuple[Callable[[], object], Callable[[], object]]
+
+
+def _all_or_nothing(steps: Iterable[Step]) -> None:
     """Run (apply, revert) pairs; if one apply fails, revert the applied ones and re-raise."""
-    done: list[Callable[[], Any]] = []
+    done: list[Callable[[], object]] = []
     try:
         for apply, revert in steps:
             apply()
@@ -51,7 +56,8 @@ def _all_or_nothing(steps: Iterable[tuple[Callable[[], Any], Callable[[], Any]]]
 class AddFragment(Command):
     """Add devices and links together (a palette drop, a paste, a generated fabric)."""
 
-    def __init__(self, devices: Sequence[Device], links: Sequence[Link] = (), label: str = "") -> None:
+    def __init__(self, devices: Sequence[Device], links: Sequence[Link] = (),
+                 label: str = "") -> None:
         self.devices = tuple(devices)
         self.links = tuple(links)
         self.label = label or (
@@ -66,9 +72,9 @@ class AddFragment(Command):
         def add_link(link: Link) -> None:
             added.append(design.add_link(link))
 
-        steps = [(lambda d=d: design.add_device(d), lambda d=d: design.remove_device(d.id))
-                 for d in self.devices]
-        steps += [(lambda lk=lk: add_link(lk), lambda lk=lk: design.remove_link(lk.id))
+        steps: list[Step] = [(partial(design.add_device, d), partial(design.remove_device, d.id))
+                             for d in self.devices]
+        steps += [(partial(add_link, lk), partial(design.remove_link, lk.id))
                   for lk in self.links]
         _all_or_nothing(steps)
         self._added_links = added
@@ -104,9 +110,9 @@ class RemoveDevices(Command):
     def do(self, design: Design) -> None:
         devices = [design.device(i) for i in self.device_ids]
         links = list({lk.id: lk for i in self.device_ids for lk in design.links_of(i)}.values())
-        steps = [(lambda lk=lk: design.remove_link(lk.id), lambda lk=lk: design.add_link(lk))
-                 for lk in links]
-        steps += [(lambda d=d: design.remove_device(d.id), lambda d=d: design.add_device(d))
+        steps: list[Step] = [(partial(design.remove_link, lk.id), partial(design.add_link, lk))
+                             for lk in links]
+        steps += [(partial(design.remove_device, d.id), partial(design.add_device, d))
                   for d in devices]
         device_order = _order(design.devices, devices)
         link_order = _order(design.links, links)
@@ -139,13 +145,14 @@ class Disconnect(Command):
 
     def __init__(self, link_ids: Iterable[str]) -> None:
         self.link_ids = tuple(dict.fromkeys(link_ids))
-        self.label = "Delete link" if len(self.link_ids) == 1 else f"Delete {len(self.link_ids)} links"
+        self.label = ("Delete link" if len(self.link_ids) == 1
+                      else f"Delete {len(self.link_ids)} links")
         self._links: list[tuple[int, Link]] = []
 
     def do(self, design: Design) -> None:
         links = [design.link(i) for i in self.link_ids]
         order = _order(design.links, links)
-        _all_or_nothing((lambda lk=lk: design.remove_link(lk.id), lambda lk=lk: design.add_link(lk))
+        _all_or_nothing((partial(design.remove_link, lk.id), partial(design.add_link, lk))
                         for lk in links)
         self._links = order
 
@@ -176,7 +183,8 @@ class MoveDevices(Command):
         design.move_devices(self.old_positions or {})
 
     def merge(self, other: Command) -> bool:
-        if not isinstance(other, MoveDevices) or other.new_positions.keys() != self.new_positions.keys():
+        if (not isinstance(other, MoveDevices)
+                or other.new_positions.keys() != self.new_positions.keys()):
             return False
         self.new_positions = dict(other.new_positions)
         return True
@@ -193,8 +201,8 @@ class SetDeviceProperties(Command):
 
     def do(self, design: Design) -> None:
         old = [design.device(i) for i in self.device_ids]
-        _all_or_nothing((lambda i=d.id: design.update_device(i, **self.changes),
-                         lambda d=d: design.replace_device(d)) for d in old)
+        _all_or_nothing((partial(design.update_device, d.id, **self.changes),
+                         partial(design.replace_device, d)) for d in old)
         self._old = old
 
     def undo(self, design: Design) -> None:
@@ -220,8 +228,8 @@ class SetLinkProperties(Command):
 
     def do(self, design: Design) -> None:
         old = [design.link(i) for i in self.link_ids]
-        _all_or_nothing((lambda i=lk.id: design.update_link(i, **self.changes),
-                         lambda lk=lk: design.update_link(lk.id, **lk.model_dump())) for lk in old)
+        _all_or_nothing((partial(design.update_link, lk.id, **self.changes),
+                         partial(design.update_link, lk.id, **lk.model_dump())) for lk in old)
         self._old = old
 
     def undo(self, design: Design) -> None:

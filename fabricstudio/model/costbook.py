@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import (
     BaseModel,
@@ -33,8 +33,8 @@ from pydantic import (
     model_validator,
 )
 
-COSTBOOK_FORMAT = "fabricstudio-costbook"
-COSTBOOK_VERSION = 1
+COSTBOOK_FORMAT: Final = "fabricstudio-costbook"
+COSTBOOK_VERSION: Final = 1
 Confidence = Literal["sourced", "weak", "placeholder"]
 #: Lowest first.
 CONFIDENCE_ORDER: tuple[str, ...] = ("placeholder", "weak", "sourced")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from psygnal import Signal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -26,6 +26,7 @@ from fabricstudio.model.validation import (
 )
 
 _DEVICE_ADAPTER: TypeAdapter[Device] = TypeAdapter(Device)
+_V = TypeVar("_V")
 
 
 class DesignData(BaseModel):
@@ -178,7 +179,8 @@ class Design:
         """Replace a device by a new value with the same id, if its links still fit."""
         old = self.device(device.id)
         if type(old) is not type(device):
-            raise DesignError(f"device {device.id}: kind cannot change ({old.kind} -> {device.kind})")
+            raise DesignError(
+                f"device {device.id}: kind cannot change ({old.kind} -> {device.kind})")
         problems = device_fits_links(device, self.links_of(device.id))
         if problems:
             raise DesignError("; ".join(problems))
@@ -192,7 +194,8 @@ class Design:
         old = self.device(device_id)
         if "id" in changes and changes["id"] != device_id:
             raise DesignError("a device's id cannot be changed")
-        new = _with_changes(_DEVICE_ADAPTER.validate_python, old, changes, f"device {device_id}")
+        new: Device = _with_changes(_DEVICE_ADAPTER.validate_python, old, changes,
+                                    f"device {device_id}")
         self.replace_device(new)
         return new
 
@@ -259,7 +262,7 @@ class Design:
         for fixed in ("id", "a", "b"):
             if fixed in changes and changes[fixed] != getattr(old, fixed):
                 raise DesignError(f"link {link_id}: {fixed} cannot be changed; reconnect instead")
-        new = _with_changes(Link.model_validate, old, changes, f"link {link_id}")
+        new: Link = _with_changes(Link.model_validate, old, changes, f"link {link_id}")
         problems = []
         for end, port in ((new.a, new.a_port), (new.b, new.b_port)):
             used = {p: lid for p, lid in self._ports[end].items() if lid != link_id}
@@ -315,7 +318,7 @@ class Design:
         self.changed.emit()
 
     @classmethod
-    def from_data(cls, data: DesignData) -> "Design":
+    def from_data(cls, data: DesignData) -> Design:
         """Build a design from plain data; DesignError lists the problems found."""
         design = cls(data.name, data.fabric)
         design._description = data.description
@@ -342,7 +345,7 @@ class Design:
             raise DesignError("; ".join(shown))
         return design
 
-    def copy(self) -> "Design":
+    def copy(self) -> Design:
         """An independent copy (signals not connected); used to freeze a design for a run."""
         twin = Design.from_data(self.to_data())
         twin.revision = self.revision
@@ -362,7 +365,7 @@ def _with_changes(validate: Any, old: BaseModel, changes: Mapping[str, Any], wha
         raise DesignError(f"{what}: {format_validation_error(exc)}") from None
 
 
-def _insert(mapping: dict, key: str, value: object, index: int | None) -> None:
+def _insert(mapping: dict[str, _V], key: str, value: _V, index: int | None) -> None:
     """Insert into an ordered dict at ``index`` (append when None or past the end)."""
     if index is None or index >= len(mapping):
         mapping[key] = value

@@ -25,10 +25,13 @@ from typing import Any
 import networkx as nx
 
 from fabricstudio.model import Design, Plane
+from fabricstudio.model.devices import SERVER_TYPES
 from fabricstudio.sim.engine import Engine, EngineConfig, EngineError
 from fabricstudio.sim.result import Result, throughput_gbps
 from fabricstudio.sim.scenario import Scenario, ScenarioError, fabric_with_overrides
 from fabricstudio.sim.workloads import Workload, WorkloadContext, build_workloads, server_of
+from fabricstudio.sim.workloads.collectives import Collective
+from fabricstudio.sim.workloads.training import TrainingStep
 from fabricstudio.topology.graph import design_graph
 
 #: Refuse runs estimated above this many cell-hops (~10 minutes at ~200k cell-hops/s).
@@ -151,7 +154,8 @@ class Simulation:
         flows = [self._flow_entry(rec, base, window, end)
                  for rec in engine.flows[:MAX_RESULT_FLOWS]]
         collective, training = _headline(self.workloads)
-        completion = (max(w.finish_s for w in self.workloads) if self.complete else None)
+        completion = (max(w.finish_s for w in self.workloads if w.finish_s is not None)
+                      if self.complete else None)
         stats = engine.stats()
         return Result(
             run=self._run_info(),
@@ -217,9 +221,9 @@ def _headline(workloads: list[Workload]) -> tuple[dict | None, dict | None]:
     """The first collective's (or training all-reduce's) summary and the training summary."""
     collective = training = None
     for w in workloads:
-        if collective is None and hasattr(w, "summary") and w.kind != "training":
+        if collective is None and isinstance(w, Collective):
             collective = w.summary()
-        if w.kind == "training":
+        if isinstance(w, TrainingStep):
             training = training or w.summary()
             if collective is None:
                 collective = w.allreduce.summary()
@@ -297,6 +301,7 @@ def _check_paths(graph: nx.Graph, workloads: list[Workload]) -> None:
 
 def _send_rate_bps(design: Design, address: str) -> float:
     device = design.devices[server_of(address)]
+    assert isinstance(device, SERVER_TYPES)  # addresses were checked: they name servers
     speed = device.nic_speed_gbps if device.nics else device.storage_nic_speed_gbps
     return speed * 1e9 / 8
 

@@ -19,7 +19,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
@@ -89,7 +89,7 @@ Size = Annotated[int, BeforeValidator(parse_size), Field(gt=0, description="byte
 Time = Annotated[float, Field(ge=0, le=1e6, allow_inf_nan=False, description="seconds")]
 Address = Annotated[str, Field(min_length=1, max_length=300,
                                description='"server", "server/gpuN" or "server/nicN"')]
-Ranks = Union[Literal["all"], Annotated[list[Address], Field(min_length=2)]]
+Ranks = Literal["all"] | Annotated[list[Address], Field(min_length=2)]
 
 
 class _Spec(BaseModel):
@@ -106,7 +106,7 @@ class FlowSpec(_Spec):
     tag: str = Field(default="", max_length=200, description="free label, copied to the result")
 
     @model_validator(mode="after")
-    def _distinct(self) -> "FlowSpec":
+    def _distinct(self) -> FlowSpec:
         if self.src == self.dst:
             raise ValueError(f"flow from {self.src} to itself")
         return self
@@ -164,7 +164,7 @@ class StorageSpec(_Spec):
 
     type: Literal["storage_read", "storage_write"]
     clients: Ranks = "all"
-    servers: Union[Literal["all"], Annotated[list[Address], Field(min_length=1)]] = "all"
+    servers: Literal["all"] | Annotated[list[Address], Field(min_length=1)] = "all"
     bytes: Size = Field(description="bytes per client")
     start_s: Time = 0.0
 
@@ -187,7 +187,7 @@ class TrainingSpec(_Spec):
 
 
 Workload = Annotated[
-    Union[CollectiveSpec, IncastSpec, PermutationSpec, StorageSpec, TrainingSpec],
+    CollectiveSpec | IncastSpec | PermutationSpec | StorageSpec | TrainingSpec,
     Field(discriminator="type"),
 ]
 #: Workload type names (as in scenario files; the CLI also accepts dashes).
@@ -221,7 +221,7 @@ class Scenario(_Spec):
     workloads: list[Workload] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _consistent(self) -> "Scenario":
+    def _consistent(self) -> Scenario:
         if self.until_s is not None and self.measure_from_s >= self.until_s:
             raise ValueError(f"measure_from_s ({self.measure_from_s:g} s) must be before "
                              f"until_s ({self.until_s:g} s)")
@@ -231,7 +231,7 @@ class Scenario(_Spec):
             fabric_with_overrides(FabricSettings(), self.fabric)
         return self
 
-    def with_changes(self, **changes: Any) -> "Scenario":
+    def with_changes(self, **changes: Any) -> Scenario:
         """A validated copy with some fields replaced (e.g. CLI overrides)."""
         data = self.model_dump()
         data.update(changes)

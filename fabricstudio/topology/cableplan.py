@@ -4,8 +4,8 @@ Each row: cable id, network, both ends (rack, U, device, port name, module), med
 cable part, the design length and the length to order after the slack rule, speed and
 breakout.  A breakout cable serves several links: its rows share the cable id with a tail
 number (``C00012/1``, ``C00012/2``).  Racks and U come from
-:func:`fabricstudio.topology.racks.rack_slots`; media and modules from THE cable-class
-function, so the plan, the BOM and the inspector agree.
+:func:`fabricstudio.topology.racks.rack_plan` (the design's rack groups, or derived); media
+and modules from THE cable-class function, so the plan, the BOM and the inspector agree.
 
 Slack rule (docs/cost.md): fibre, AOC and RJ45 runs get 10 % or at least 0.5 m of slack,
 then the next stock length; copper DAC/ACC is ordered at the next stock length of the
@@ -29,7 +29,7 @@ from fabricstudio.model.cabling import (
 from fabricstudio.model.hardware import cage_index, port_name
 from fabricstudio.topology.analysis.bom import LinkParts, link_parts, segment
 from fabricstudio.topology.analysis.view import DesignView
-from fabricstudio.topology.racks import RackSlot, rack_slots
+from fabricstudio.topology.racks import Slot, rack_plan
 
 SLACK_FRACTION = 0.10
 SLACK_MIN_M = 0.5
@@ -83,7 +83,7 @@ class CablePlan:
     design: str
     technology: str
     rows: list[CableRow]
-    racks: dict[str, RackSlot]
+    racks: dict[str, Slot]
 
     def summary(self) -> list[list[str | int | float]]:
         """Counts by media and order length, then by network and by module."""
@@ -141,11 +141,13 @@ def order_length(length_m: float, media: str, reach_m: float | None = None) -> f
 
 def cable_plan(design: Design | DesignData) -> CablePlan:
     """The cutsheet of ``design``."""
+    if not isinstance(design, Design):
+        design = Design.from_data(design)
     view = DesignView.of(design)
     tech = view.fabric.technology
-    slots = rack_slots(design)
+    slots = rack_plan(design).slots
     assembly_ids: dict[tuple[str, int], str] = {}
-    tails: Counter = Counter()
+    tails: Counter[tuple[str, int]] = Counter()
     rows: list[CableRow] = []
     number = 0
     parts = sorted(link_parts(view), key=lambda p: _order_key(p, slots))
@@ -166,9 +168,9 @@ def cable_plan(design: Design | DesignData) -> CablePlan:
             cable_id = f"C{number:05d}"
         sa, sb = slots[link.a], slots[link.b]
         rows.append(CableRow(
-            cable_id=cable_id, network=link.plane.value, a_rack=sa.rack, a_u=sa.u,
+            cable_id=cable_id, network=link.plane.value, a_rack=sa.rack, a_u=sa.position,
             a_device=a.label, a_port=port_name(a, link.a_port, tech),
-            a_module=_module_text(choice.module_a, choice.media), b_rack=sb.rack, b_u=sb.u,
+            a_module=_module_text(choice.module_a, choice.media), b_rack=sb.rack, b_u=sb.position,
             b_device=b.label, b_port=port_name(b, link.b_port, tech),
             b_module=_module_text(choice.module_b, choice.media), media=choice.media,
             cable_part=choice.assembly, length_m=link.length_m,
@@ -178,9 +180,9 @@ def cable_plan(design: Design | DesignData) -> CablePlan:
     return CablePlan(view.name, tech.value, rows, slots)
 
 
-def _order_key(item: LinkParts, slots: dict[str, RackSlot]) -> tuple:
+def _order_key(item: LinkParts, slots: dict[str, Slot]) -> tuple[str, str, int, int, str]:
     link = item.link
-    return (link.plane.value, slots[link.a].rack, -slots[link.a].u, link.a_port or 0,
+    return (link.plane.value, slots[link.a].rack, -slots[link.a].position, link.a_port or 0,
             link.id)
 
 

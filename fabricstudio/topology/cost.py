@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from fabricstudio.model.costbook import GPU_HOUR, CostBook, lowest_confidence
 from fabricstudio.topology.analysis.bom import CATEGORIES
 from fabricstudio.topology.analysis.report import (
-    NETWORK_CATEGORIES,
     BillOfMaterials,
     CategoryCost,
     Cost,

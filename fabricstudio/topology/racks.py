@@ -1,119 +1,124 @@
-"""Where each device stands: rack and rack unit, for the cable plan.
+"""Racks and rack-unit positions of a design's devices.
 
-:func:`rack_slots` is the one place that answers it.  A design whose model holds rack groups
-(``design.groups`` with ``kind == "rack"``, their ``u_positions`` and ``height_u``) is read
-as drawn; devices outside every rack, and designs without rack groups, get racks derived the
-way the generators build fabrics:
+:func:`rack_plan` is the one place exports (NetBox, cable plans) ask where a device stands.
+Until the model has rack groups of its own it derives them from the wiring, as the generators
+build fabrics: a rack is a management switch with the servers it serves (the generators put
+one per rack), or else a top-of-rack leaf with its servers; servers of rail-optimised units
+fill racks in design order; the remaining switches (rail leaves, spines, cores, aggregation)
+fill network racks.  Heights: an 8-GPU server is 8 U (NVIDIA DGX H100 user guide: 8U), smaller
+GPU servers 4 U, storage servers 2 U, switches 1 U up to 25.6 Tb/s (QM9700: 64 x 400G in 1U)
+and 2 U above (SN5600: 64 x 800G in 2U).  Racks are 42 U.
 
-* a management switch with the servers cabled to it is a rack (the generators put one per
-  rack of ``servers_per_rack`` servers), with the top-of-rack leaf of those servers;
-* otherwise a leaf whose servers plug all their compute NICs into it (top of rack) is a
-  rack with those servers;
-* servers left over stand four to a rack (DGX SuperPOD: four 8U systems per rack), storage
-  servers eight to a rack;
-* spines, cores, rail leaves, storage switches and management aggregation stand in network
-  racks, twenty switches to a rack.
-
-U positions count from 1 at the bottom: switches from the top down (U42 first), servers
-from U1 up.  A server rack that would overflow continues in a second rack.
+A design whose model holds rack groups (``design.groups`` with ``kind == "rack"``, their
+``u_positions`` and ``height_u``) is read as drawn: those racks keep their names and given
+positions (members without a position stack on the free units, servers from the bottom,
+switches from the top), and only the devices outside every rack are derived.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from fabricstudio.model import Design, DesignData, Device, DeviceKind, Link, Plane
+from fabricstudio.model import Design, Device, DeviceKind, Plane
+from fabricstudio.topology.groups import SERVER_KINDS, leaf_units
 
-RACK_HEIGHT_U = 42
-#: Default heights (U): 8-GPU HGX/DGX servers 8U, storage nodes 2U, switches 1U.
-DEFAULT_HEIGHT_U = {DeviceKind.GPU_SERVER: 8, DeviceKind.STORAGE_SERVER: 2,
-                    DeviceKind.LEAF: 1, DeviceKind.SPINE: 1, DeviceKind.CORE: 1,
-                    DeviceKind.MGMT_SWITCH: 1}
-GPU_SERVERS_PER_RACK = 4
-STORAGE_SERVERS_PER_RACK = 8
-SWITCHES_PER_NETWORK_RACK = 20
+RACK_UNITS = 42
+#: Servers placed together when nothing else groups them (DGX SuperPOD: 4 DGX per rack).
+SERVERS_PER_RACK = 4
+ONE_U_MAX_GBPS = 25_600.0
 
 
 @dataclass(frozen=True)
-class RackSlot:
-    """A device's place: ``rack`` name and lowest unit ``u`` (1 = bottom)."""
+class Slot:
+    """Where a device stands: rack name, lowest rack unit (1 = bottom) and height in U."""
 
     rack: str
-    u: int
-    height_u: int
-    derived: bool = True
+    position: int
+    height: int
 
 
-def height_u(device: Device) -> int:
-    """Rack units a device occupies."""
-    return DEFAULT_HEIGHT_U[DeviceKind(device.kind)]
+@dataclass
+class RackPlan:
+    """Racks in order, each with its devices bottom-up, and every device's slot."""
+
+    racks: dict[str, list[str]] = field(default_factory=dict)
+    slots: dict[str, Slot] = field(default_factory=dict)
 
 
-def rack_slots(design: Design | DesignData) -> dict[str, RackSlot]:
-    """Rack and U of every device of ``design`` (rack groups first, then derived)."""
-    devices, links = _contents(design)
-    slots = _from_groups(design, devices)
-    rest = {d: dev for d, dev in devices.items() if d not in slots}
-    if rest:
-        used = {slot.rack for slot in slots.values()}
-        slots.update(_derive(rest, [lk for lk in links if lk.a in rest and lk.b in rest],
-                             used))
-    return slots
+def device_height(device: Device) -> int:
+    """Rack units a device takes."""
+    kind = DeviceKind(device.kind)
+    if kind is DeviceKind.GPU_SERVER:
+        return 8 if device.gpus >= 8 else 4  # type: ignore[union-attr]
+    if kind is DeviceKind.STORAGE_SERVER:
+        return 2
+    capacity = device.radix * device.port_speed_gbps  # type: ignore[union-attr]
+    return 1 if capacity <= ONE_U_MAX_GBPS else 2
 
 
-def _contents(design: Design | DesignData) -> tuple[dict[str, Device], list[Link]]:
-    if isinstance(design, Design):
-        return dict(design.devices), list(design.links.values())
-    return {d.id: d for d in design.nodes}, list(design.links)
+def rack_plan(design: Design) -> RackPlan:
+    """Racks and positions of every device of ``design`` (deterministic)."""
+    drawn = _drawn_racks(design)
+    groups = [[i for i in group if i not in drawn.slots] for group in _groups(design)]
+    groups = [group for group in groups if group]
+    placed = {ident for group in groups for ident in group} | set(drawn.slots)
+    network = [d.id for d in design.devices.values() if d.id not in placed]
+    network.sort(key=lambda i: (_plane_order(design.devices[i]),
+                                -DeviceKind(design.devices[i].kind).tier))
+    packer = _Packer(design)
+    for group in groups:
+        packer.fill(group, new_rack=True)
+    if network:
+        packer.fill(network, new_rack=True)
+    plan = packer.plan(taken=set(drawn.racks))
+    return RackPlan(racks={**drawn.racks, **plan.racks}, slots={**drawn.slots, **plan.slots})
 
 
-def _from_groups(design: Any, devices: Mapping[str, Device]) -> dict[str, RackSlot]:
-    """Slots from the design's rack groups (none when the model has no groups)."""
+def _drawn_racks(design: Any) -> RackPlan:
+    """Racks and slots from the design's rack groups (empty when the model has none)."""
     groups = getattr(design, "groups", None) or {}
     if not isinstance(groups, Mapping):
         groups = {g.id: g for g in groups}
-    slots: dict[str, RackSlot] = {}
+    plan = RackPlan()
+    devices = design.devices
     for group in groups.values():
         if str(getattr(group, "kind", "")) != "rack":
             continue
-        members = [m for m in group.members if m in devices]
-        given = dict(getattr(group, "u_positions", {}) or {})
-        height = getattr(group, "height_u", None) or RACK_HEIGHT_U
+        members = [m for m in group.members if m in devices and m not in plan.slots]
+        given = {m: int(u) for m, u in (getattr(group, "u_positions", None) or {}).items()
+                 if m in members}
+        height = getattr(group, "height_u", None) or RACK_UNITS
         name = getattr(group, "label", None) or group.id
-        stacked = _stack([devices[m] for m in members if m not in given], height,
-                         taken=[(given[m], height_u(devices[m])) for m in members if m in given])
+        free = _stack([devices[m] for m in members if m not in given], height,
+                      [(u, device_height(devices[m])) for m, u in given.items()])
         for member in members:
-            if member in given:
-                slots[member] = RackSlot(name, int(given[member]), height_u(devices[member]),
-                                         derived=False)
-            else:
-                slots[member] = RackSlot(name, stacked[member], height_u(devices[member]))
-    return slots
+            position = given.get(member, free.get(member, 1))
+            plan.slots[member] = Slot(name, position, device_height(devices[member]))
+        plan.racks[name] = sorted(members, key=lambda m: plan.slots[m].position)
+    return plan
 
 
-def _stack(members: Iterable[Device], height: int, taken: Iterable[tuple[int, int]] = ()
+def _stack(members: Iterable[Device], height: int, taken: Iterable[tuple[int, int]]
            ) -> dict[str, int]:
-    """U of each member: switches from the top down, servers from the bottom up, around the
-    units already ``taken`` ((lowest U, height) pairs).  Past the top: keeps counting."""
+    """Lowest U of each member around the units ``taken`` ((lowest U, height) pairs): servers
+    from the bottom up, switches from the top down."""
     busy: set[int] = set()
     for u, h in taken:
         busy.update(range(u, u + h))
     out: dict[str, int] = {}
-    top = height
-    bottom = 1
+    bottom, top = 1, height
     for device in members:
-        h = height_u(device)
+        h = min(device_height(device), height)
         if device.is_switch:
-            while any(u in busy for u in range(top - h + 1, top + 1)) and top > h:
+            while top - h + 1 > 1 and busy & set(range(top - h + 1, top + 1)):
                 top -= 1
             out[device.id] = top - h + 1
             busy.update(range(top - h + 1, top + 1))
             top -= h
         else:
-            while any(u in busy for u in range(bottom, bottom + h)):
+            while busy & set(range(bottom, bottom + h)):
                 bottom += 1
             out[device.id] = bottom
             busy.update(range(bottom, bottom + h))
@@ -121,104 +126,79 @@ def _stack(members: Iterable[Device], height: int, taken: Iterable[tuple[int, in
     return out
 
 
-def _derive(devices: Mapping[str, Device], links: list[Link], used: set[str]
-            ) -> dict[str, RackSlot]:
-    """Racks for devices outside every rack group."""
-    neighbours: dict[str, list[Link]] = defaultdict(list)
-    for link in links:
-        neighbours[link.a].append(link)
-        neighbours[link.b].append(link)
-    racks: list[tuple[str, list[Device]]] = []
-    placed: set[str] = set()
-    tor = _top_of_rack_leaves(devices, neighbours)
+def _plane_order(device: Device) -> int:
+    order = {Plane.COMPUTE: 0, Plane.STORAGE: 1, Plane.MANAGEMENT: 2}
+    return order[device.planes[0]] if device.planes else 0
 
-    def server_links(switch_id: str, plane: Plane) -> list[str]:
-        return [lk.other_end(switch_id) for lk in neighbours[switch_id]
-                if lk.plane is plane and not devices[lk.other_end(switch_id)].is_switch]
 
-    for mgmt in (d for d in devices.values() if DeviceKind(d.kind) is DeviceKind.MGMT_SWITCH):
-        servers = [s for s in dict.fromkeys(server_links(mgmt.id, Plane.MANAGEMENT))
-                   if s not in placed]
-        if not servers:
+def _groups(design: Design) -> list[list[str]]:
+    """Devices racked together: servers first (bottom), their rack switches on top."""
+    devices = design.devices
+    mgmt_racks: dict[str, list[str]] = {}
+    for link in design.links.values():
+        if link.plane is not Plane.MANAGEMENT:
             continue
-        mine = set(servers)
-        leaves = [leaf for leaf, members in tor.items()
-                  if leaf not in placed and 2 * sum(m in mine for m in members) >= len(members)]
-        members = [mgmt, *(devices[lf] for lf in leaves), *(devices[s] for s in servers)]
-        racks.append(("gpu" if _has_gpus(members) else "storage", members))
-        placed.update(d.id for d in members)
+        for switch, other in ((link.a, link.b), (link.b, link.a)):
+            if (DeviceKind(devices[switch].kind) is DeviceKind.MGMT_SWITCH
+                    and DeviceKind(devices[other].kind) in SERVER_KINDS):
+                mgmt_racks.setdefault(switch, []).append(other)
+    taken: set[str] = set()
+    groups: list[list[str]] = []
+    tor = {u.leaves[0]: u.servers for u in leaf_units(design) if len(u.leaves) == 1}
+    for switch, servers in mgmt_racks.items():
+        members = [s for s in servers if s not in taken]
+        tops = [leaf for leaf, under in tor.items() if under and set(under) <= set(members)]
+        groups.append(members + tops + [switch])
+        taken.update(members, tops, [switch])
     for leaf, servers in tor.items():
-        if leaf in placed:
-            continue
-        members = [devices[leaf], *(devices[s] for s in servers if s not in placed)]
-        racks.append(("gpu", members))
-        placed.update(d.id for d in members)
-    for kind, per_rack in ((DeviceKind.GPU_SERVER, GPU_SERVERS_PER_RACK),
-                           (DeviceKind.STORAGE_SERVER, STORAGE_SERVERS_PER_RACK)):
-        rest = [d for d in devices.values() if DeviceKind(d.kind) is kind and d.id not in placed]
-        for i in range(0, len(rest), per_rack):
-            racks.append(("gpu" if kind is DeviceKind.GPU_SERVER else "storage",
-                          rest[i:i + per_rack]))
-            placed.update(d.id for d in rest[i:i + per_rack])
-    switches = sorted((d for d in devices.values() if d.id not in placed),
-                      key=lambda d: (DeviceKind(d.kind).tier, list(devices).index(d.id)))
-    for i in range(0, len(switches), SWITCHES_PER_NETWORK_RACK):
-        racks.append(("network", switches[i:i + SWITCHES_PER_NETWORK_RACK]))
-    return _name_and_stack(racks, used)
+        members = [s for s in servers if s not in taken]
+        if members and leaf not in taken:
+            groups.append(members + [leaf])
+            taken.update(members, [leaf])
+    loose = [d.id for d in devices.values()
+             if DeviceKind(d.kind) in SERVER_KINDS and d.id not in taken]
+    for kind in (DeviceKind.GPU_SERVER, DeviceKind.STORAGE_SERVER):
+        of_kind = [i for i in loose if DeviceKind(devices[i].kind) is kind]
+        groups += [of_kind[i:i + SERVERS_PER_RACK]
+                   for i in range(0, len(of_kind), SERVERS_PER_RACK)]
+    return groups
 
 
-def _has_gpus(members: list[Device]) -> bool:
-    return any(DeviceKind(d.kind) is DeviceKind.GPU_SERVER for d in members)
+class _Packer:
+    """Fills racks bottom-up, opening a new rack when a device does not fit."""
 
+    def __init__(self, design: Design) -> None:
+        self.design = design
+        self.racks: list[list[tuple[str, int, int]]] = []
+        self.used = 0
 
-def _top_of_rack_leaves(devices: Mapping[str, Device], neighbours: Mapping[str, list[Link]]
-                        ) -> dict[str, list[str]]:
-    """Leaves whose servers plug every compute NIC into them: leaf -> its servers."""
-    out: dict[str, list[str]] = {}
-    home: dict[str, set[str]] = defaultdict(set)
-    for device in devices.values():
-        if DeviceKind(device.kind) is not DeviceKind.GPU_SERVER:
-            continue
-        for link in neighbours.get(device.id, []):
-            if link.plane is Plane.COMPUTE:
-                home[device.id].add(link.other_end(device.id))
-    for server, leaves in home.items():
-        if len(leaves) == 1:
-            leaf = next(iter(leaves))
-            if DeviceKind(devices[leaf].kind) is DeviceKind.LEAF:
-                out.setdefault(leaf, []).append(server)
-    return out
+    def fill(self, devices: list[str], new_rack: bool) -> None:
+        if new_rack or not self.racks:
+            self._open()
+        for ident in devices:
+            height = min(device_height(self.design.devices[ident]), RACK_UNITS)
+            if self.used + height > RACK_UNITS:
+                self._open()
+            self.racks[-1].append((ident, self.used + 1, height))
+            self.used += height
 
+    def _open(self) -> None:
+        if self.racks and not self.racks[-1]:
+            return
+        self.racks.append([])
+        self.used = 0
 
-def _name_and_stack(racks: list[tuple[str, list[Device]]], used: set[str]
-                    ) -> dict[str, RackSlot]:
-    counters = {"gpu": 0, "storage": 0, "network": 0}
-    prefix = {"gpu": "R", "storage": "S", "network": "N"}
-    slots: dict[str, RackSlot] = {}
-    for kind, members in racks:
-        for part in _split(members):
+    def plan(self, taken: set[str] | None = None) -> RackPlan:
+        plan = RackPlan()
+        racks = [r for r in self.racks if r]
+        width = len(str(len(racks)))
+        number = 0
+        for rack in racks:
             name = ""
-            while not name or name in used:
-                counters[kind] += 1
-                name = f"{prefix[kind]}{counters[kind]:03d}"
-            used.add(name)
-            positions = _stack(part, RACK_HEIGHT_U)
-            for device in part:
-                slots[device.id] = RackSlot(name, positions[device.id], height_u(device))
-    return slots
-
-
-def _split(members: list[Device]) -> list[list[Device]]:
-    """Members in racks of at most RACK_HEIGHT_U: switches stay in the first rack."""
-    switches = [d for d in members if d.is_switch]
-    servers = [d for d in members if not d.is_switch]
-    parts: list[list[Device]] = [list(switches)]
-    room = RACK_HEIGHT_U - sum(height_u(d) for d in switches)
-    for device in servers:
-        h = height_u(device)
-        if h > room and parts[-1]:
-            parts.append([])
-            room = RACK_HEIGHT_U
-        parts[-1].append(device)
-        room -= h
-    return [p for p in parts if p]
+            while not name or name in (taken or set()):
+                number += 1
+                name = f"rack{number:0{width}d}"
+            plan.racks[name] = [ident for ident, _, _ in rack]
+            for ident, position, height in rack:
+                plan.slots[ident] = Slot(name, position, height)
+        return plan

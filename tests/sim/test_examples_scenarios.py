@@ -2,7 +2,7 @@
 run with its short horizon and checked against its headline expectation and tolerance."""
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +40,7 @@ def simulate(name: str, **changes):
     return _simulate(name, json.dumps(changes, sort_keys=True))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _simulate(name: str, changes_json: str):
     changes = json.loads(changes_json)
     design = load_design(FOLDER / f"{PAIRS[name]}.design.json")
@@ -134,7 +134,7 @@ def test_v5_dcqcn_two_to_one_fills_the_link_without_pauses():
         assert result.link("s1", "r")["utilisation"] >= 0.97
         assert sum(link["pfc_pauses_sent"] for link in result.links) == 0
         kmin, kmax = sim.design.fabric.ecn.thresholds(100)
-        hot = next(i for i, l in enumerate(sim.stream.links) if l.src == "s1" and l.dst == "r")
+        hot = next(i for i, ln in enumerate(sim.stream.links) if ln.src == "s1" and ln.dst == "r")
         late = sim.stream.times > result.run["measure_from_s"]
         queue = sim.stream.link_series("queue_bytes", hot)[late].mean()
         assert 0.25 * kmin <= queue <= 2 * kmin  # hovers around Kmin: neither empty nor high
@@ -154,7 +154,7 @@ def test_v5_dcqcn_two_to_one_is_fair_late_in_the_run():
 def test_v6_marked_fraction_follows_the_red_ramp():
     sim, result = simulate("v6-ecn-ramp")
     stream = sim.stream
-    hot = next(i for i, l in enumerate(stream.links) if l.src == "s1" and l.dst == "r")
+    hot = next(i for i, ln in enumerate(stream.links) if ln.src == "s1" and ln.dst == "r")
     late = stream.times > result.run["measure_from_s"]
     # marking looks at the queue a departing cell leaves behind (HPCC ShouldSendCN)
     queue = stream.link_series("queue_bytes", hot)[late]
@@ -166,7 +166,7 @@ def test_v6_marked_fraction_follows_the_red_ramp():
     marks = stream.link_series("ecn_marks", hot)[late].sum()
     assert marks == pytest.approx((packets * p).sum(), rel=0.02)
     # nothing is marked on the idle, empty-queued links
-    assert sum(l["ecn_marks"] for l in result.links if l["to"] != "r") == 0
+    assert sum(ln["ecn_marks"] for ln in result.links if ln["to"] != "r") == 0
 
 
 def test_v7_too_little_headroom_is_reported_not_hidden():

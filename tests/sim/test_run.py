@@ -109,7 +109,7 @@ def test_every_workload_runs_to_completion_on_the_engine(workload):
     t = result.totals
     assert t["offered_bytes"] == t["delivered_bytes"] + t["dropped_bytes"] + t["in_flight_bytes"]
     if workload["type"].startswith("storage"):
-        used = {(l["from"], l["to"]) for l in result.links if l["utilisation"] > 0}
+        used = {(ln["from"], ln["to"]) for ln in result.links if ln["utilisation"] > 0}
         assert used and all("sleaf" in pair for pair in used)  # the storage network only
 
 
@@ -119,7 +119,7 @@ def test_flat_ring_uses_every_rail():
     c = result.collective
     assert c["algorithm"] == "ring" and c["channels"] == 2
     for link in ("g0n0", "g0n1", "g1n0", "g1n1"):
-        assert any(l["id"] == link and l["utilisation"] > 0.3 for l in result.links)
+        assert any(ln["id"] == link and ln["utilisation"] > 0.3 for ln in result.links)
     # NCCL's flat ring is bounded by the servers' two NICs: busbw <= 2 x 100 Gb/s
     assert c["busbw_gbps"] <= 200
 

@@ -11,8 +11,7 @@ from fabricstudio.formats.tables import csv_cell, write_tables
 from fabricstudio.model import Design, GpuServer, Leaf, Link, Technology
 from fabricstudio.topology.builders import LeafSpineSpec, RailOptimizedSpec, build_fabric
 from fabricstudio.topology.cableplan import cable_plan, order_length
-from fabricstudio.topology.racks import RACK_HEIGHT_U, rack_slots
-
+from fabricstudio.topology.racks import RACK_UNITS, rack_plan
 
 SPEC = LeafSpineSpec(gpus=128, management=True, storage_servers=4)
 
@@ -54,41 +53,45 @@ def test_racks_put_each_rack_of_servers_with_its_leaf_and_management_switch(plan
     racks = defaultdict(list)
     for device, slot in plan.racks.items():
         racks[slot.rack].append((device, slot))
-    server_racks = [r for r in racks if r.startswith("R")]
+    server_racks = [r for r, m in racks.items() if any(d.startswith("server") for d, _ in m)]
     assert len(server_racks) == 4
     for name in server_racks:
         members = {d for d, _ in racks[name]}
         assert sum(d.startswith("server") for d in members) == 4
         assert sum(d.startswith("leaf") for d in members) == 1
         assert sum(d.startswith("mgmt") for d in members) == 1
-    for name, members in racks.items():
+    for members in racks.values():
         units = set()
         for _device, slot in members:
-            span = set(range(slot.u, slot.u + slot.height_u))
-            assert not span & units and min(span) >= 1 and max(span) <= RACK_HEIGHT_U
+            span = set(range(slot.position, slot.position + slot.height))
+            assert not span & units and min(span) >= 1 and max(span) <= RACK_UNITS
             units |= span
 
 
 def test_rail_fabric_servers_four_to_a_rack_and_switches_in_network_racks():
-    slots = rack_slots(build_fabric(RailOptimizedSpec(gpus=256)).to_design())
-    by_rack = defaultdict(list)
-    for device, slot in slots.items():
-        by_rack[slot.rack].append(device)
-    assert sum(r.startswith("R") for r in by_rack) == 8
-    assert all(len(m) == 4 for r, m in by_rack.items() if r.startswith("R"))
-    assert all(not d.startswith("server") for r, m in by_rack.items() if r.startswith("N")
-               for d in m)
+    plan = rack_plan(build_fabric(RailOptimizedSpec(gpus=256)).to_design())
+    servers = {r: m for r, m in plan.racks.items() if any(d.startswith("server") for d in m)}
+    assert len(servers) == 8 and all(len(m) == 4 for m in servers.values())
+    others = [m for r, m in plan.racks.items() if r not in servers]
+    assert others and all(not d.startswith("server") for m in others for d in m)
 
 
 def test_rack_groups_of_the_model_win_with_their_u_positions():
-    devices = [GpuServer(id="g1"), GpuServer(id="g2"), Leaf(id="l1")]
     rack = SimpleNamespace(id="rack7", kind="rack", label="Row A / 7",
                            members=("g1", "g2", "l1"), u_positions={"g1": 10}, height_u=48)
-    design = SimpleNamespace(nodes=devices, links=[], groups={"rack7": rack})
-    slots = rack_slots(design)
-    assert slots["g1"].rack == "Row A / 7" and slots["g1"].u == 10 and not slots["g1"].derived
-    assert slots["l1"].u == 48  # stacked from the top of its 48U rack
-    assert slots["g2"].u == 1
+
+    class Racked(Design):  # a model with rack groups (the large-fabrics model has them)
+        groups = {"rack7": rack}
+
+    design = Racked()
+    for device in (GpuServer(id="g1"), GpuServer(id="g2"), Leaf(id="l1"), Leaf(id="l2")):
+        design.add_device(device)
+    plan = rack_plan(design)
+    slots = plan.slots
+    assert slots["g1"].rack == "Row A / 7" and slots["g1"].position == 10
+    assert slots["l1"].position == 48  # stacked from the top of its 48U rack
+    assert slots["g2"].position == 1
+    assert slots["l2"].rack != "Row A / 7"  # outside every rack group: derived
 
 
 @pytest.mark.parametrize("length,media,reach,expected", [

@@ -3,8 +3,8 @@
 import pytest
 
 from fabricstudio.formats.costbook import default_cost_book
-from fabricstudio.model.costbook import CostBook
 from fabricstudio.model import Technology
+from fabricstudio.model.costbook import CostBook
 from fabricstudio.topology.analysis import analyze
 from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
 from fabricstudio.topology.cost import (

@@ -104,7 +104,7 @@ def test_delete_removes_devices_with_their_links(make_window, small_design, qtbo
 def test_bundles_draw_many_parallel_links_as_one(make_window, small_design):
     window = make_window(small_design)
     window.design.update_device("gpu1", nics=8)
-    for i in range(6):
+    for _ in range(6):
         window.editor.connect("gpu1", "leaf1")
     items = [window.scene.link_items[lk] for lk in window.design.links]
     visible = [it for it in items if it.isVisible()]

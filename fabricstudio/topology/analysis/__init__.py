@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from fabricstudio.model import Design, DesignData, DeviceKind, Plane, Technology
+from fabricstudio.model import Design, DesignData, GpuServer, Plane, Technology
 from fabricstudio.model.costbook import CostBook
 from fabricstudio.topology.analysis import checks
 from fabricstudio.topology.analysis.bom import bill_of_materials
@@ -35,7 +35,7 @@ from fabricstudio.topology.analysis.report import (
     SwitchLoad,
     TierLoad,
 )
-from fabricstudio.topology.analysis.view import DesignView, plane_graph
+from fabricstudio.topology.analysis.view import DesignView, PlaneGraph, plane_graph
 
 #: Default budget of (source leaf x switch) pairs examined exactly before sampling.
 DEFAULT_MAX_PAIRS = 4_000_000
@@ -83,9 +83,9 @@ def _lossless(view: DesignView) -> bool:
     return tech is Technology.INFINIBAND or (tech is Technology.ROCE and view.fabric.pfc.enabled)
 
 
-def _counts(view: DesignView, compute) -> Counts:
+def _counts(view: DesignView, compute: PlaneGraph) -> Counts:
     kinds = Counter(d.kind for d in view.devices.values())
-    gpus = sum(d.gpus for d in view.devices.values() if d.kind == DeviceKind.GPU_SERVER)
+    gpus = sum(d.gpus for d in view.devices.values() if isinstance(d, GpuServer))
     return Counts(gpus=gpus, gpu_servers=kinds.get("gpu_server", 0),
                   hosts=sum(compute.hosts.values()),
                   storage_servers=kinds.get("storage_server", 0),
@@ -94,7 +94,7 @@ def _counts(view: DesignView, compute) -> Counts:
 
 
 __all__ = [
-    "DEFAULT_MAX_PAIRS", "AnalysisReport", "BillOfMaterials", "Bisection", "BomItem", "CategoryCost", "Cost", "Counts", "Deadlock",
-    "DeadlockCycle", "Issue", "Oversubscription", "Paths", "Stat", "SwitchLoad", "TierLoad",
-    "analyze",
+    "DEFAULT_MAX_PAIRS", "AnalysisReport", "BillOfMaterials", "Bisection", "BomItem",
+    "CategoryCost", "Cost", "Counts", "Deadlock", "DeadlockCycle", "Issue", "Oversubscription",
+    "Paths", "Stat", "SwitchLoad", "TierLoad", "analyze",
 ]

@@ -11,11 +11,18 @@ cages.  Optics need one fibre per link, RJ45 one cord per link.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from fabricstudio.model import Device, DeviceKind, Link, Plane
-from fabricstudio.model.cabling import CABLE_CLASSES, CableChoice, assembly_label, cable_class, \
-    module_label
+from fabricstudio.model import Device, DeviceKind, GpuServer, Link, Plane
+from fabricstudio.model.cabling import (
+    CABLE_CLASSES,
+    CableChoice,
+    assembly_label,
+    cable_class,
+    module_label,
+)
+from fabricstudio.model.devices import SWITCH_TYPES
 from fabricstudio.model.hardware import cage_index, nic_class, switch_class
 from fabricstudio.topology.analysis.report import (
     BillOfMaterials,
@@ -40,6 +47,7 @@ _TIER_RANK = {"sr": 0, "dr": 1, "dr500": 2, "fr": 3, "lr": 4}
 _BEYOND_REACH_SHOWN = 5
 
 GroupKey = tuple[str, str, str, str, float, str]
+Add = Callable[[str, str, str, int], None]
 
 
 @dataclass
@@ -75,35 +83,38 @@ def link_parts(view: DesignView) -> list[LinkParts]:
 def bill_of_materials(view: DesignView) -> BillOfMaterials:
     """Count what the design needs."""
     tech = view.fabric.technology
-    items: Counter = Counter()
+    items: Counter[tuple[str, str]] = Counter()
     labels: dict[tuple[str, str], str] = {}
 
     def add(category: str, part: str, label: str, count: int = 1) -> None:
         items[(category, part)] += count
         labels[(category, part)] = label
 
-    switch_groups: dict[tuple, list] = {}
-    nic_groups: dict[tuple, list] = {}
+    switch_groups: dict[tuple[str, int, float], list[int]] = {}
+    switch_parts: dict[tuple[str, int, float], str] = {}
+    nic_groups: dict[tuple[str, float], list[int]] = {}
+    nic_parts: dict[tuple[str, float], str | None] = {}
     gpu_servers = gpus = storage = 0
     notes: list[str] = []
     for device in view.devices.values():
         kind = DeviceKind(device.kind)
         used = view.used_ports.get(device.id, set())
-        if kind.is_switch:
+        if isinstance(device, SWITCH_TYPES):
             part = switch_class(device, tech)
             add("switches", part.key, part.label)
-            key = (kind.value, device.radix, device.port_speed_gbps)  # type: ignore[union-attr]
-            entry = switch_groups.setdefault(key, [0, 0, 0, part.key])
+            key = (kind.value, device.radix, device.port_speed_gbps)
+            entry = switch_groups.setdefault(key, [0, 0, 0])
+            switch_parts[key] = part.key
             entry[0] += 1
             entry[1] += len(used)
-            entry[2] += device.radix - len(used)  # type: ignore[union-attr]
-            if device.radix > part.native_ports:  # type: ignore[union-attr]
-                notes.append(f"{device.id}: radix {device.radix} is more than the "  # type: ignore[union-attr]
+            entry[2] += device.radix - len(used)
+            if device.radix > part.native_ports:
+                notes.append(f"{device.id}: radix {device.radix} is more than the "
                              f"{part.native_ports} ports of a {part.label.split(' (')[0]}")
             continue
-        if kind is DeviceKind.GPU_SERVER:
+        if isinstance(device, GpuServer):
             gpu_servers += 1
-            gpus += device.gpus  # type: ignore[union-attr]
+            gpus += device.gpus
         else:
             storage += 1
         for plane in Plane:
@@ -112,10 +123,11 @@ def bill_of_materials(view: DesignView) -> BillOfMaterials:
                 continue
             speed = device.speed_of_port(ports[0])
             nic = nic_class(speed, plane, tech)
-            key = (plane.value, speed)
-            entry = nic_groups.setdefault(key, [0, 0, None if nic is None else nic.key])
-            entry[0] += len(ports)
-            entry[1] += sum(1 for p in ports if p in used)
+            nkey = (plane.value, speed)
+            counts = nic_groups.setdefault(nkey, [0, 0])
+            nic_parts[nkey] = None if nic is None else nic.key
+            counts[0] += len(ports)
+            counts[1] += sum(1 for p in ports if p in used)
             if nic is not None:
                 add("nics", nic.key, nic.label, len(ports))
     if gpus:
@@ -139,11 +151,11 @@ def bill_of_materials(view: DesignView) -> BillOfMaterials:
     return BillOfMaterials(
         gpu_servers=gpu_servers, gpus=gpus, storage_servers=storage,
         switches=[SwitchGroup(kind=k, radix=r, port_speed_gbps=s, count=c, ports_used=u,
-                              ports_free=f, part=part)
-                  for (k, r, s), (c, u, f, part) in sorted(
+                              ports_free=f, part=switch_parts[(k, r, s)])
+                  for (k, r, s), (c, u, f) in sorted(
                       switch_groups.items(), key=lambda i: (order[i[0][0]], i[0][1:]))],
-        nics=[NicGroup(plane=p, speed_gbps=s, count=c, connected=u, part=part)
-              for (p, s), (c, u, part) in sorted(nic_groups.items())],
+        nics=[NicGroup(plane=p, speed_gbps=s, count=c, connected=u, part=nic_parts[(p, s)])
+              for (p, s), (c, u) in sorted(nic_groups.items())],
         cables=groups,
         cables_by_class={cls: by_class.get(cls, 0) for cls in CABLE_CLASSES},
         transceivers=sum(g.transceivers for g in groups),
@@ -156,12 +168,12 @@ def bill_of_materials(view: DesignView) -> BillOfMaterials:
     )
 
 
-def _cable_groups(view: DesignView, parts: list[LinkParts], add) -> list[CableGroup]:
+def _cable_groups(view: DesignView, parts: list[LinkParts], add: Add) -> list[CableGroup]:
     """Group links, count modules per cage and assemblies per cable; ``add`` the order lines."""
     tech = view.fabric.technology
-    links: Counter = Counter()
-    modules: dict[GroupKey, Counter] = defaultdict(Counter)
-    assemblies: Counter = Counter()
+    links: Counter[GroupKey] = Counter()
+    modules: dict[GroupKey, Counter[str]] = defaultdict(Counter)
+    assemblies: Counter[GroupKey] = Counter()
     cages: dict[tuple[str, int], tuple[str, int, GroupKey]] = {}
     copper: list[LinkParts] = []
     for item in parts:
@@ -171,7 +183,7 @@ def _cable_groups(view: DesignView, parts: list[LinkParts], add) -> list[CableGr
             copper.append(item)
             continue
         assemblies[item.group] += 1
-        add("cables", choice.assembly, assembly_label(choice.assembly))
+        add("cables", choice.assembly, assembly_label(choice.assembly), 1)
         for end, port, module in ((link.a, link.a_port, choice.module_a),
                                   (link.b, link.b_port, choice.module_b)):
             if module is None:
@@ -183,10 +195,10 @@ def _cable_groups(view: DesignView, parts: list[LinkParts], add) -> list[CableGr
                 cages[where] = (module, port or 0, item.group)
     for module, _port, group in cages.values():
         modules[group][module] += 1
-        add("transceivers", module, module_label(module))
+        add("transceivers", module, module_label(module), 1)
     for group, assembly in _copper_assemblies(view, copper):
         assemblies[group] += 1
-        add("cables", assembly, assembly_label(assembly))
+        add("cables", assembly, assembly_label(assembly), 1)
     return [CableGroup(plane=p, segment=seg, cable=cls, media=media, speed_gbps=speed,
                        breakout=brk, count=n, transceivers=sum(modules[key].values()),
                        assemblies=assemblies[key], modules=dict(sorted(modules[key].items())))
@@ -222,6 +234,6 @@ def _copper_assemblies(view: DesignView, items: list[LinkParts]
         parent[find(na)] = find(nb)
         ends.append(na)
     first: dict[tuple[str, int], LinkParts] = {}
-    for item, node in zip(items, ends):
+    for item, node in zip(items, ends, strict=True):
         first.setdefault(find(node), item)
     return [(item.group, item.choice.assembly) for item in first.values()]

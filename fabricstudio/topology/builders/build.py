@@ -16,16 +16,15 @@ from fabricstudio.model import (
     Plane,
 )
 from fabricstudio.model.cabling import CABLE_CLASSES, cable_class
+from fabricstudio.topology.builders.fabric_layout import layout_fabric
 from fabricstudio.topology.builders.families import (
     ComputePlan,
     build_fat_tree,
     build_leaf_spine,
     build_rail_optimized,
 )
-from fabricstudio.topology.builders.fabric_layout import layout_fabric
 from fabricstudio.topology.builders.placement import PITCH
 from fabricstudio.topology.builders.planes import (
-    MgmtPlan,
     StoragePlan,
     build_management,
     build_storage,

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 
 from fabricstudio.model import MgmtSwitch, Plane, StorageServer
-from fabricstudio.topology.builders.specs import BuildError
+from fabricstudio.topology.builders.specs import AnySpec, BuildError
 from fabricstudio.topology.builders.wiring import (
     Accumulator,
     SwitchTemplate,
@@ -43,7 +43,7 @@ class MgmtPlan:
     aggregation: list[list[str]] = field(default_factory=list)
 
 
-def build_storage(acc: Accumulator, spec, gpu_servers: list[str]) -> StoragePlan:
+def build_storage(acc: Accumulator, spec: AnySpec, gpu_servers: list[str]) -> StoragePlan:
     """Storage servers with two storage NICs each, and a non-blocking storage leaf-spine that
     also takes the one storage NIC of every GPU server (three tiers when two cannot reach).
     Storage switches run their ports at the storage NIC speed."""
@@ -85,7 +85,7 @@ def build_storage(acc: Accumulator, spec, gpu_servers: list[str]) -> StoragePlan
     return plan
 
 
-def build_management(acc: Accumulator, spec, gpu_servers: list[str],
+def build_management(acc: Accumulator, spec: AnySpec, gpu_servers: list[str],
                      storage_servers: list[str]) -> MgmtPlan:
     """One 48-port management switch per rack of ``servers_per_rack`` servers (storage servers
     racked separately), one link per server, rack switches joined by an aggregation tree.

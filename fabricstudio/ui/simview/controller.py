@@ -19,8 +19,8 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from fabricstudio.model import Design
 from fabricstudio.sim.metrics import Frame, MetricStream
 from fabricstudio.ui.simview.overlay import SimOverlay
-from fabricstudio.ui.simview.qt_safe import connect_safely
 from fabricstudio.ui.simview.process_worker import ProcessRunWorker, picklable
+from fabricstudio.ui.simview.qt_safe import connect_safely
 from fabricstudio.ui.simview.source import RunRequest, SourceFactory, engine_source
 from fabricstudio.ui.simview.worker import RunWorker
 

@@ -38,7 +38,8 @@ class SimulationUi(QObject):
         self.controls = SimControls(self.controller, window)
         self.legend = LegendOverlay(window.view)
         self.docks = {
-            "scenario": self._dock("Scenario", self.scenario, Qt.DockWidgetArea.RightDockWidgetArea),
+            "scenario": self._dock("Scenario", self.scenario,
+                                   Qt.DockWidgetArea.RightDockWidgetArea),
             "results": self._dock("Results", self.results, Qt.DockWidgetArea.RightDockWidgetArea),
             "charts": self._dock("Charts", self.plots, Qt.DockWidgetArea.BottomDockWidgetArea),
             "compare": self._dock("Compare fabrics", self.compare,

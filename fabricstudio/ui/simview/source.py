@@ -84,7 +84,7 @@ class RunRequest:
     #: What the loaded scenario runs, e.g. ``training step + incast 7:1``.
     scenario_label: str = ""
 
-    def with_changes(self, **changes: Any) -> "RunRequest":
+    def with_changes(self, **changes: Any) -> RunRequest:
         """A copy with some fields changed."""
         return dataclasses.replace(self, **changes)
 
