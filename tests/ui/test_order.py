@@ -7,7 +7,7 @@ import json
 import zipfile
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QApplication, QDialog, QFileDialog
+from PySide6.QtWidgets import QApplication, QFileDialog
 
 from fabricstudio.model import Technology
 from fabricstudio.topology.builders import LeafSpineSpec, RailOptimizedSpec, build_fabric
