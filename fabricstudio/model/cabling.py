@@ -110,6 +110,22 @@ class CableChoice:
         return self.module_a, self.module_b
 
     @property
+    def short_label(self) -> str:
+        """A compact line for narrow panels: 'MMF optics: 400G SR4 <-> 800G twin 2xSR4'."""
+        if self.media == "RJ45":
+            text = "RJ45 copper"
+        elif self.media in ("DAC", "ACC", "AOC"):
+            text = f"{self.media} {max(self.cage_a.gbps, self.cage_b.gbps):g}G"
+        else:
+            text = (f"{self.media} optics: {module_short(self.module_a or '')} <-> "
+                    f"{module_short(self.module_b or '')}")
+        if self.breakout:
+            text += f", breakout {self.breakout}"
+        if not self.within_reach:
+            text += " - too long"
+        return text
+
+    @property
     def label(self) -> str:
         """One line for people: 'optics: 800G OSFP twin-port 2xSR4 <-> 400G OSFP SR4 (MMF),
         breakout 800G->2x400G'."""
@@ -125,6 +141,35 @@ class CableChoice:
         if not self.within_reach:
             text += f" - beyond the {self.reach_m:g} m reach"
         return text
+
+
+def _module_parts(key: str) -> tuple[str, float, Reach] | None:
+    """(form, cage rate, reach rung) of a transceiver class, or None."""
+    parts = key.split("-")
+    if len(parts) < 4 or parts[0] != "xcvr":
+        return None
+    form, tier = parts[1].upper(), "-".join(parts[3:])
+    try:
+        gbps = float(parts[2].rstrip("g"))
+    except ValueError:
+        return None
+    port_gbps = gbps / 2 if form == "OSFP" and gbps >= 800 else gbps
+    rung = next((r for r in _ladder(port_gbps) if r.tier == tier), None)
+    return None if rung is None else (form, gbps, rung)
+
+
+def _rate(gbps: float) -> str:
+    return f"{gbps / 1000:g}T" if gbps >= 1000 else f"{gbps:g}G"
+
+
+def module_short(key: str) -> str:
+    """'xcvr-osfp-800g-sr' -> '800G twin 2xSR4'; '' for no module."""
+    found = _module_parts(key) if key else None
+    if found is None:
+        return key
+    form, gbps, rung = found
+    twin = form == "OSFP" and gbps >= 800
+    return f"{_rate(gbps)}{' twin 2x' if twin else ' '}{rung.name}"
 
 
 def _cage_pair(choice: CableChoice) -> str:
@@ -153,19 +198,13 @@ def module_key(cage: Cage, tier: str) -> str:
 
 def module_label(key: str) -> str:
     """'xcvr-osfp-800g-sr' -> '800G OSFP twin-port 2xSR4 (MMF, 50 m)'."""
-    parts = key.split("-")
-    if len(parts) < 4 or parts[0] != "xcvr":
+    found = _module_parts(key)
+    if found is None:
         return key
-    form, gbps_text, tier = parts[1].upper(), parts[2], "-".join(parts[3:])
-    gbps = float(gbps_text.rstrip("g"))
-    port_gbps = gbps / 2 if form == "OSFP" and gbps >= 800 else gbps
-    rung = next((r for r in _ladder(port_gbps) if r.tier == tier), None)
-    if rung is None:
-        return key
+    form, gbps, rung = found
     twin = form == "OSFP" and gbps >= 800
     name = f"2x{rung.name}" if twin else rung.name
-    rate = f"{gbps / 1000:g}T" if gbps >= 1000 else f"{gbps:g}G"
-    return (f"{rate} {form}{' twin-port' if twin else ''} {name} "
+    return (f"{_rate(gbps)} {form}{' twin-port' if twin else ''} {name} "
             f"({rung.media}, {rung.max_m:g} m)")
 
 

@@ -52,8 +52,12 @@ def test_analysis_dock_prices_the_design_and_follows_preferences(make_window, qt
                                                     technology=Technology.INFINIBAND))
                          .to_design())
     report = analysed(window, qtbot)
-    cost_row = next(t for t in top_texts(window.analysis) if t.startswith("Cost and power"))
-    assert "USD" in cost_row
+    cost_item = next(window.analysis.tree.topLevelItem(i) for i in
+                     range(window.analysis.tree.topLevelItemCount())
+                     if window.analysis.tree.topLevelItem(i).text(0).startswith("Cost and"))
+    assert "USD" in cost_item.toolTip(0)
+    rows = [cost_item.child(i).text(0) for i in range(cost_item.childCount())]
+    assert rows[0].startswith("Capex $") and rows[1].startswith("Network $")
     before = report.cost.by_category["switches"].total
     path = book_file(tmp_path, [{"class": "switch-ib-ndr-64x400g", "price": 1.0}])
 
@@ -107,12 +111,14 @@ def test_inspector_names_the_cable_with_the_one_cable_class_function(make_window
         .to_design()
     window = make_window(design)
     window.editor.select_ids(["server1-nic0"])
-    label = window.inspector._reach_label.text()
-    assert label.startswith("optics: 400G OSFP SR4") and "800G->2x400G" in label
+    label = window.inspector._reach_label
+    assert label.text() == "MMF optics: 400G SR4 <-> 800G twin 2xSR4, breakout 800G->2x400G"
+    assert label.toolTip().startswith("optics: 400G OSFP SR4 (MMF, 50 m)")
+    text = label.text()
     window.set_technology(Technology.ROCE)
-    assert window.inspector._reach_label.text() == label  # same optics on Spectrum-4
+    assert label.text() == text  # the same optics on Spectrum-4
     window.design.update_link("server1-nic0", length_m=2.0)
-    assert window.inspector._reach_label.text().startswith("DAC: ")
+    assert label.text() == "DAC 800G, breakout 800G->2x400G"
 
 
 def test_compare_prices_idle_gpus_per_day_and_against_the_best_fabric(make_window, qtbot):

@@ -33,8 +33,7 @@ def headline(report) -> str:
 
 def _row(parent, text: str, tip: str = "") -> QTreeWidgetItem:
     item = QTreeWidgetItem([text])
-    if tip:
-        item.setToolTip(0, tip)
+    item.setToolTip(0, f"{text}\n{tip}" if tip else text)  # the whole row, when cut off
     if isinstance(parent, QTreeWidget):
         parent.addTopLevelItem(item)
     else:
@@ -128,32 +127,34 @@ def _cost(tree: QTreeWidget, report) -> None:
 
     cost = report.cost
     cur = cost.currency
-    top = _row(tree, f"Cost and power ({cur}, {cost.confidence})",
-               f"Lowest confidence of the figures that went in: {cost.confidence} - "
-               f"{CONFIDENCE_TIPS.get(cost.confidence, '')}")
+    top = _row(tree, f"Cost and power ({cost.confidence})",
+               f"Prices in {cur}. Lowest confidence of the figures that went in: "
+               f"{cost.confidence} - {CONFIDENCE_TIPS.get(cost.confidence, '')}")
     _confidence_colour(top, cost.confidence)
-    per_gpu = f" · {format_money(cost.per_gpu, cur)} per GPU" if cost.per_gpu else ""
-    per_tbps = (f" · {format_money(cost.per_tbps_bisection, cur)} per Tb/s bisection"
-                if cost.per_tbps_bisection else "")
-    _row(top, f"Capex {format_money(cost.total, cur)}{per_gpu}{per_tbps}",
+    per_gpu = f" ({format_money(cost.per_gpu, cur)}/GPU)" if cost.per_gpu else ""
+    _row(top, f"Capex {format_money(cost.total, cur)}{per_gpu}",
          "Everything in the bill of materials, servers included")
     gpus = report.bom.gpus
     network = cost.network_total
-    share = f", {100 * network / cost.total:.0f}% of capex" if cost.total else ""
-    net_gpu = f", {format_money(network / gpus, cur)} per GPU" if gpus else ""
-    _confidence_colour(_row(top, f"Network {format_money(network, cur)}{net_gpu}{share}",
-                            "Switches, adapters, transceivers and cables (what changes "
-                            f"between fabrics); confidence {cost.network_confidence}"),
+    net_gpu = f" ({format_money(network / gpus, cur)}/GPU)" if gpus else ""
+    share = f"{100 * network / cost.total:.0f}% of capex; " if cost.total else ""
+    _confidence_colour(_row(top, f"Network {format_money(network, cur)}{net_gpu}",
+                            f"Switches, adapters, transceivers and cables (what changes "
+                            f"between fabrics): {share}confidence {cost.network_confidence}"),
                        cost.network_confidence)
-    _row(top, f"Power {cost.power_w / 1000:,.1f} kW (network {cost.network_power_w / 1000:,.1f} "
-              f"kW) · {cost.rack_units:,.0f} U",
+    if cost.per_tbps_bisection:
+        _row(top, f"{format_money(cost.per_tbps_bisection, cur)} per Tb/s bisection",
+             "Capex / bisection bandwidth (one direction)")
+    _row(top, f"Power {cost.power_w / 1000:,.1f} kW (network {cost.network_power_w / 1000:,.1f})",
          "Servers at maximum draw, switches without optics, each module and active cable "
          "on its own")
+    _row(top, f"Rack units {cost.rack_units:,.0f} U")
     cats = _row(top, "By category")
     for name, cat in cost.by_category.items():
-        item = _row(cats, f"{CATEGORY_LABELS.get(name, name)}: {format_money(cat.total, cur)}"
-                          f" · {cat.power_w / 1000:,.1f} kW · {cat.rack_units:,.0f} U · "
-                          f"{cat.confidence}", CONFIDENCE_TIPS.get(cat.confidence, ""))
+        item = _row(cats, f"{CATEGORY_LABELS.get(name, name)} {format_money(cat.total, cur)}, "
+                          f"{cat.power_w / 1000:,.1f} kW",
+                    f"{cat.rack_units:,.0f} U; {cat.confidence}: "
+                    f"{CONFIDENCE_TIPS.get(cat.confidence, '')}")
         _confidence_colour(item, cat.confidence)
     cats.setExpanded(True)
     top.setExpanded(True)

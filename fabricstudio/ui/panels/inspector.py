@@ -157,8 +157,6 @@ class InspectorPanel(QWidget):
             self._add_editor(name, Link.model_fields[name])
         reach = QLabel()
         reach.setWordWrap(True)
-        reach.setToolTip("What the cable is made of (the same rule as the bill of materials "
-                         "and the cable plan): media, transceivers, breakout")
         self.form.addRow("Cable", reach)
         self._reach_label = reach
 
@@ -198,8 +196,9 @@ class InspectorPanel(QWidget):
             links = [self.design.link(lk) for lk in self.link_ids]
             for name, editor in self.editors.items():
                 editor.show(_shared_value(getattr(lk, name) for lk in links))
-            self._reach_label.setText("\n".join(sorted({cable_for(self.design, lk).label
-                                                         for lk in links})))
+            choices = {cable_for(self.design, lk) for lk in links}
+            self._reach_label.setText("\n".join(sorted({c.short_label for c in choices})))
+            self._reach_label.setToolTip("\n".join(sorted({c.label for c in choices})))
         else:
             self.editors["name"].show(self.design.name)
             self.title.setText(self.design.name)
