@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from fabricstudio.cli.common import CliError
+from fabricstudio.cli.output import write_out
 
 NAME = "import"
 HELP = ("make a design from another tool's file: GraphML, DOT, containerlab YAML or a NetBox "
@@ -38,9 +39,9 @@ def run(args: argparse.Namespace) -> int:
     except (InteropError, DesignFileError) as exc:
         raise CliError(str(exc)) from None
     design = result.design
-    print(f"imported {source} as {result.format}: {len(design.devices)} devices, "
+    write_out(f"imported {source} as {result.format}: {len(design.devices)} devices, "
           f"{len(design.links)} links")
     for line in result.report:
-        print(f"  guessed: {line}")
-    print(f"wrote {target}")
+        write_out(f"  guessed: {line}")
+    write_out(f"wrote {target}")
     return 0

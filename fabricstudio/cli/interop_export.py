@@ -4,9 +4,9 @@ command (``--list-formats`` names them).  export_cmd.py dispatches here."""
 from __future__ import annotations
 
 import argparse
-import sys
 
 from fabricstudio.cli.common import CliError, load_design_arg
+from fabricstudio.cli.output import write_err, write_out
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +33,7 @@ def wanted(args: argparse.Namespace) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     """List formats, or export the design and print what was written."""
-    from fabricstudio.interop import InteropError, export_design, export_formats, write_bundle
+    from fabricstudio.interop import InteropError, export_design, write_bundle
 
     if args.list_formats:
         return _list(args.format)
@@ -54,9 +54,9 @@ def run(args: argparse.Namespace) -> int:
     except InteropError as exc:
         raise CliError(str(exc)) from None
     for note in bundle.notes:
-        print(f"fabricstudio export: note: {note}", file=sys.stderr)
+        write_err(f"fabricstudio export: note: {note}")
     for path in written:
-        print(f"wrote {path}")
+        write_out(f"wrote {path}")
     return 0
 
 
@@ -68,15 +68,15 @@ def _list(name: str | None) -> int:
             fmt = export_format(name)
         except InteropError as exc:
             raise CliError(str(exc), 2) from None
-        print(f"{fmt.name}: {fmt.summary}")
-        print(f"  writes: {', '.join(fmt.suffixes)}"
+        write_out(f"{fmt.name}: {fmt.summary}")
+        write_out(f"  writes: {', '.join(fmt.suffixes)}"
               + (" (several files: a folder or a .zip)" if fmt.multi_file else ""))
         for option in fmt.options:
             key = option.key + ("KIND" if option.key.endswith(".") else "")
             default = f" (default {option.default})" if option.default else ""
-            print(f"  -O {key}=VALUE  {option.help}{default}")
+            write_out(f"  -O {key}=VALUE  {option.help}{default}")
         return 0
     width = max(len(n) for n in export_formats())
     for fmt in export_formats().values():
-        print(f"{fmt.name:<{width}}  {fmt.summary}")
+        write_out(f"{fmt.name:<{width}}  {fmt.summary}")
     return 0

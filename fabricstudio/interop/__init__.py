@@ -5,7 +5,7 @@ Qt-free.  Formats are found in the registry (:mod:`fabricstudio.interop.registry
 module of ``exporters/`` and ``importers/`` that defines ``FORMAT`` is one format.
 """
 
-from fabricstudio.interop.api import export_design, import_design, ImportResult
+from fabricstudio.interop.api import ImportResult, export_design, import_design
 from fabricstudio.interop.bundle import Bundle, write_bundle
 from fabricstudio.interop.options import Options, parse_options
 from fabricstudio.interop.registry import (

@@ -296,7 +296,7 @@ def _links(topo: ImportedTopology, kinds: dict[str, DeviceKind], planes: list[Pl
     out = []
     used: set[str] = set(topo.nodes)
     speeds_guessed = lengths_guessed = 0
-    for link, plane in zip(topo.links, planes):
+    for link, plane in zip(topo.links, planes, strict=True):
         ident = str(link.id) if link.id else None
         if ident is None or ident in used:
             base = ident or f"{link.a}-{link.b}"
@@ -362,7 +362,7 @@ def _ports(topo: ImportedTopology, kinds: dict[str, DeviceKind], links: list[Lin
     """Port of every link end: the file's where it fits the model, else assigned in order
     (servers: compute ports first, then storage, then management)."""
     by_end: dict[str, list[tuple[Link, int | None]]] = defaultdict(list)
-    for link, raw in zip(links, topo.links):
+    for link, raw in zip(links, topo.links, strict=True):
         for end in (link.a, link.b):
             by_end[end].append((link, _file_port(raw, end)))
     out: dict[tuple[str, str], int] = {}
@@ -456,7 +456,7 @@ def _devices(topo: ImportedTopology, kinds: dict[str, DeviceKind], links: list[L
                 if speeds[(node.id, plane)] > fields.get(key, 0.0):
                     fields[key] = speeds[(node.id, plane)]
         try:
-            out.append(cls.model_validate(fields))
+            out.append(cls.model_validate(fields))  # type: ignore[attr-defined]
         except ValidationError as exc:
             raise InteropError(f"{topo.source}: node {node.id}: "
                                f"{format_validation_error(exc, 1)}") from None
@@ -491,7 +491,8 @@ def _known_fields(node: ImportedNode, cls: type, source: str) -> dict[str, Any]:
     for key in _INT_FIELDS + _FLOAT_FIELDS:
         if key in model_fields and node.attrs.get(key) not in (None, ""):
             value = _number(node.attrs[key], f"node {node.id} {key}", source)
-            out[key] = int(value) if key in _INT_FIELDS and value == int(value) else value
+            if value is not None:
+                out[key] = int(value) if key in _INT_FIELDS and value == int(value) else value
     name = node.attrs.get("name")
     if isinstance(name, str) and name:
         out["name"] = name[:200]

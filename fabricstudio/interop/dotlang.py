@@ -224,7 +224,8 @@ class _Parser:
             self.take("--", "->")
             chain.append(self.operand(node_defaults, edge_defaults, depth))
         attrs = {**edge_defaults, **self.attr_lists()}
-        for (a_id, a_port, a_members), (b_id, b_port, b_members) in zip(chain, chain[1:]):
+        pairs = zip(chain, chain[1:], strict=False)
+        for (a_id, a_port, a_members), (b_id, b_port, b_members) in pairs:
             for a in ([a_id] if a_id is not None else a_members):
                 for b in ([b_id] if b_id is not None else b_members):
                     if len(self.graph.edges) >= MAX_EDGES:

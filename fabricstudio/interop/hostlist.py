@@ -53,7 +53,8 @@ def compress(names: Iterable[str]) -> str:
 def _ranges(numbers: list[int], width: int) -> list[str]:
     out = []
     start = prev = numbers[0]
-    for number in numbers[1:] + [None]:  # type: ignore[list-item]
+    tail: list[int | None] = [*numbers[1:], None]
+    for number in tail:
         if number is not None and number == prev + 1:
             prev = number
             continue

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from fabricstudio.interop.bundle import Bundle
@@ -44,7 +44,7 @@ class ExportFormat:
     summary: str
     #: File name suffixes the format writes (the first is the default), e.g. (".clab.yml",).
     suffixes: tuple[str, ...]
-    export: Callable[["Design", "Options"], "Bundle"]
+    export: Callable[[Design, Options], Bundle]
     options: tuple[Option, ...] = ()
     #: True when the output is several files (written to a folder or a .zip).
     multi_file: bool = False
@@ -57,20 +57,20 @@ class ImportFormat:
     name: str
     summary: str
     suffixes: tuple[str, ...]
-    read: Callable[[Path, "Options"], "ImportedTopology"]
+    read: Callable[[Path, Options], ImportedTopology]
     #: True when ``path`` looks like this format (used when no --format is given).
     sniff: Callable[[Path], bool] = field(default=lambda path: False)
     options: tuple[Option, ...] = ()
 
 
-def _discover(package: str, kind: type) -> dict[str, object]:
-    found = {}
+def _discover(package: str, kind: type) -> dict[str, Any]:
+    found: dict[str, Any] = {}
     module = importlib.import_module(package)
     for info in sorted(pkgutil.iter_modules(module.__path__), key=lambda i: i.name):
         if info.name.startswith("_"):
             continue
-        fmt = getattr(importlib.import_module(f"{package}.{info.name}"), "FORMAT", None)
-        if isinstance(fmt, kind):
+        fmt: Any = getattr(importlib.import_module(f"{package}.{info.name}"), "FORMAT", None)
+        if isinstance(fmt, (ExportFormat, ImportFormat)) and isinstance(fmt, kind):
             if fmt.name in found:
                 raise RuntimeError(f"two formats named {fmt.name!r} in {package}")
             found[fmt.name] = fmt
@@ -80,13 +80,13 @@ def _discover(package: str, kind: type) -> dict[str, object]:
 @cache
 def export_formats() -> dict[str, ExportFormat]:
     """Export formats by name, in name order."""
-    return _discover("fabricstudio.interop.exporters", ExportFormat)  # type: ignore[return-value]
+    return _discover("fabricstudio.interop.exporters", ExportFormat)
 
 
 @cache
 def import_formats() -> dict[str, ImportFormat]:
     """Import formats by name, in name order."""
-    return _discover("fabricstudio.interop.importers", ImportFormat)  # type: ignore[return-value]
+    return _discover("fabricstudio.interop.importers", ImportFormat)
 
 
 def export_format(name: str) -> ExportFormat:

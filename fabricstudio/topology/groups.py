@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from fabricstudio.model import Design, DeviceKind, Link, Plane
+from fabricstudio.model import Design, DeviceKind, GpuServer, Link, Plane
 
 SERVER_KINDS = frozenset({DeviceKind.GPU_SERVER, DeviceKind.STORAGE_SERVER})
 
@@ -126,4 +126,5 @@ def rail_of(design: Design, link: Link) -> int | None:
 
 def rail_count(design: Design) -> int:
     """Number of rails: the most compute NICs any GPU server has."""
-    return max((d.nics for d in design.devices_of_kind(DeviceKind.GPU_SERVER)), default=0)
+    return max((d.nics for d in design.devices.values() if isinstance(d, GpuServer)),
+               default=0)

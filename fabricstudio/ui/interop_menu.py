@@ -11,11 +11,27 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout,
-                               QLabel, QMenu, QMessageBox, QSpinBox, QVBoxLayout)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QLabel,
+    QMenu,
+    QMessageBox,
+    QSpinBox,
+    QVBoxLayout,
+)
 
-from fabricstudio.interop import (InteropError, export_design, export_formats, import_design,
-                                  import_formats, write_bundle)
+from fabricstudio.interop import (
+    InteropError,
+    export_design,
+    export_formats,
+    import_design,
+    import_formats,
+    write_bundle,
+)
 from fabricstudio.interop.clab import DEFAULT_SERVER_KIND, DEFAULT_SWITCH_KIND, IMAGES
 from fabricstudio.model import Plane
 from fabricstudio.topology.groups import leaf_units, pods, rail_count
@@ -25,6 +41,14 @@ LABELS = {"air": "NVIDIA &Air…", "containerlab": "&containerlab…", "dot": "G
           "slurm": "&Slurm topology…"}
 PARTS = (("Whole design", ""), ("Pod", "pod"), ("Scalable unit", "su"), ("Rail", "rail"),
          ("Network", "network"))
+#: What each part holds, shown under the choice.
+PART_HELP = {
+    "": "every device and cable",
+    "pod": "{n} pods: a pod's leaves, spines and servers (no cores)",
+    "su": "{n} scalable units: the unit's leaves, servers and the spines above",
+    "rail": "{n} rails: NIC N of every server, its rail leaves and the spines above",
+    "network": "one network's devices and cables",
+}
 
 
 class ExportOptionsDialog(QDialog):
@@ -47,7 +71,8 @@ class ExportOptionsDialog(QDialog):
         for plane in Plane:
             self.network.addItem(plane.value.capitalize(), plane.value)
         self.count_label = QLabel()
-        form = QFormLayout()
+        self.count_label.setWordWrap(True)
+        self.form = form = QFormLayout()
         form.addRow("Export", self.part)
         form.addRow("Number", self.number)
         form.addRow("Network", self.network)
@@ -78,13 +103,12 @@ class ExportOptionsDialog(QDialog):
 
     def _update(self) -> None:
         key = self.part.currentData()
-        self.number.setEnabled(key in self.counts)
-        self.network.setEnabled(key == "network")
+        self.form.setRowVisible(self.number, key in self.counts)
+        self.form.setRowVisible(self.network, key == "network")
         if key in self.counts:
             self.number.setRange(1, max(1, self.counts[key]))
-            self.count_label.setText(f"{self.counts[key]} in the design")
-        else:
-            self.count_label.setText("")
+            self.form.labelForField(self.number).setText(self.part.currentText())
+        self.count_label.setText(PART_HELP[key].format(n=self.counts.get(key, 0)))
 
     def subset(self) -> str | None:
         """The --subset spec chosen (None = whole design)."""

@@ -56,7 +56,7 @@ def check_dot(design, files):
     graph = parse_dot(_only(files, ".dot"), "test")
     assert list(graph.nodes) == list(design.devices)
     assert len(graph.edges) == len(design.links)
-    for (a, a_port, b, b_port, attrs), link in zip(graph.edges, design.links.values()):
+    for (a, a_port, b, b_port, attrs), link in zip(graph.edges, design.links.values(), strict=True):
         assert (a, b, attrs["id"]) == (link.a, link.b, link.id)
         assert a_port and b_port, "every cable names its interfaces (cable validation)"
     roles = {graph.nodes[d.id].get("role") for d in design.devices_of_kind("spine")}
@@ -84,7 +84,7 @@ def check_drawio(design, files):
     pages = root.findall("diagram")
     planes = [p for p in Plane if any(p in d.planes for d in design.devices.values())]
     assert [page.get("name").split()[0].lower() for page in pages] == [p.value for p in planes]
-    for page, plane in zip(pages, planes):
+    for page, plane in zip(pages, planes, strict=True):
         cells = page.findall("./mxGraphModel/root/mxCell")
         vertices = [c for c in cells if c.get("vertex") == "1"]
         edges = [c for c in cells if c.get("edge") == "1"]
@@ -109,7 +109,7 @@ def check_slurm(design, files):
     in_blocks = sorted(n for b in block["blocks"] for n in expand(b["nodes"]))
     assert in_blocks == sorted(gpus)
     sizes = block["block_sizes"]
-    assert all(b * 2 == c for b, c in zip(sizes, sizes[1:]))
+    assert all(b * 2 == c for b, c in zip(sizes, sizes[1:], strict=False))
     assert min(len(expand(b["nodes"])) for b in block["blocks"]) >= sizes[0]
 
 

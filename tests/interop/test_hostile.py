@@ -10,8 +10,7 @@ import zipfile
 
 import pytest
 
-from fabricstudio.interop import InteropError, import_design
-from fabricstudio.interop import safety
+from fabricstudio.interop import InteropError, import_design, safety
 
 CLAB_HEAD = "name: x\ntopology:\n  nodes:\n    leaf1: {kind: nokia_srlinux}\n" \
             "    h1: {kind: linux}\n"
@@ -129,7 +128,8 @@ def test_containerlab_shape_errors(tmp_path):
     path = tmp_path / "x.clab.yml"
     for text, match in (("- a\n- b\n", "not a containerlab topology"),
                         ("topology: {nodes: [a, b]}\n", "topology.nodes must be a mapping"),
-                        (CLAB_HEAD + "  links:\n    - endpoints: [\"leaf1:e1-1\"]\n", "has 1 endpoints"),
+                        (CLAB_HEAD + '  links:\n    - endpoints: ["leaf1:e1-1"]\n',
+                         "has 1 endpoints"),
                         (CLAB_HEAD + "  links:\n    - endpoints: [3, 4]\n", "not NODE:INTERFACE"),
                         ("topology: {nodes: {}}\n", "no devices found"),
                         ("", "file is empty")):

@@ -6,7 +6,7 @@ import pytest
 
 from fabricstudio.interop import InteropError
 from fabricstudio.interop.hostlist import compress, expand
-from fabricstudio.interop.registry import _discover, ExportFormat
+from fabricstudio.interop.registry import ExportFormat, _discover
 from fabricstudio.interop.subset import apply_subset
 from fabricstudio.model import DeviceKind, Plane
 from fabricstudio.topology.groups import leaf_units, pods

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import yaml
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QFileDialog, QMessageBox
-import yaml
 
 from fabricstudio.formats import load_design
 from fabricstudio.interop import export_formats

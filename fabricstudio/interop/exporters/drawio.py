@@ -70,21 +70,21 @@ def _page(design: Design, plane: Plane, root_file: ET.Element) -> int:
                           page="1", pageScale="1", pageWidth=str(int(width)),
                           pageHeight=str(int(height)), math="0", shadow="0")
     root = ET.SubElement(model, "root")
-    ET.SubElement(root, "mxCell", id="0")
-    ET.SubElement(root, "mxCell", id="1", parent="0")
+    ET.SubElement(root, "mxCell", {"id": "0"})
+    ET.SubElement(root, "mxCell", {"id": "1", "parent": "0"})
     for device in devices:
         _, w, h = SHAPES[DeviceKind(device.kind)]
-        cell = ET.SubElement(root, "mxCell", id=f"dev-{device.id}",
-                             value=_text(device.label), style=device_style(device),
-                             vertex="1", parent="1")
-        ET.SubElement(cell, "mxGeometry", x=f"{device.x + dx - w / 2:g}",
-                      y=f"{device.y + dy - h / 2:g}", width=str(w), height=str(h),
-                      **{"as": "geometry"})
+        cell = ET.SubElement(root, "mxCell", {
+            "id": f"dev-{device.id}", "value": _text(device.label),
+            "style": device_style(device), "vertex": "1", "parent": "1"})
+        ET.SubElement(cell, "mxGeometry", {
+            "x": f"{device.x + dx - w / 2:g}", "y": f"{device.y + dy - h / 2:g}",
+            "width": str(w), "height": str(h), "as": "geometry"})
     for link in links:
-        cell = ET.SubElement(root, "mxCell", id=f"link-{link.id}", value="",
-                             style=link_style(link.speed_gbps), edge="1", parent="1",
-                             source=f"dev-{link.a}", target=f"dev-{link.b}")
-        ET.SubElement(cell, "mxGeometry", relative="1", **{"as": "geometry"})
+        cell = ET.SubElement(root, "mxCell", {
+            "id": f"link-{link.id}", "value": "", "style": link_style(link.speed_gbps),
+            "edge": "1", "parent": "1", "source": f"dev-{link.a}", "target": f"dev-{link.b}"})
+        ET.SubElement(cell, "mxGeometry", {"relative": "1", "as": "geometry"})
     return len(devices)
 
 

@@ -30,7 +30,8 @@ def read(path: Path, options: Options) -> ImportedTopology:
             a, a_port, b, b_port = b, b_port, a, a_port
         topo.add_link(ImportedLink(
             a=a, b=b, id=attrs.get("id") or None,
-            a_interface=a_port or attrs.get("tailport"), b_interface=b_port or attrs.get("headport"),
+            a_interface=a_port or attrs.get("tailport"),
+            b_interface=b_port or attrs.get("headport"),
             a_port=_int(attrs.get("a_port")), b_port=_int(attrs.get("b_port")), attrs=dict(attrs)))
     return topo
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import networkx as nx
 
 from fabricstudio.interop.imported import ImportedLink, ImportedNode, ImportedTopology
+from fabricstudio.interop.importers._common import coordinate, head, read_file, role_hints
 from fabricstudio.interop.options import Options
 from fabricstudio.interop.registry import ImportFormat, InteropError
-from fabricstudio.interop.importers._common import coordinate, head, read_file, role_hints
 from fabricstudio.interop.safety import decode, parse_xml
 
 
@@ -32,10 +32,13 @@ def read(path: Path, options: Options) -> ImportedTopology:
         a, b = str(u), str(v)
         if {attrs.get("a"), attrs.get("b")} == {a, b}:
             a, b = str(attrs["a"]), str(attrs["b"])
+        ident = attrs.get("id", key)
         topo.add_link(ImportedLink(
-            a=a, b=b, id=str(attrs.get("id", key)) if attrs.get("id", key) is not None else None,
-            a_interface=_text(attrs.get("a_interface")), b_interface=_text(attrs.get("b_interface")),
-            a_port=_port(attrs.get("a_port")), b_port=_port(attrs.get("b_port")), attrs=dict(attrs)))
+            a=a, b=b, id=str(ident) if ident is not None else None,
+            a_interface=_text(attrs.get("a_interface")),
+            b_interface=_text(attrs.get("b_interface")),
+            a_port=_port(attrs.get("a_port")), b_port=_port(attrs.get("b_port")),
+            attrs=dict(attrs)))
     return topo
 
 

@@ -85,7 +85,7 @@ def _rows(data: bytes, name: str, source: str) -> list[dict[str, str]]:
                 raise InteropError(f"{source}/{name}: more than {MAX_ROWS:,} rows")
             if None in raw:
                 raise InteropError(f"{source}/{name} line {number}: more cells than headers")
-            rows.append({k: (raw.get(h) or "").strip() for k, h in zip(keys, header)})
+            rows.append({k: (raw.get(h) or "").strip() for k, h in zip(keys, header, strict=True)})
     except csv.Error as exc:
         raise InteropError(f"{source}/{name}: not valid CSV ({exc})") from None
     return rows
@@ -167,8 +167,8 @@ def _cable(row: dict[str, str], number: int, interfaces: dict, source: str) -> I
         speed = _float(info.get("speed"))
         if speed:
             speeds.append(speed / 1_000_000)
-        elif info.get("type") and speed_of_type(info["type"]):
-            speeds.append(speed_of_type(info["type"]))
+        elif (typed := speed_of_type(info.get("type", ""))) is not None:
+            speeds.append(typed)
         if info.get("mgmt_only", "").lower() == "true":
             planes.append("management")
         elif info.get("description", "").lower() in ("compute", "storage", "management"):
