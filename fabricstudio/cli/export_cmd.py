@@ -91,13 +91,13 @@ def _export_moment(design, args: argparse.Namespace) -> int:
     from fabricstudio.sim.scenario import ScenarioError, load_scenario
     from fabricstudio.ui.app import ensure_app
     from fabricstudio.ui.simview.moment import export_moment
-    from fabricstudio.ui.simview.source import SimulationUnavailable, scenario_source
+    from fabricstudio.ui.simview.source import scenario_source
 
     ensure_app()
     try:
         scenario = load_scenario(args.scenario)
         source = scenario_source(design, scenario)
-    except (ScenarioError, SimulationUnavailable) as exc:
+    except ScenarioError as exc:
         raise CliError(str(exc)) from None
     at = source.until_s if args.at is None else args.at
     source.advance(min(at, source.until_s))

@@ -91,6 +91,13 @@ class MetricStream:
         self._flows: list[tuple[tuple[int, ...], dict[str, np.ndarray]]] = []
         self._count = 0
         self.finished = False
+        #: Flow id -> (src, dst) of the run's flows, set when the run ends (:meth:`close`).
+        self.flow_ends: dict[int, tuple[str, str]] = {}
+
+    def close(self, flow_ends: dict[int, tuple[str, str]]) -> None:
+        """The run is over: no more frames; ``flow_ends`` names its flows (CSV export)."""
+        self.flow_ends = dict(flow_ends)
+        self.finished = True
 
     # ---------------------------------------------------------------- writing
     def append(self, frame: Frame) -> None:

@@ -8,42 +8,23 @@ keeps busy or idle); utilisation is the Result's ``training.gpu_utilisation`` (c
 
 from __future__ import annotations
 
-from typing import Any
-
 from fabricstudio.model.costbook import CostBook
+from fabricstudio.sim.result import Result, TrainingReport
 from fabricstudio.topology.cost import IdleMoney, idle_money
 
 
-def _as_dict(result: Any) -> dict[str, Any]:
-    if result is None:
-        return {}
-    if isinstance(result, dict):
-        return result
-    if hasattr(result, "to_dict"):
-        return result.to_dict()
-    if hasattr(result, "model_dump"):
-        return result.model_dump(mode="json")
-    return dict(result)
-
-
-def training_utilisation(result: Any) -> tuple[float, int] | None:
+def training_utilisation(result: Result | None) -> tuple[float, int] | None:
     """(GPU utilisation, GPUs in the training job) of a result, or None without training."""
-    data = _as_dict(result)
-    training = data.get("training") or {}
-    utilisation = training.get("gpu_utilisation")
-    if utilisation is None:
+    if result is None or result.training is None:
         return None
-    gpus = 0
-    for workload in data.get("workloads") or []:
-        if workload.get("type") == "training" and workload.get("collective"):
-            gpus = int(workload["collective"].get("ranks") or 0)
-            break
-    if not gpus:
-        gpus = int((data.get("collective") or {}).get("ranks") or 0)
-    return float(utilisation), gpus
+    gpus = next((w.collective.ranks for w in result.workloads
+                 if isinstance(w, TrainingReport)), 0)
+    if not gpus and result.collective is not None:
+        gpus = result.collective.ranks
+    return float(result.training.gpu_utilisation), int(gpus)
 
 
-def result_idle_money(result: Any, book: CostBook, reference: float = 1.0
+def result_idle_money(result: Result, book: CostBook, reference: float = 1.0
                       ) -> IdleMoney | None:
     """Money lost by a run's training job against GPUs at ``reference`` utilisation."""
     found = training_utilisation(result)

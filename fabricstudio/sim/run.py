@@ -27,7 +27,8 @@ import networkx as nx
 from fabricstudio.model import Design, Plane
 from fabricstudio.model.devices import SERVER_TYPES
 from fabricstudio.sim.engine import Engine, EngineConfig, EngineError
-from fabricstudio.sim.result import Result, throughput_gbps
+from fabricstudio.sim.metrics import MetricStream
+from fabricstudio.sim.result import EngineInfo, Result, throughput_gbps
 from fabricstudio.sim.scenario import Scenario, ScenarioError, fabric_with_overrides
 from fabricstudio.sim.workloads import Workload, WorkloadContext, build_workloads, server_of
 from fabricstudio.sim.workloads.collectives import Collective
@@ -69,10 +70,17 @@ class Simulation:
                        else max(OPEN_HORIZON_FACTOR * estimate_s, estimate_s + 0.01))
         self._window_base: dict[int, int] | None = None
         self._planned = sum(w.planned_bytes for w in workloads) or 1
+        #: Length of one slice (s).  A run without a horizon ends at the first slice boundary
+        #: after its traffic completes, whatever steps the caller advances in, so the CLI
+        #: (:meth:`run`) and the GUI (adaptive steps) end at the same time with the same frames.
+        self.slice_s = max((scenario.until_s if scenario.until_s is not None
+                            else estimate_s) / SLICES, 1e-9)
+        self._last_mark = 0.0
+        self._next_mark = self.slice_s
 
     # ------------------------------------------------------------------ state
     @property
-    def stream(self):
+    def stream(self) -> MetricStream:
         """The engine's MetricStream (frames of per-link and per-flow metrics)."""
         return self.engine.stream
 
@@ -92,7 +100,11 @@ class Simulation:
         with an explicit horizon the run always goes on to ``until_s``)."""
         if self.now >= self.stop_s:
             return True
-        return self.scenario.until_s is None and self.complete
+        return self.scenario.until_s is None and self._ended()
+
+    def _ended(self) -> bool:
+        """All traffic done, and the run stands on a slice boundary."""
+        return self.complete and self.now == self._last_mark
 
     @property
     def progress(self) -> float:
@@ -127,22 +139,27 @@ class Simulation:
             self.engine.advance(target)
 
     def _advance_until_complete(self, target: float) -> None:
-        step = max(self.estimate_s / SLICES, 1e-6)
-        while self.now < target and not self.complete:
-            self.engine.advance(min(target, self.now + step))
+        while self.now < target and not self._ended():
+            mark = self._next_mark
+            self.engine.advance(min(target, mark))
+            if self.now >= mark:
+                self._last_mark, self._next_mark = mark, mark + self.slice_s
 
     def _snapshot_window(self) -> None:
         self._window_base = {rec.id: rec.delivered_bytes for rec in self.engine.flows}
 
     def run(self, progress: Callable[[float], None] | None = None) -> Result:
         """Run to the end headless, reporting the progress fraction after each slice."""
-        horizon = self.scenario.until_s
-        step = (horizon if horizon is not None else self.estimate_s) / SLICES
         while not self.finished:
-            self.advance(self.now + max(step, 1e-9))
+            self.advance(self.now + self.slice_s)
             if progress is not None:
                 progress(self.progress)
+        self.stream.close(self.flow_ends())
         return self.result()
+
+    def flow_ends(self) -> dict[int, tuple[str, str]]:
+        """Flow id -> (src, dst) of every flow so far."""
+        return {rec.id: (rec.src, rec.dst) for rec in self.engine.flows}
 
     # ---------------------------------------------------------------- results
     def result(self, timing: bool = True) -> Result:
@@ -157,24 +174,24 @@ class Simulation:
         completion = (max(w.finish_s for w in self.workloads if w.finish_s is not None)
                       if self.complete else None)
         stats = engine.stats()
-        return Result(
-            run=self._run_info(),
-            completion_time_s=completion,
-            end_s=end,
-            flows=flows,
-            flows_omitted=max(0, len(engine.flows) - MAX_RESULT_FLOWS),
-            links=engine.link_stats(measure_from_s=window),
-            totals=engine.totals(),
-            collective=collective,
-            training=training,
-            workloads=[w.report() for w in self.workloads],
-            engine={key: stats.get(key) for key in
-                    ("events", "cell_bytes", "cell_hops", "wall_time_s", "events_per_s")},
-            warnings=self._warnings(),
-        )
+        return Result.model_validate({
+            "run": self._run_info(),
+            "completion_time_s": completion,
+            "end_s": end,
+            "collective": collective,
+            "training": training,
+            "totals": engine.totals(),
+            "engine": {key: stats.get(key) for key in EngineInfo.model_fields},
+            "warnings": self._warnings(),
+            "workloads": [w.report() for w in self.workloads],
+            "links": engine.link_stats(measure_from_s=window),
+            "flows": flows,
+            "flows_omitted": max(0, len(engine.flows) - MAX_RESULT_FLOWS),
+        })
 
     @staticmethod
-    def _flow_entry(rec: Any, base: dict[int, int], window: float, end: float) -> dict:
+    def _flow_entry(rec: Any, base: dict[int, int], window: float,
+                    end: float) -> dict[str, Any]:
         start = max(rec.start_s, window)
         stop = rec.finish_s if rec.finish_s is not None else end
         if stop > start:
@@ -217,7 +234,8 @@ class Simulation:
         return warnings
 
 
-def _headline(workloads: list[Workload]) -> tuple[dict | None, dict | None]:
+def _headline(workloads: list[Workload]) -> tuple[dict[str, Any] | None,
+                                                  dict[str, Any] | None]:
     """The first collective's (or training all-reduce's) summary and the training summary."""
     collective = training = None
     for w in workloads:

@@ -19,7 +19,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
@@ -85,6 +85,18 @@ def format_size(size: float) -> str:
     return f"{size:.0f} B"
 
 
+#: The one declaration of each set of names: scenario files, the CLI's choices and the GUI's
+#: combos all derive from these Literals (``get_args`` gives the tuples below).
+CollectiveType = Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
+StorageType = Literal["storage_read", "storage_write"]
+WorkloadType = Literal[CollectiveType, "incast", "permutation", StorageType, "training"]
+Routing = Literal["default", "ecmp", "static", "adaptive"]
+Algorithm = Literal["auto", "ring", "hierarchical"]
+#: Workload type names (as in scenario files; the CLI also accepts dashes).
+WORKLOAD_TYPES: tuple[WorkloadType, ...] = get_args(WorkloadType)
+COLLECTIVE_TYPES: tuple[CollectiveType, ...] = get_args(CollectiveType)
+ROUTINGS: tuple[Routing, ...] = get_args(Routing)
+
 Size = Annotated[int, BeforeValidator(parse_size), Field(gt=0, description="bytes")]
 Time = Annotated[float, Field(ge=0, le=1e6, allow_inf_nan=False, description="seconds")]
 Address = Annotated[str, Field(min_length=1, max_length=300,
@@ -119,7 +131,7 @@ class CollectiveSpec(_Spec):
     buffer for all-gather and reduce-scatter, the bytes each rank sends in total for all-to-all.
     """
 
-    type: Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
+    type: CollectiveType
     ranks: Ranks = "all"
     size_bytes: Size
     start_s: Time = 0.0
@@ -131,7 +143,7 @@ class CollectiveSpec(_Spec):
         default=None, ge=1, le=64,
         description="parallel rings; None = one per rail used by the ranks (NCCL channels)",
     )
-    algorithm: Literal["auto", "ring", "hierarchical"] = Field(
+    algorithm: Algorithm = Field(
         default="auto",
         description="ring = NCCL flat ring; hierarchical = NVLink rings + per-rail rings; "
                     "auto = the flat ring unless it needs more than two million flows",
@@ -162,7 +174,7 @@ class StorageSpec(_Spec):
     ``storage_write`` (a checkpoint) from each client to the storage servers, spread evenly
     over the servers."""
 
-    type: Literal["storage_read", "storage_write"]
+    type: StorageType
     clients: Ranks = "all"
     servers: Literal["all"] | Annotated[list[Address], Field(min_length=1)] = "all"
     bytes: Size = Field(description="bytes per client")
@@ -183,16 +195,13 @@ class TrainingSpec(_Spec):
     start_s: Time = 0.0
     slice_bytes: Size = 512 * 1024
     channels: int | None = Field(default=None, ge=1, le=64)
-    algorithm: Literal["auto", "ring", "hierarchical"] = "auto"
+    algorithm: Algorithm = "auto"
 
 
 Workload = Annotated[
     CollectiveSpec | IncastSpec | PermutationSpec | StorageSpec | TrainingSpec,
     Field(discriminator="type"),
 ]
-#: Workload type names (as in scenario files; the CLI also accepts dashes).
-WORKLOAD_TYPES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "incast",
-                  "permutation", "storage_read", "storage_write", "training")
 
 
 class Scenario(_Spec):
@@ -210,7 +219,7 @@ class Scenario(_Spec):
     measure_from_s: Time = Field(default=0.0, description="start of the statistics window")
     technology: Technology | None = Field(default=None, description="None = the design's")
     dcqcn: bool | None = Field(default=None, description="None = the design's setting")
-    routing: Literal["default", "ecmp", "static", "adaptive"] = "default"
+    routing: Routing = "default"
     cell_bytes: Size = Field(default=16384, ge=256, le=16 * 2**20)
     sample_period_s: float | None = Field(default=None, gt=0, le=100, allow_inf_nan=False)
     fabric: dict[str, Any] = Field(

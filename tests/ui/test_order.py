@@ -10,10 +10,24 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog
 
 from fabricstudio.model import Technology
+from fabricstudio.sim.result import Result, TrainingReport
 from fabricstudio.topology.builders import LeafSpineSpec, RailOptimizedSpec, build_fabric
 from fabricstudio.ui.dialogs.preferences import PreferencesDialog
 from fabricstudio.ui.panels.compare_panel import COLUMNS
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS
+from tests.ui.simview.synthetic import synthetic_result
+
+
+def training_result(utilisation: float, ranks: int, completion_s: float = 0.01) -> Result:
+    """A Result of a training run with the given GPU utilisation on ``ranks`` GPUs."""
+    base = synthetic_result(completion_s, Technology.ROCE)
+    summary = base.training.model_copy(update={"gpu_utilisation": utilisation})
+    collective = base.collective.model_copy(update={"ranks": ranks})
+    report = TrainingReport(type="training", tag="training0", start_s=0.0,
+                            finish_s=completion_s, time_s=completion_s, flows=ranks,
+                            collective=collective, training=summary)
+    return base.model_copy(update={"training": summary, "collective": collective,
+                                   "workloads": [report]})
 
 
 def analysed(window, qtbot):
@@ -127,9 +141,7 @@ def test_compare_prices_idle_gpus_per_day_and_against_the_best_fabric(make_windo
     panel.request = None
     for (label, _t, _d), utilisation in zip(COMPARE_VARIANTS, (0.9, 0.8, 0.7, 0.5),
                                             strict=True):
-        result = {"training": {"gpu_utilisation": utilisation},
-                  "workloads": [{"type": "training", "collective": {"ranks": 16}}]}
-        panel._on_variant(label, result, None)
+        panel._on_variant(label, training_result(utilisation, 16), None)
     price = window.costs.book.item("gpu-hour").price
     day = [k for k, _t in COLUMNS].index("idle_per_day")
     month = [k for k, _t in COLUMNS].index("idle_vs_best_month")
@@ -152,10 +164,7 @@ def test_file_export_proposal_writes_a_pdf_with_the_comparison(make_window, qtbo
     panel.design_revision = window.design.revision
     for (label, _t, _d), utilisation in zip(COMPARE_VARIANTS, (0.9, 0.8, 0.7, 0.5),
                                             strict=True):
-        panel._on_variant(label, {"training": {"gpu_utilisation": utilisation},
-                                  "completion_time_s": 0.01 / utilisation,
-                                  "workloads": [{"type": "training",
-                                                 "collective": {"ranks": 16}}]}, None)
+        panel._on_variant(label, training_result(utilisation, 16, 0.01 / utilisation), None)
     target = tmp_path / "proposal"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
 

@@ -21,9 +21,11 @@ from PySide6.QtWidgets import (
 )
 
 from fabricstudio.model import Design
+from fabricstudio.sim.request import RunRequest
+from fabricstudio.sim.result import Result
 from fabricstudio.ui.panels.results_summary import figures, format_figure
 from fabricstudio.ui.simview.process_worker import picklable
-from fabricstudio.ui.simview.source import COMPARE_VARIANTS, RunRequest, SourceFactory
+from fabricstudio.ui.simview.source import COMPARE_VARIANTS, SourceFactory
 from fabricstudio.ui.simview.worker import CompareWorker
 
 COLUMNS = (("completion_time_s", "Completion"), ("gpu_utilisation", "GPU util."),
@@ -118,7 +120,7 @@ class ComparePanel(QWidget):
             self.worker.wait()
             self._on_finished()
 
-    def _on_variant(self, label: str, result: dict, stream) -> None:
+    def _on_variant(self, label: str, result: Result, stream) -> None:
         from fabricstudio.sim.money import training_utilisation
 
         values = figures(result, stream)

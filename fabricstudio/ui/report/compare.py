@@ -9,6 +9,7 @@ from typing import Any
 
 from fabricstudio.model import Design
 from fabricstudio.sim.money import training_utilisation
+from fabricstudio.sim.result import Result
 from fabricstudio.ui.panels.results_summary import figures
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS
 
@@ -38,12 +39,11 @@ class Comparison:
         return next(o for o in self.outcomes if o.label == label)
 
 
-def outcome_from_result(label: str, technology: str, dcqcn: bool, result: Any,
+def outcome_from_result(label: str, technology: str, dcqcn: bool, result: Result,
                         stream: Any = None) -> Outcome:
-    """An Outcome from a Result (or its dict) and, optionally, its metric stream."""
-    data = result.to_dict() if hasattr(result, "to_dict") else dict(result or {})
-    found = training_utilisation(data)
-    return Outcome(label, technology, dcqcn, figures(data, stream),
+    """An Outcome from a Result and, optionally, its metric stream."""
+    found = training_utilisation(result)
+    return Outcome(label, technology, dcqcn, figures(result, stream),
                    None if found is None else found[0], 0 if found is None else found[1])
 
 
