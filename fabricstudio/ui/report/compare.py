@@ -54,7 +54,7 @@ def run_comparison(design: Design, scenario: Any,
     ScenarioError (one sentence) when the scenario does not fit the design or is too big.
     """
     from fabricstudio.sim.run import MAX_CELL_HOPS, build_simulation
-    from fabricstudio.ui.simview.source import describe_workloads
+    from fabricstudio.sim.request import describe_workloads
 
     outcomes = []
     for label, technology, dcqcn in COMPARE_VARIANTS:
