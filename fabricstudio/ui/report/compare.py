@@ -53,8 +53,8 @@ def run_comparison(design: Design, scenario: Any,
 
     ScenarioError (one sentence) when the scenario does not fit the design or is too big.
     """
-    from fabricstudio.sim.run import MAX_CELL_HOPS, build_simulation
     from fabricstudio.sim.request import describe_workloads
+    from fabricstudio.sim.run import MAX_CELL_HOPS, build_simulation
 
     outcomes = []
     for label, technology, dcqcn in COMPARE_VARIANTS:
