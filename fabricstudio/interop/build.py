@@ -442,7 +442,7 @@ def _devices(topo: ImportedTopology, kinds: dict[str, DeviceKind], links: list[L
                 if "radix" not in fields:
                     radix_guessed += 1
                 fields["radix"] = next((r for r in STANDARD_RADIXES if r >= need), need)
-            fastest = max((v for (e, _), v in speeds.items() if e == node.id), default=0.0)
+            fastest = max(speeds.get((node.id, p), 0.0) for p in Plane)
             fields["port_speed_gbps"] = max(fields.get("port_speed_gbps", 0.0), fastest) or \
                 DEFAULT_SPEED[fields["planes"][0]]
         else:

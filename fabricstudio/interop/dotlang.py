@@ -80,80 +80,71 @@ class DotGraph:
         field(default_factory=list)
 
 
-_TOKEN = re.compile(r"""
+_HTML = r"<(?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*>"
+_TOKEN = re.compile(rf"""
     (?P<ws>\s+)
   | (?P<comment>//[^\n]*|/\*.*?\*/|^\#[^\n]*)
   | (?P<str>"(?:[^"\\]|\\.)*")
-  | (?P<html><)
+  | (?P<html>{_HTML})
   | (?P<num>-?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?))
   | (?P<id>[A-Za-z_\u0080-\uffff][A-Za-z_0-9\u0080-\uffff]*)
   | (?P<op>--|->)
-  | (?P<punct>[{}\[\]=;,:+])
+  | (?P<punct>[{{}}\[\]=;,:+])
+  | (?P<bad>.)
 """, re.VERBOSE | re.DOTALL | re.MULTILINE)
 _KEYWORDS = {"node", "edge", "graph", "digraph", "subgraph", "strict"}
+_ESCAPE = re.compile(r"\\(.)")
 
 
 def _unescape(body: str) -> str:
-    return re.sub(r"\\(.)", lambda m: {"n": "\n", "l": "\n", "r": "\n"}.get(m.group(1),
-                                                                          m.group(1)), body)
+    if "\\" not in body:
+        return body
+    return _ESCAPE.sub(lambda m: {"n": "\n", "l": "\n", "r": "\n"}.get(m.group(1),
+                                                                        m.group(1)), body)
+
+
+def line_of(text: str, pos: int) -> int:
+    """1-based line number of offset ``pos``."""
+    return text.count("\n", 0, pos) + 1
 
 
 def tokenize(text: str, source: str) -> list[tuple[str, str, int]]:
-    """(kind, value, line) tokens; quoted strings joined by '+' become one."""
+    """(kind, value, offset) tokens; quoted strings joined by '+' become one."""
     tokens: list[tuple[str, str, int]] = []
-    pos, line = 0, 1
-    while pos < len(text):
-        match = _TOKEN.match(text, pos)
-        if match is None:
-            raise InteropError(f"{source}: DOT syntax error at line {line}: unexpected "
-                               f"{text[pos]!r}")
-        kind = match.lastgroup or ""
+    append = tokens.append
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup
+        if kind == "ws" or kind == "comment":
+            continue
         value = match.group()
-        if kind == "html":
-            end = _html_end(text, pos, source, line)
-            value = text[pos + 1:end]
-            kind, match_end = "id", end + 1
-        else:
-            match_end = match.end()
-        if kind == "str":
+        pos = match.start()
+        if kind == "id":
+            lower = value.lower()
+            append((lower, value, pos) if lower in _KEYWORDS else ("id", value, pos))
+        elif kind == "str":
             value = _unescape(value[1:-1])
-            kind = "id"
-            if tokens and tokens[-1][0] == "+" and len(tokens) > 1 and tokens[-2][0] == "qid":
+            if len(tokens) > 1 and tokens[-1][0] == "+" and tokens[-2][0] == "qid":
                 tokens.pop()
                 prev = tokens.pop()
-                tokens.append(("qid", prev[1] + value, prev[2]))
-                line += match.group().count("\n")
-                pos = match_end
-                continue
-            tokens.append(("qid", value, line))
-        elif kind == "id":
-            if value.lower() in _KEYWORDS:
-                tokens.append((value.lower(), value, line))
+                append(("qid", prev[1] + value, prev[2]))
             else:
-                tokens.append(("id", value, line))
+                append(("qid", value, pos))
         elif kind == "num":
-            tokens.append(("id", value, line))
-        elif kind in ("op", "punct"):
-            tokens.append((value, value, line))
-        line += text.count("\n", pos, match_end)
-        pos = match_end
-    return [("id", v, ln) if k == "qid" else (k, v, ln) for k, v, ln in tokens]
-
-
-def _html_end(text: str, start: int, source: str, line: int) -> int:
-    depth = 0
-    for index in range(start, len(text)):
-        if text[index] == "<":
-            depth += 1
-        elif text[index] == ">":
-            depth -= 1
-            if depth == 0:
-                return index
-    raise InteropError(f"{source}: DOT syntax error at line {line}: unclosed <...> string")
+            append(("id", value, pos))
+        elif kind == "html":
+            append(("id", value[1:-1], pos))
+        elif kind == "bad":
+            what = "unclosed <...> string" if value == "<" else f"unexpected {value!r}"
+            raise InteropError(f"{source}: DOT syntax error at line {line_of(text, pos)}: "
+                               f"{what}")
+        else:
+            append((value, value, pos))
+    return [("id", v, p) if k == "qid" else (k, v, p) for k, v, p in tokens]
 
 
 class _Parser:
-    def __init__(self, tokens: list[tuple[str, str, int]], source: str) -> None:
+    def __init__(self, tokens: list[tuple[str, str, int]], source: str, text: str) -> None:
+        self.text = text
         self.tokens = tokens
         self.pos = 0
         self.source = source
@@ -166,8 +157,8 @@ class _Parser:
     def take(self, *kinds: str) -> str:
         kind = self.peek()
         if kind not in kinds:
-            line = self.tokens[self.pos][2] if self.pos < len(self.tokens) else \
-                (self.tokens[-1][2] if self.tokens else 1)
+            offset = self.tokens[self.pos][2] if self.pos < len(self.tokens) else len(self.text)
+            line = line_of(self.text, offset)
             found = "the end of the file" if kind == "EOF" else repr(self.tokens[self.pos][1])
             raise InteropError(f"{self.source}: DOT syntax error at line {line}: expected "
                                f"{' or '.join(kinds)}, found {found}")
@@ -282,6 +273,6 @@ class _Parser:
 def parse_dot(text: str, source: str) -> DotGraph:
     """Parse one DOT graph; InteropError with the line of the first syntax error."""
     try:
-        return _Parser(tokenize(text, source), source).parse()
+        return _Parser(tokenize(text, source), source, text).parse()
     except RecursionError:
         raise InteropError(f"{source}: DOT nested too deeply") from None

@@ -37,6 +37,18 @@ KIND_COLOURS = {
 CVT_ROLES = {DeviceKind.LEAF: "leaf", DeviceKind.SPINE: "spine", DeviceKind.CORE: "super_spine"}
 
 _NUMBER_AT_END = re.compile(r"(\d+)$")
+#: Characters XML 1.0 cannot hold (C0 controls but tab, CR and LF; U+FFFE, U+FFFF, surrogates).
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def one_line(text: str) -> str:
+    """``text`` for a one-line comment: control characters and line breaks become spaces."""
+    return re.sub(r"[\x00-\x1f\x7f\u2028\u2029]", " ", text)
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with the characters XML cannot hold replaced by U+FFFD."""
+    return _NOT_XML.sub("\ufffd", text)
 
 
 def interface_name(device: Device, port: int) -> str:

@@ -8,10 +8,14 @@ replaces the design (after the unsaved-changes prompt) and shows what was guesse
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QDialog,
     QDialogButtonBox,
@@ -24,15 +28,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from fabricstudio.interop import (
-    InteropError,
-    export_design,
-    export_formats,
-    import_design,
-    import_formats,
-    write_bundle,
-)
-from fabricstudio.interop.clab import DEFAULT_SERVER_KIND, DEFAULT_SWITCH_KIND, IMAGES
 from fabricstudio.model import Plane
 from fabricstudio.topology.groups import leaf_units, pods, rail_count
 
@@ -49,6 +44,16 @@ PART_HELP = {
     "rail": "{n} rails: NIC N of every server, its rail leaves and the spines above",
     "network": "one network's devices and cables",
 }
+
+
+@contextmanager
+def busy() -> Iterator[None]:
+    """A wait cursor while a large export or import runs."""
+    QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+    try:
+        yield
+    finally:
+        QApplication.restoreOverrideCursor()
 
 
 class ExportOptionsDialog(QDialog):
@@ -79,6 +84,8 @@ class ExportOptionsDialog(QDialog):
         form.addRow("", self.count_label)
         self.switch_kind = self.server_kind = None
         if fmt == "containerlab":
+            from fabricstudio.interop.clab import DEFAULT_SERVER_KIND, DEFAULT_SWITCH_KIND
+
             self.switch_kind = self._kind_box(DEFAULT_SWITCH_KIND)
             self.server_kind = self._kind_box(DEFAULT_SERVER_KIND)
             form.addRow("Switch kind", self.switch_kind)
@@ -95,6 +102,8 @@ class ExportOptionsDialog(QDialog):
         self._update()
 
     def _kind_box(self, default: str) -> QComboBox:
+        from fabricstudio.interop.clab import IMAGES
+
         box = QComboBox()
         box.setEditable(True)
         box.addItems(list(IMAGES))
@@ -128,27 +137,43 @@ class ExportOptionsDialog(QDialog):
 
 
 class InteropMenu:
-    """Builds the actions and runs exports and imports for ``window``."""
+    """Builds the actions and runs exports and imports for ``window``.  The interop package
+    (YAML, XML, the format registry) loads when the menu first opens, not at start-up."""
 
     def __init__(self, window) -> None:
         self.window = window
         self.export_menu = QMenu("Export &to", window)
-        self.export_actions: dict[str, QAction] = {}
-        for name, fmt in export_formats().items():
-            action = self.export_menu.addAction(LABELS.get(name, f"{name}…"))
-            action.setToolTip(fmt.summary)
-            action.setStatusTip(fmt.summary)
-            action.triggered.connect(lambda _=False, n=name: self.export(n))
-            self.export_actions[name] = action
         self.export_menu.setToolTipsVisible(True)
+        self.export_menu.aboutToShow.connect(self._fill_export_menu)
+        self._export_actions: dict[str, QAction] = {}
         self.act_import = QAction("&Import…", window)
         self.act_import.setToolTip("Make a design from GraphML, DOT, containerlab or a NetBox "
                                    "CSV set")
         self.act_import.triggered.connect(lambda _=False: self.import_file())
 
+    @property
+    def export_actions(self) -> dict[str, QAction]:
+        """One action per export format, by format name."""
+        self._fill_export_menu()
+        return self._export_actions
+
+    def _fill_export_menu(self) -> None:
+        if self._export_actions:
+            return
+        from fabricstudio.interop import export_formats
+
+        for name, fmt in export_formats().items():
+            action = self.export_menu.addAction(LABELS.get(name, f"{name}…"))
+            action.setToolTip(fmt.summary)
+            action.setStatusTip(fmt.summary)
+            action.triggered.connect(lambda _=False, n=name: self.export(n))
+            self._export_actions[name] = action
+
     # ----------------------------------------------------------------- export
     def export(self, name: str, path: str | None = None) -> bool:
         """Export the design to format ``name`` (asking for options and a file)."""
+        from fabricstudio.interop import InteropError, export_design, export_formats, write_bundle
+
         window = self.window
         dialog = ExportOptionsDialog(window.design, name, window)
         if dialog.exec() != QDialog.DialogCode.Accepted:
@@ -159,8 +184,10 @@ class InteropMenu:
             if not path:
                 return False
         try:
-            bundle = export_design(window.design, name, dialog.option_pairs(), dialog.subset())
-            written = write_bundle(bundle, path, name)
+            with busy():
+                bundle = export_design(window.design, name, dialog.option_pairs(),
+                                       dialog.subset())
+                written = write_bundle(bundle, path, name)
         except InteropError as exc:
             QMessageBox.critical(window, "Export failed", str(exc))
             return False
@@ -187,6 +214,8 @@ class InteropMenu:
     # ----------------------------------------------------------------- import
     def import_file(self, path: str | None = None) -> bool:
         """Import a file as the new design (after the unsaved-changes prompt)."""
+        from fabricstudio.interop import InteropError, import_design, import_formats
+
         window = self.window
         if not window.maybe_save():
             return False
@@ -198,7 +227,8 @@ class InteropMenu:
             if not path:
                 return False
         try:
-            result = import_design(path)
+            with busy():
+                result = import_design(path)
         except InteropError as exc:
             QMessageBox.critical(window, "Cannot import", str(exc))
             window.show_message(f"Not imported: {exc}")

@@ -93,6 +93,8 @@ def check_drawio(design, files):
         ids = {c.get("id") for c in vertices}
         assert all(e.get("source") in ids and e.get("target") in ids for e in edges)
         assert all(v.find("mxGeometry").get("width") for v in vertices)
+        spots = {(v.find("mxGeometry").get("x"), v.find("mxGeometry").get("y")) for v in vertices}
+        assert len(spots) == len(vertices), "devices drawn on top of each other"
 
 
 def check_slurm(design, files):
@@ -143,3 +145,28 @@ def check_air(design, files):
 CHECKS = {"graphml": check_graphml, "dot": check_dot, "containerlab": check_containerlab,
           "drawio": check_drawio, "slurm": check_slurm, "netbox": check_netbox,
           "air": check_air}
+
+
+def test_odd_but_accepted_names_export_everywhere():
+    """Ids with colons, quotes, control characters, formulas and non-ASCII letters are valid
+    in the model: every exporter writes them and the XML/YAML/DOT outputs still parse."""
+    from fabricstudio.model import Design, GpuServer, Leaf, Link
+
+    design = Design('odd "name"\nline')
+    odd = ["x:1", 'q"uote', "a\x01b", "=HYPERLINK(1)", "λ-leaf"]
+    design.add_device(Leaf(id=odd[4], name="leaf\x07 λ", radix=8, port_speed_gbps=400))
+    for i, ident in enumerate(odd[:4]):
+        design.add_device(GpuServer(id=ident, nics=1, x=i * 100.0, y=300))
+        design.add_link(Link(id=f"l{i}:{ident}", a=ident, b=odd[4]))
+    for fmt in FORMATS:
+        files = export_design(design, fmt).files
+        for name, data in files.items():
+            text = data.decode()
+            if name.endswith((".graphml", ".drawio")):
+                ET.fromstring(text)
+            elif name.endswith((".yml", ".yaml")):
+                list(yaml.safe_load_all(text))
+            elif name.endswith(".dot"):
+                assert parse_dot(text, name).nodes
+            elif name.endswith(".json"):
+                json.loads(text)

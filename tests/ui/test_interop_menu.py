@@ -22,7 +22,9 @@ def _submenu(menu, text):
 def test_export_menu_lists_every_format(make_window):
     window = make_window()
     export_menu = _submenu(_file_menu(window), "Export &to")
+    export_menu.popup(window.mapToGlobal(window.rect().center()))  # fills on first show
     assert len(export_menu.actions()) == len(export_formats())
+    export_menu.close()
     assert all(a.toolTip() for a in export_menu.actions())
 
 

@@ -17,9 +17,11 @@ from fabricstudio.interop.clab import (
     IMAGES,
     interface_pattern,
 )
-from fabricstudio.interop.naming import file_stem, unique_names
+from fabricstudio.interop.naming import file_stem, one_line, unique_names
 from fabricstudio.interop.options import Options
+from fabricstudio.interop.positions import positioned
 from fabricstudio.interop.registry import ExportFormat, InteropError, Option
+from fabricstudio.interop.safety import SAFE_DUMPER
 from fabricstudio.model import Design, Device, DeviceKind
 
 #: Nodes beyond which the notes warn that one host will struggle (each is a container).
@@ -35,9 +37,11 @@ def _clab_kind(device: Device, options: Options) -> str:
 
 def export(design: Design, options: Options) -> Bundle:
     """One .clab.yml file."""
+    design = positioned(design)
     names = unique_names(list(design.devices))
     images = {**IMAGES, **options.prefixed("image.")}
     patterns = options.prefixed("interface.")
+    types = options.prefixed("type.")
     nodes = {}
     kinds = {}
     for device in design.devices.values():
@@ -56,8 +60,10 @@ def export(design: Design, options: Options) -> Bundle:
         }
         if names[device.id] != device.id:
             labels["fabricstudio.id"] = device.id
-        nodes[names[device.id]] = {"kind": clab_kind, "image": images[clab_kind],
-                                   "labels": labels}
+        node = {"kind": clab_kind, "image": images[clab_kind], "labels": labels}
+        if types.get(clab_kind):
+            node["type"] = types[clab_kind]
+        nodes[names[device.id]] = node
     links = []
     for link in design.links.values():
         ends = []
@@ -67,9 +73,10 @@ def export(design: Design, options: Options) -> Bundle:
         links.append({"endpoints": ends})
     doc = {"name": names_of_lab(design), "topology": {"nodes": nodes, "links": links}}
     bundle = Bundle()
-    text = (f"# {design.name}: exported by FabricStudio ({len(nodes)} nodes, "
+    text = (f"# {one_line(design.name)}: exported by FabricStudio ({len(nodes)} nodes, "
             f"{len(links)} links)\n")
-    text += yaml.safe_dump(doc, sort_keys=False, default_flow_style=None, width=100)
+    text += yaml.dump(doc, Dumper=SAFE_DUMPER, sort_keys=False, default_flow_style=None,
+                      width=100)
     bundle.add_text(f"{file_stem(design)}.clab.yml", text)
     if len(nodes) > LARGE_LAB:
         bundle.notes.append(f"{len(nodes)} containers will not run on one host; export a "
@@ -97,5 +104,7 @@ FORMAT = ExportFormat(
         Option("image.", "image per containerlab kind, e.g. image.arista_ceos=ceos:4.32.0F"),
         Option("interface.", "interface pattern per containerlab kind ({n} = port number from "
                              "1), e.g. interface.sonic-vs=Ethernet{n}"),
+        Option("type.", "node type (chassis) per containerlab kind, e.g. "
+                        "type.nokia_srlinux=ixr-d3l"),
     ),
 )

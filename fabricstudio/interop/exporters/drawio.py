@@ -4,12 +4,12 @@ speed (the canvas's colour-blind-safe speed palette, wider for faster links)."""
 
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 
 from fabricstudio.interop.bundle import Bundle
-from fabricstudio.interop.naming import KIND_COLOURS, file_stem
+from fabricstudio.interop.naming import KIND_COLOURS, file_stem, xml_safe
 from fabricstudio.interop.options import Options
+from fabricstudio.interop.positions import positioned
 from fabricstudio.interop.registry import ExportFormat
 from fabricstudio.model import Design, Device, DeviceKind, Plane
 
@@ -29,11 +29,7 @@ SPEED_STYLES = ((1.0, "#94A3B8", 1), (25.0, "#56B4E9", 1), (100.0, "#10B981", 1.
 PAGE_NAMES = {Plane.COMPUTE: "Compute network", Plane.STORAGE: "Storage network",
               Plane.MANAGEMENT: "Management network"}
 MARGIN = 40
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
-
-
-def _text(value: str) -> str:
-    return _CONTROL.sub(" ", value)
+_text = xml_safe
 
 
 def device_style(device: Device) -> str:
@@ -63,8 +59,8 @@ def _page(design: Design, plane: Plane, root_file: ET.Element) -> int:
     dx, dy = MARGIN - min_x, MARGIN - min_y
     width = max(d.x + dx for d in devices) + 2 * MARGIN
     height = max(d.y + dy for d in devices) + 2 * MARGIN
-    diagram = ET.SubElement(root_file, "diagram", id=f"page-{plane.value}",
-                            name=PAGE_NAMES[plane])
+    diagram = ET.SubElement(root_file, "diagram", {"id": f"page-{plane.value}",
+                                                   "name": PAGE_NAMES[plane]})
     model = ET.SubElement(diagram, "mxGraphModel", dx="0", dy="0", grid="1", gridSize="10",
                           guides="1", tooltips="1", connect="1", arrows="1", fold="1",
                           page="1", pageScale="1", pageWidth=str(int(width)),
@@ -75,21 +71,23 @@ def _page(design: Design, plane: Plane, root_file: ET.Element) -> int:
     for device in devices:
         _, w, h = SHAPES[DeviceKind(device.kind)]
         cell = ET.SubElement(root, "mxCell", {
-            "id": f"dev-{device.id}", "value": _text(device.label),
+            "id": _text(f"dev-{device.id}"), "value": _text(device.label),
             "style": device_style(device), "vertex": "1", "parent": "1"})
         ET.SubElement(cell, "mxGeometry", {
             "x": f"{device.x + dx - w / 2:g}", "y": f"{device.y + dy - h / 2:g}",
             "width": str(w), "height": str(h), "as": "geometry"})
     for link in links:
         cell = ET.SubElement(root, "mxCell", {
-            "id": f"link-{link.id}", "value": "", "style": link_style(link.speed_gbps),
-            "edge": "1", "parent": "1", "source": f"dev-{link.a}", "target": f"dev-{link.b}"})
+            "id": _text(f"link-{link.id}"), "value": "", "style": link_style(link.speed_gbps),
+            "edge": "1", "parent": "1", "source": _text(f"dev-{link.a}"),
+            "target": _text(f"dev-{link.b}")})
         ET.SubElement(cell, "mxGeometry", {"relative": "1", "as": "geometry"})
     return len(devices)
 
 
 def export(design: Design, options: Options) -> Bundle:
     """One .drawio file with a page per network."""
+    design = positioned(design)
     root = ET.Element("mxfile", host="FabricStudio", type="device", compressed="false")
     pages = [p for p in Plane if _page(design, p, root)]
     bundle = Bundle()

@@ -16,7 +16,7 @@ import yaml
 
 from fabricstudio.interop.bundle import Bundle
 from fabricstudio.interop.hostlist import compress
-from fabricstudio.interop.naming import unique_names
+from fabricstudio.interop.naming import one_line, unique_names
 from fabricstudio.interop.options import Options
 from fabricstudio.interop.registry import ExportFormat, InteropError, Option
 from fabricstudio.model import Design, DeviceKind, Plane
@@ -124,7 +124,7 @@ def export(design: Design, options: Options) -> Bundle:
     nodes = sum(len(v) for v in units.values())
     summary = f"{nodes} GPU servers in {len(units)} units; {len(entries) - len(units)} " \
               "upper switches"
-    conf = [HEADER.format(name=design.name, summary=summary)]
+    conf = [HEADER.format(name=one_line(design.name), summary=summary)]
     for entry in entries:
         kids = f"Nodes={compress(entry['nodes'])}" if "nodes" in entry else \
             f"Switches={compress(entry['switches'])}"
@@ -145,7 +145,7 @@ def export(design: Design, options: Options) -> Bundle:
                                  for name, members in grouped.items()]}}]
     bundle = Bundle()
     bundle.add_text("topology.conf", "".join(conf))
-    bundle.add_text("topology.yaml", HEADER.format(name=design.name, summary=summary)
+    bundle.add_text("topology.yaml", HEADER.format(name=one_line(design.name), summary=summary)
                     + yaml.safe_dump(doc, sort_keys=False))
     if missing:
         bundle.notes.append(f"{len(missing)} GPU server(s) on no compute leaf are not in the "
