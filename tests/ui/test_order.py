@@ -179,3 +179,26 @@ def test_file_export_proposal_writes_a_pdf_with_the_comparison(make_window, qtbo
     assert "Prepared for Globex" in text and "Fabric comparison" in text
     assert "Lossy Ethernet" in text and "Idle GPUs per day" in text
     assert "Wrote the proposal" in window.statusBar().currentMessage()
+
+
+def test_inspector_edits_the_rack_unit_and_the_cable_plan_follows(make_window, qtbot):
+    from fabricstudio.topology.cableplan import cable_plan
+
+    window = make_window(build_fabric(LeafSpineSpec(gpus=32, management=True)).to_design())
+    window.editor.select_ids(["server2"])
+    row = window.inspector._rack_row
+    assert row.rack.text().startswith("rack1") and row.unit.isEnabled()
+    assert row.unit.value() == 9
+    row.unit.setValue(33)  # free: servers at U1, U9, U17, U25; switches at U41-U42
+    row.unit.editingFinished.emit()
+    assert window.design.group("rack1").u_positions["server2"] == 33
+    assert window.undo_stack.undoText() == "Place server2 at U33"
+    plan = cable_plan(window.design)
+    assert {r.a_u for r in plan.rows if r.a_device == "server2"} == {33}
+    row.unit.setValue(1)  # server1 stands at U1-U8
+    row.unit.editingFinished.emit()
+    assert "overlaps server1" in window.inspector.error.text()
+    assert window.design.group("rack1").u_positions["server2"] == 33 and row.unit.value() == 33
+    window.undo_stack.undo()
+    assert window.design.group("rack1").u_positions["server2"] == 9
+    assert row.unit.value() == 9
