@@ -123,3 +123,25 @@ def test_csv_and_xlsx_are_formula_injection_safe(tmp_path):
         sheet = book.read("xl/worksheets/sheet1.xml").decode()
         strings = book.read("xl/sharedStrings.xml").decode()
     assert "<f>" not in sheet and "=cmd" in strings and "Cable ID" in strings
+
+
+def test_inspector_bom_and_cable_plan_share_one_cable_class_function():
+    from collections import Counter
+
+    from fabricstudio.model.cabling import cable_for
+    from fabricstudio.topology.analysis import analyze
+
+    design = build_fabric(LeafSpineSpec(gpus=64, management=True, storage_servers=2,
+                                        technology=Technology.INFINIBAND)).to_design()
+    plan = cable_plan(design)
+    by_link = {row.link_id: row for row in plan.rows}
+    for link in design.links.values():
+        choice = cable_for(design, link)  # what the inspector shows
+        row = by_link[link.id]
+        assert (row.media, row.cable_part, row.breakout) == (choice.media, choice.assembly,
+                                                             choice.breakout)
+    bom = analyze(design).bom
+    media = Counter()
+    for group in bom.cables:
+        media[group.media] += group.count
+    assert media == Counter(row.media for row in plan.rows)
