@@ -136,3 +136,13 @@ def test_export_cable_plan_csv_and_xlsx(tmp_path, capsys, examples_dir):
     assert "must end in .csv or .xlsx" in capsys.readouterr().err
     assert main(["export", design, "--cable-plan", str(tmp_path / "none" / "p.csv")]) == 1
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_cable_plan_never_overwrites_its_design_without_force(tmp_path, capsys, examples_dir):
+    design = tmp_path / "fabric.xlsx"  # a design file with a spreadsheet's name
+    design.write_bytes((examples_dir / "tiny.json").read_bytes())
+    assert main(["export", str(design), "--cable-plan", str(design)]) == 1
+    assert "--force" in capsys.readouterr().err
+    assert design.read_bytes() == (examples_dir / "tiny.json").read_bytes()
+    assert main(["export", str(design), "--cable-plan", str(design), "--force"]) == 0
+    assert design.read_bytes()[:2] == b"PK"

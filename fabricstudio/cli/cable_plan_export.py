@@ -9,7 +9,7 @@ import argparse
 
 from fabricstudio.cli.common import CliError
 from fabricstudio.cli.output import write_out
-from fabricstudio.formats import DesignFileError
+from fabricstudio.formats import OutputError
 from fabricstudio.model import Design
 
 
@@ -34,9 +34,11 @@ def run(args: argparse.Namespace, design: Design) -> int:
     if not target.lower().endswith((".csv", ".xlsx")):
         raise CliError(f"--cable-plan {target}: the file name must end in .csv or .xlsx", 2)
     plan = cable_plan(design)
+    inputs = [p for p in (args.design, getattr(args, "scenario", None)) if p]
     try:
-        written = write_tables(target, plan.sheets())
-    except DesignFileError as exc:
+        written = write_tables(target, plan.sheets(), inputs=inputs,
+                               force=bool(getattr(args, "force", False)))
+    except OutputError as exc:
         raise CliError(str(exc)) from None
     racks = len({slot.rack for slot in plan.racks.values()})
     for n, path in enumerate(written):

@@ -21,7 +21,7 @@ from fabricstudio.cli.common import (
     load_design_arg,
 )
 from fabricstudio.cli.output import write_err, write_out
-from fabricstudio.formats import DesignFileError
+from fabricstudio.formats import OutputError, check_output
 
 NAME = "report"
 HELP = ("write a proposal PDF: design picture, key figures, bill of materials, cost and power, "
@@ -40,6 +40,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--customer", metavar="NAME", default="",
                         help="who the proposal is for (cover and footer)")
     parser.add_argument("--logo", metavar="FILE", help="logo for the cover (PNG, JPEG or SVG)")
+    parser.add_argument("--force", action="store_true",
+                        help="allow the PDF to replace one of the input files")
     parser.add_argument("--hide-prices", action="store_true",
                         help="leave the parts' prices and capex out (quantities, power, rack "
                              "units and GPU-idle money stay)")
@@ -54,9 +56,17 @@ def _check(args: argparse.Namespace) -> None:
         raise CliError(f"--logo {args.logo}: no such file")
 
 
+def _inputs(args: argparse.Namespace) -> tuple[str, ...]:
+    return tuple(p for p in (args.design, args.scenario, args.cost_book, args.logo) if p)
+
+
 def run(args: argparse.Namespace) -> int:
     """Gather, (compare), draw, write."""
     _check(args)
+    try:  # a bad output path fails now, not after four simulation runs
+        check_output(args.output, inputs=_inputs(args), force=args.force)
+    except OutputError as exc:
+        raise CliError(str(exc)) from None
     book = load_cost_book_arg(args.cost_book)
     design = load_design_arg(args.design)
     scenario = None
@@ -79,8 +89,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         proposal = build_proposal(design, book, customer=args.customer, logo=args.logo,
                                   hide_prices=args.hide_prices, comparison=comparison)
-        size = write_proposal(proposal, args.output)
-    except (ReportError, DesignFileError) as exc:
+        size = write_proposal(proposal, args.output, inputs=_inputs(args), force=args.force)
+    except (ReportError, OutputError) as exc:
         raise CliError(str(exc)) from None
     write_out(f"wrote {args.output} ({size / 1024:,.0f} KiB"
               + (", with the fabric comparison" if comparison is not None else "") + ")")

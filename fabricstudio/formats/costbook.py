@@ -2,9 +2,11 @@
 
 A user's file has the same envelope (``format``, ``version``, ``currency``) and lists only the
 items it changes or adds; :func:`load_cost_book` merges it over the default.  Loading never
-trusts the file: size, encoding, JSON syntax (duplicate keys, NaN and Infinity refused),
-envelope, version, field types and ranges are checked, and every failure is a
-:class:`CostBookError` whose message is one line naming the file and the problem.
+trusts the file: only regular files are read (:func:`~fabricstudio.formats.reading.read_input`),
+then size, encoding, strict JSON (:func:`~fabricstudio.formats.json_strict.loads_strict`:
+duplicate keys, NaN and Infinity refused), envelope, version, field types and ranges are
+checked, and every failure is a :class:`CostBookError` whose message is one line naming the
+file and the problem.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from fabricstudio.formats.json_strict import JsonError, loads_strict
+from fabricstudio.formats.reading import InputError, read_input
 from fabricstudio.model import format_validation_error
 from fabricstudio.model.costbook import COSTBOOK_FORMAT, COSTBOOK_VERSION, CostBook
 
@@ -35,19 +39,6 @@ class CostBookError(ValueError):
         super().__init__(f"{self.source}: {problem}")
 
 
-def _refuse_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"key {key!r} appears twice in one object")
-        out[key] = value
-    return out
-
-
 def _decode(raw: bytes, source: str | os.PathLike[str]) -> Any:
     if len(raw) > MAX_COSTBOOK_BYTES:
         raise CostBookError(source, f"file is too large ({len(raw) / 1e6:.1f} MB; the limit "
@@ -60,12 +51,11 @@ def _decode(raw: bytes, source: str | os.PathLike[str]) -> Any:
     if not text.strip():
         raise CostBookError(source, "file is empty")
     try:
-        return json.loads(text, parse_constant=_refuse_constant,
-                          object_pairs_hook=_no_duplicates)
+        return loads_strict(text)
     except json.JSONDecodeError as exc:
         raise CostBookError(source, f"not valid JSON ({exc.msg}: line {exc.lineno}, column "
                                     f"{exc.colno})") from None
-    except ValueError as exc:
+    except JsonError as exc:
         raise CostBookError(source, f"not valid JSON ({exc})") from None
     except RecursionError:
         raise CostBookError(source, "JSON is nested too deeply") from None
@@ -118,23 +108,10 @@ def default_cost_book() -> CostBook:
 
 def read_override(path: str | os.PathLike[str]) -> tuple[str, list[dict[str, Any]]]:
     """(currency, items) of a user's cost-book file, checked but not merged."""
-    path = Path(path)
     try:
-        if path.is_dir():
-            raise CostBookError(path, "is a folder, not a cost book")
-        if path.exists() and not path.is_file():
-            raise CostBookError(path, "is not a regular file")
-        size = path.stat().st_size
-        if size > MAX_COSTBOOK_BYTES:
-            raise CostBookError(path, f"file is too large ({size / 1e6:.1f} MB; the limit is "
-                                      f"{MAX_COSTBOOK_BYTES / 1e6:.0f} MB)")
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise CostBookError(path, "no such file") from None
-    except PermissionError:
-        raise CostBookError(path, "permission denied") from None
-    except OSError as exc:
-        raise CostBookError(path, f"cannot read: {exc.strerror or exc}") from None
+        raw = read_input(path, MAX_COSTBOOK_BYTES)
+    except InputError as exc:
+        raise CostBookError(path, exc.problem) from None
     doc = _envelope(_decode(raw, path), path)
     currency = doc.get("currency", default_cost_book().currency)
     if not isinstance(currency, str) or not re.fullmatch(r"[A-Z]{3}", currency):

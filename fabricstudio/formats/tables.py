@@ -2,8 +2,10 @@
 
 Cells that a spreadsheet would run as a formula (text starting with ``=``, ``+``, ``-``,
 ``@``, a tab or a carriage return; OWASP "CSV injection") are written as text: CSV cells get a
-leading apostrophe, XLSX cells are written as strings with formula conversion off.  Numbers
-stay numbers.  Files are written atomically (temporary file, then rename).
+leading apostrophe (:func:`~fabricstudio.formats.csv_safe.spreadsheet_safe`), XLSX cells are
+written as strings with formula conversion off.  Numbers stay numbers.  Files go through THE
+output writer (:func:`~fabricstudio.formats.output.write_output`: atomic, symlinks and
+special files handled, inputs never overwritten without ``force``).
 """
 
 from __future__ import annotations
@@ -14,16 +16,12 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from fabricstudio.formats.design_file import DesignFileError, atomic_write_bytes
+from fabricstudio.formats.csv_safe import spreadsheet_safe
+from fabricstudio.formats.output import OutputError, check_output, write_output
 
 Cell = str | int | float | None
 Sheet = tuple[str, Sequence[str], Sequence[Sequence[Cell]]]
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def safe_text(value: str) -> str:
-    """``value`` made inert for spreadsheets (leading apostrophe before a formula start)."""
-    return "'" + value if value.startswith(_FORMULA_START) else value
+Paths = Sequence[str | os.PathLike[str]]
 
 
 def csv_cell(value: Cell) -> str | int | float:
@@ -34,7 +32,7 @@ def csv_cell(value: Cell) -> str | int | float:
         return str(value)
     if isinstance(value, (int, float)):
         return value
-    return safe_text(str(value))
+    return spreadsheet_safe(str(value))
 
 
 def csv_bytes(headers: Sequence[str], rows: Sequence[Sequence[Cell]]) -> bytes:
@@ -48,9 +46,10 @@ def csv_bytes(headers: Sequence[str], rows: Sequence[Sequence[Cell]]) -> bytes:
 
 
 def write_csv(path: str | os.PathLike[str], headers: Sequence[str],
-              rows: Sequence[Sequence[Cell]]) -> None:
-    """Write one table as CSV, atomically."""
-    atomic_write_bytes(path, csv_bytes(headers, rows))
+              rows: Sequence[Sequence[Cell]], *, inputs: Paths = (), force: bool = False
+              ) -> None:
+    """Write one table as CSV (OutputError, one line, when it cannot be written)."""
+    write_output(path, csv_bytes(headers, rows), inputs=inputs, force=force)
 
 
 def xlsx_bytes(sheets: Sequence[Sheet]) -> bytes:
@@ -87,25 +86,42 @@ def xlsx_bytes(sheets: Sequence[Sheet]) -> bytes:
     return buffer.getvalue()
 
 
-def write_xlsx(path: str | os.PathLike[str], sheets: Sequence[Sheet]) -> None:
-    """Write the sheets as an XLSX workbook, atomically."""
-    atomic_write_bytes(path, xlsx_bytes(sheets))
+def write_xlsx(path: str | os.PathLike[str], sheets: Sequence[Sheet], *, inputs: Paths = (),
+               force: bool = False) -> None:
+    """Write the sheets as an XLSX workbook (OutputError when it cannot be written)."""
+    write_output(path, xlsx_bytes(sheets), inputs=inputs, force=force)
 
 
-def write_tables(path: str | os.PathLike[str], sheets: Sequence[Sheet]) -> list[Path]:
-    """Write ``sheets`` by the file's extension: ``.xlsx`` one workbook; ``.csv`` the first
-    sheet to ``path`` and each further sheet beside it as ``<stem>.<sheet>.csv``.  Returns the
-    files written; DesignFileError (one line) when a file cannot be written."""
+def table_paths(path: str | os.PathLike[str], sheets: Sequence[Sheet]) -> list[Path]:
+    """The files :func:`write_tables` writes for ``path``: the workbook, or one CSV per
+    sheet (``<stem>.<sheet>.csv`` beside the first).  OutputError for another extension."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix == ".xlsx":
-        write_xlsx(path, sheets)
         return [path]
     if suffix != ".csv":
-        raise DesignFileError(path, "unknown table format: use a .csv or .xlsx file name")
-    written = []
-    for n, (name, headers, rows) in enumerate(sheets):
-        target = path if n == 0 else path.with_name(f"{path.stem}.{name.lower()}.csv")
-        write_csv(target, headers, rows)
-        written.append(target)
-    return written
+        raise OutputError(path, "unknown table format: use a .csv or .xlsx file name")
+    return [path if n == 0 else path.with_name(f"{path.stem}.{name.lower()}.csv")
+            for n, (name, _h, _r) in enumerate(sheets)]
+
+
+def check_tables(path: str | os.PathLike[str], sheets: Sequence[Sheet], *,
+                 inputs: Paths = (), force: bool = False) -> None:
+    """Refuse output paths :func:`write_tables` would refuse, without writing."""
+    for target in table_paths(path, sheets):
+        check_output(target, inputs=inputs, force=force)
+
+
+def write_tables(path: str | os.PathLike[str], sheets: Sequence[Sheet], *, inputs: Paths = (),
+                 force: bool = False) -> list[Path]:
+    """Write ``sheets`` by the file's extension: ``.xlsx`` one workbook; ``.csv`` the first
+    sheet to ``path`` and each further sheet beside it as ``<stem>.<sheet>.csv``.  Returns the
+    files written; OutputError (one line) when a file cannot be written."""
+    targets = table_paths(path, sheets)
+    check_tables(path, sheets, inputs=inputs, force=force)
+    if len(targets) == 1 and targets[0].suffix.lower() == ".xlsx":
+        write_xlsx(targets[0], sheets, inputs=inputs, force=force)
+        return targets
+    for target, (_name, headers, rows) in zip(targets, sheets, strict=True):
+        write_csv(target, headers, rows, inputs=inputs, force=force)
+    return targets

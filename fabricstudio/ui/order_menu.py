@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
-from fabricstudio.formats import DesignFileError
+from fabricstudio.formats import OutputError
 from fabricstudio.ui.cost_book import CostBookSetting
 
 CABLE_PLAN_FILTERS = "Excel workbook (*.xlsx);;CSV (*.csv)"
@@ -79,7 +79,7 @@ class OrderMenu:
         plan = cable_plan(window.design)
         try:
             written = write_tables(path, plan.sheets())
-        except DesignFileError as exc:
+        except OutputError as exc:
             QMessageBox.critical(window, "Cannot export the cable plan", str(exc))
             return []
         racks = len({slot.rack for slot in plan.racks.values()})

@@ -1,6 +1,7 @@
 """Cost books: the shipped defaults, overrides, and hostile files (one-line errors)."""
 
 import json
+import os
 
 import pytest
 
@@ -76,10 +77,10 @@ def test_override_merges_item_by_item(tmp_path):
     (envelope([{"class": "a", "price": 1}], currency="EUR"), "give every class again"),
     (envelope([{"class": "a", "price": 1}], currency="euro"), "three-letter code"),
     ('{"format": "fabricstudio-costbook", "version": 1, "items": [{"class": "a", '
-     '"price": NaN}]}', "NaN is not a number"),
+     '"price": NaN}]}', "NaN is not a JSON number"),
     ('{"format": "fabricstudio-costbook", "version": 1, "items": [{"class": "a", '
      '"price": Infinity}]}', "Infinity"),
-    ('{"format": "fabricstudio-costbook", "format": "x", "version": 1}', "appears twice"),
+    ('{"format": "fabricstudio-costbook", "format": "x", "version": 1}', "duplicate key"),
     ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
 ])
 def test_hostile_override_files_fail_in_one_line(tmp_path, doc, message):
@@ -92,6 +93,11 @@ def test_hostile_override_files_fail_in_one_line(tmp_path, doc, message):
 
 def test_unreadable_paths_fail_in_one_line(tmp_path):
     for path, message in ((tmp_path / "none.json", "no such file"), (tmp_path, "is a folder")):
+        with pytest.raises(CostBookError, match=message):
+            load_cost_book(path)
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    for path, message in ((fifo, "not a regular file"),):
         with pytest.raises(CostBookError, match=message):
             load_cost_book(path)
     big = tmp_path / "big.json"

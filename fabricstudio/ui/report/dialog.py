@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fabricstudio.formats import DesignFileError
+from fabricstudio.formats import OutputError
 from fabricstudio.model.costbook import CostBook
 from fabricstudio.ui.report.compare import Comparison, Outcome
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS
@@ -134,7 +134,7 @@ def export_proposal(window: Any, book: CostBook, path: str | None = None,
             logo=dialog.logo.text().strip() or None, hide_prices=dialog.hide_prices.isChecked(),
             comparison=comparison if dialog.comparison.isChecked() else None)
         write_proposal(proposal, path)
-    except (ReportError, DesignFileError) as exc:
+    except (ReportError, OutputError) as exc:
         QMessageBox.critical(window, "Cannot export the proposal", str(exc))
         return None
     window.show_message(f"Wrote the proposal {path}")

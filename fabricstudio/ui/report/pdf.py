@@ -14,7 +14,7 @@ from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPdfWriter
 from PySide6.QtSvg import QSvgRenderer
 
-from fabricstudio.formats.design_file import atomic_write_bytes
+from fabricstudio.formats.output import write_output
 from fabricstudio.topology.cost import format_money
 from fabricstudio.ui.report.layout import (
     ACCENT,
@@ -89,11 +89,12 @@ def proposal_pdf_bytes(proposal: Proposal) -> bytes:
     return bytes(data.data())
 
 
-def write_proposal(proposal: Proposal, path: str | Path) -> int:
-    """Write the PDF atomically; returns its size in bytes.  ReportError / DesignFileError
-    (one line) on failure."""
+def write_proposal(proposal: Proposal, path: str | Path, *,
+                   inputs: tuple[str, ...] = (), force: bool = False) -> int:
+    """Write the PDF through THE output writer; returns its size in bytes.  ReportError /
+    OutputError (one line) on failure."""
     data = proposal_pdf_bytes(proposal)
-    atomic_write_bytes(path, data)
+    write_output(path, data, inputs=inputs, force=force)
     return len(data)
 
 
