@@ -16,6 +16,7 @@ from fabricstudio.ui.editor import Editor
 from fabricstudio.ui.icons import action_icon, app_icon
 from fabricstudio.ui.interop_menu import InteropMenu
 from fabricstudio.ui.model_signals import ModelSignals
+from fabricstudio.ui.order_menu import OrderMenu
 from fabricstudio.ui.panels.inspector import InspectorPanel, design_summary
 from fabricstudio.ui.panels.palette import PalettePanel
 from fabricstudio.ui.simview.install import SimulationUi
@@ -33,8 +34,9 @@ class MainWindow(QMainWindow):
     ``editor``, ``path`` and :meth:`add_dock`, and the collaborators ``files``
     (:class:`DesignFiles`: new/open/save/recent), ``dialogs`` (:class:`DesignDialogs`:
     wizard, fabric settings, layout, export, help), ``act`` (:class:`WindowActions`: every
-    action, the menus and the toolbar), ``interop`` (File > Import / Export to) and
-    ``simulation`` (the simulation docks, toolbar and menu).
+    action, the menus and the toolbar), ``interop`` (File > Import / Export to), ``order``
+    (Preferences, cable plan, proposal; ``costs`` is its cost book) and ``simulation`` (the
+    simulation docks, toolbar and menu).
     """
 
     def __init__(self, design: Design | None = None, path: str | None = None,
@@ -63,6 +65,9 @@ class MainWindow(QMainWindow):
         self.docks: dict[str, QDockWidget] = {}
         self._build_docks()
         self.interop = InteropMenu(self)
+        self.order = OrderMenu(self)
+        #: The cost book in use (Edit > Preferences).
+        self.costs = self.order.costs
         self.act = WindowActions(self)
         self.act.build()
         self._build_status_bar()

@@ -158,6 +158,7 @@ class WindowActions:
         file_menu.addSeparator()
         file_menu.addActions([self.export_png, self.export_svg])
         file_menu.addMenu(w.interop.export_menu)
+        file_menu.addActions([w.order.act_export_cable_plan, w.order.act_export_proposal])
         file_menu.addSeparator()
         file_menu.addAction(self.quit)
         edit = bar.addMenu("&Edit")
@@ -173,6 +174,8 @@ class WindowActions:
         align.addActions(self.align[6:])
         edit.addSeparator()
         edit.addActions([self.select_tool, self.link_tool])
+        edit.addSeparator()
+        edit.addAction(w.order.act_preferences)
         view = bar.addMenu("&View")
         view.addActions([self.fit, self.fit_selection, self.zoom_in,
                          self.zoom_out, self.zoom_100])

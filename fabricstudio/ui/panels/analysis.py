@@ -41,8 +41,11 @@ class AnalysisPanel(QWidget):
         super().__init__(parent)
         self.design = design
         self.report = None
+        #: Prices for the cost section (None: no cost section); see set_cost_book.
+        self.cost_book = None
         self._worker: Call | None = None
         self._revision = -1  # of the design the running analysis looks at
+        self._pending_book = None  # the cost book it prices with
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(DEBOUNCE_MS)
@@ -81,6 +84,11 @@ class AnalysisPanel(QWidget):
         """(Re)start the debounce timer."""
         self.timer.start()
 
+    def set_cost_book(self, book) -> None:
+        """Price the bill of materials with ``book`` from now on (analyses again)."""
+        self.cost_book = book
+        self.schedule()
+
     def set_plane_checked(self, plane: Plane, on: bool) -> None:
         """Reflect a layer change made elsewhere (View menu)."""
         box = self.plane_boxes[plane]
@@ -96,10 +104,10 @@ class AnalysisPanel(QWidget):
             return
         if self._worker is not None:
             self._worker.deleteLater()
-        snapshot = freeze(self.design)
-        self._revision = snapshot.revision
+        snapshot, cost_book = freeze(self.design), self.cost_book
+        self._revision, self._pending_book = snapshot.revision, cost_book
         self.status.setText("Analysing…")
-        worker = Call(lambda: _analyze(snapshot), self)
+        worker = Call(lambda: _analyze(snapshot, cost_book), self)
         worker.succeeded.connect(self._on_report)
         worker.failed.connect(self._on_error)
         self._worker = worker
@@ -129,7 +137,7 @@ class AnalysisPanel(QWidget):
         self._on_finished(self._revision, None, error)
 
     def _on_finished(self, revision: int, report, error: str) -> None:
-        if revision != self.design.revision:
+        if revision != self.design.revision or self._pending_book is not self.cost_book:
             self.schedule()
             return
         if error:
@@ -145,7 +153,8 @@ class AnalysisPanel(QWidget):
 
         if not self.design.devices:
             self.status.setText("Add devices or build a fabric: problems, oversubscription, "
-                                "bisection, hops and the bill of materials appear here.")
+                                "bisection, hops, the bill of materials and its cost appear "
+                                "here.")
             self.tree.clear()
             return
         self.status.setText(headline(report))
@@ -157,8 +166,8 @@ class AnalysisPanel(QWidget):
             self.select_requested.emit(list(ids))
 
 
-def _analyze(design: Design) -> object:
+def _analyze(design: Design, cost_book: object = None) -> object:
     """The analysis report of ``design`` (runs on the worker thread)."""
     from fabricstudio.topology.analysis import analyze
 
-    return analyze(design)
+    return analyze(design, cost_book=cost_book)
