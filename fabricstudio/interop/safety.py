@@ -1,18 +1,21 @@
 """Reading untrusted files: a size limit, regular files only, UTF-8, YAML through the safe
 loader only (``yaml.safe_load``'s SafeLoader or its C twin CSafeLoader: no object
-construction) with a depth and size budget, and XML through defusedxml (no DTDs, no entity
-expansion, no external references)."""
+construction) with a depth and size budget, and XML through a guarded parser: a document
+with a DTD is refused before parsing (entities can only be declared in a DTD, so none can be
+expanded and no external reference can be followed), then expat parses it in C.  This is
+defusedxml's ``forbid_dtd`` rule without its pure-Python parser, which took 5 s on an
+8,192-GPU GraphML file."""
 
 from __future__ import annotations
 
 import os
+import re
 import stat
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import yaml
-from defusedxml import DefusedXmlException
-from defusedxml import ElementTree as SafeET
 
 from fabricstudio.formats.design_file import MAX_FILE_BYTES
 from fabricstudio.interop.registry import InteropError
@@ -100,14 +103,19 @@ def check_depth(doc: Any, source: str | os.PathLike[str]) -> None:
             stack.extend((v, depth + 1) for v in value)
 
 
-def parse_xml(data: bytes, source: str | os.PathLike[str]) -> Any:
-    """The root element of an XML document parsed with defusedxml (DTDs forbidden)."""
+_DTD = re.compile(r"<!\s*(DOCTYPE|ENTITY)", re.IGNORECASE)
+
+
+def parse_xml(data: bytes, source: str | os.PathLike[str]) -> ET.Element:
+    """The root element of a UTF-8 XML document without a DTD (InteropError otherwise)."""
+    text = decode(data, source)
+    found = _DTD.search(text)
+    if found:
+        raise InteropError(f"{source}: XML refused: it declares a {found.group(1).upper()} "
+                           "(DTDs and entities are not accepted)")
     try:
-        root = SafeET.fromstring(data, forbid_dtd=True)
-    except DefusedXmlException as exc:
-        raise InteropError(f"{source}: XML refused: {type(exc).__name__} (DTDs and entities "
-                           "are not accepted)") from None
-    except SafeET.ParseError as exc:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
         raise InteropError(f"{source}: not valid XML: {exc}") from None
     depth = _xml_depth(root)
     if depth > MAX_DEPTH:
@@ -115,7 +123,7 @@ def parse_xml(data: bytes, source: str | os.PathLike[str]) -> Any:
     return root
 
 
-def _xml_depth(root: Any) -> int:
+def _xml_depth(root: ET.Element) -> int:
     deepest = 0
     stack = [(root, 1)]
     while stack:
