@@ -113,7 +113,7 @@ def _doc(**changes):
     ("[1, 2]", "expected a JSON object at the top, found an array"),
     (_doc(format="something-else"), "not a FabricStudio design"),
     ('{"name": "x"}', "has no \"format\" field"),
-    (_doc(version=2), "newer FabricStudio.*version 2"),
+    (_doc(version=3), "newer FabricStudio.*version 3"),
     (_doc(version=0), "unknown format version 0"),
     (_doc(version="1"), "\"version\" must be an integer"),
     (_doc(nodes="lots"), "nodes"),
