@@ -35,6 +35,7 @@ from fabricstudio.model import (
     Technology,
     format_validation_error,
 )
+from fabricstudio.model.groups import Group
 from fabricstudio.topology.layout import design_layout
 
 SWITCH = "switch"
@@ -88,9 +89,10 @@ def build_design(topo: ImportedTopology) -> tuple[Design, list[str]]:
     final_links = [_link(lk, ports, topo.source) for lk in links]
     name = str(topo.name or topo.attrs.get("name") or "Imported design")[:500]
     description = str(topo.attrs.get("description") or "")[:100_000]
+    groups = _groups(topo)
     try:
         data = DesignData(name=name, description=description, fabric=fabric,
-                          nodes=tuple(devices), links=tuple(final_links))
+                          nodes=tuple(devices), links=tuple(final_links), groups=groups)
         design = Design.from_data(data)
     except ValidationError as exc:
         raise InteropError(f"{topo.source}: {format_validation_error(exc, 1)}") from None
@@ -256,6 +258,29 @@ def _switch_planes(topo: ImportedTopology, kinds: dict[str, DeviceKind]) -> dict
         out[switch] = given or (Plane.STORAGE if root(switch) in storage_roots
                                 else Plane.COMPUTE)
     return out
+
+
+# ---------------------------------------------------------------- groups
+def _groups(topo: ImportedTopology) -> tuple[Group, ...]:
+    """The groups the file carries (FabricStudio's own JSON, or racks an importer found)."""
+    found = topo.attrs.get("groups")
+    if isinstance(found, str) and found.strip():
+        try:
+            found = json.loads(found)
+        except (ValueError, RecursionError):
+            raise InteropError(f"{topo.source}: groups: not valid JSON") from None
+    if not found:
+        return ()
+    if not isinstance(found, list):
+        raise InteropError(f"{topo.source}: groups: expected a list")
+    out = []
+    for item in found:
+        try:
+            out.append(Group.model_validate(item))
+        except ValidationError as exc:
+            raise InteropError(f"{topo.source}: group: "
+                               f"{format_validation_error(exc, 1)}") from None
+    return tuple(out)
 
 
 # ---------------------------------------------------------------- fabric

@@ -15,12 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fabricstudio.model import Design, Device, DeviceKind, Plane
+from fabricstudio.model.groups import STANDARD_RACK_U, Group, GroupKind, u_height
 from fabricstudio.topology.groups import SERVER_KINDS, leaf_units
 
-RACK_UNITS = 42
+RACK_UNITS = STANDARD_RACK_U
 #: Servers placed together when nothing else groups them (DGX SuperPOD: 4 DGX per rack).
 SERVERS_PER_RACK = 4
-ONE_U_MAX_GBPS = 25_600.0
 
 
 @dataclass(frozen=True)
@@ -38,32 +38,57 @@ class RackPlan:
 
     racks: dict[str, list[str]] = field(default_factory=dict)
     slots: dict[str, Slot] = field(default_factory=dict)
+    #: Height of each rack (U).
+    heights: dict[str, int] = field(default_factory=dict)
+    #: Display names of racks that have one (rack groups with a name).
+    names: dict[str, str] = field(default_factory=dict)
 
 
 def device_height(device: Device) -> int:
-    """Rack units a device takes."""
-    kind = DeviceKind(device.kind)
-    if kind is DeviceKind.GPU_SERVER:
-        return 8 if device.gpus >= 8 else 4  # type: ignore[union-attr]
-    if kind is DeviceKind.STORAGE_SERVER:
-        return 2
-    capacity = device.radix * device.port_speed_gbps  # type: ignore[union-attr]
-    return 1 if capacity <= ONE_U_MAX_GBPS else 2
+    """Rack units a device takes (the model's default for its kind)."""
+    return u_height(device.kind)
 
 
 def rack_plan(design: Design) -> RackPlan:
     """Racks and positions of every device of ``design`` (deterministic)."""
-    groups = _groups(design)
-    placed = {ident for group in groups for ident in group}
+    plan = RackPlan()
+    for group in design.groups.values():
+        if group.kind is GroupKind.RACK:
+            _place_group(design, group, plan)
+    if len(plan.slots) == len(design.devices):
+        return plan
+    taken = set(plan.slots)
+    derived = [[i for i in g if i not in taken] for g in _groups(design)]
+    derived = [g for g in derived if g]
+    placed = taken | {ident for members in derived for ident in members}
     network = [d.id for d in design.devices.values() if d.id not in placed]
     network.sort(key=lambda i: (_plane_order(design.devices[i]),
                                 -DeviceKind(design.devices[i].kind).tier))
-    packer = _Packer(design)
-    for group in groups:
-        packer.fill(group, new_rack=True)
+    packer = _Packer(design, set(plan.racks))
+    for members in derived:
+        packer.fill(members, new_rack=True)
     if network:
         packer.fill(network, new_rack=True)
-    return packer.plan()
+    packer.plan(plan)
+    return plan
+
+
+def _place_group(design: Design, group: Group, plan: RackPlan) -> None:
+    """A rack group's devices at their U positions (stacked from the bottom when unset)."""
+    height = group.height_u or RACK_UNITS
+    members = [m for m in group.members if m in design.devices]
+    plan.racks[group.id] = members
+    plan.heights[group.id] = height
+    if group.name:
+        plan.names[group.id] = group.name
+    used = 0
+    for ident in members:
+        size = device_height(design.devices[ident])
+        position = group.u_positions.get(ident)
+        if position is None:
+            position = min(used + 1, height)
+        used = max(used, position + size - 1)
+        plan.slots[ident] = Slot(group.id, position, size)
 
 
 def _plane_order(device: Device) -> int:
@@ -107,8 +132,9 @@ def _groups(design: Design) -> list[list[str]]:
 class _Packer:
     """Fills racks bottom-up, opening a new rack when a device does not fit."""
 
-    def __init__(self, design: Design) -> None:
+    def __init__(self, design: Design, taken: set[str]) -> None:
         self.design = design
+        self.taken = taken | set(design.devices) | set(design.links) | set(design.groups)
         self.racks: list[list[tuple[str, int, int]]] = []
         self.used = 0
 
@@ -128,13 +154,18 @@ class _Packer:
         self.racks.append([])
         self.used = 0
 
-    def plan(self) -> RackPlan:
-        plan = RackPlan()
+    def plan(self, plan: RackPlan) -> None:
         racks = [r for r in self.racks if r]
         width = len(str(len(racks)))
-        for number, rack in enumerate(racks, start=1):
+        number = 0
+        for rack in racks:
+            number += 1
             name = f"rack{number:0{width}d}"
+            while name in self.taken:
+                number += 1
+                name = f"rack{number:0{width}d}"
+            self.taken.add(name)
             plan.racks[name] = [ident for ident, _, _ in rack]
+            plan.heights[name] = RACK_UNITS
             for ident, position, height in rack:
                 plan.slots[ident] = Slot(name, position, height)
-        return plan

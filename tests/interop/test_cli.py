@@ -60,9 +60,7 @@ def test_import_round_trip_through_the_cli(examples_dir, tmp_path, capsys):
     assert main(["import", str(tmp_path / "nb.zip"), "-o", str(target)]) == 0
     out = capsys.readouterr().out
     assert "as netbox" in out and f"wrote {target}" in out
-    # Racks come back from NetBox's own rack objects, not as the design's groups (yet).
-    source_data = load_design(source).to_data().model_copy(update={"groups": ()})
-    assert load_design(target).to_data() == source_data
+    assert load_design(target).to_data() == load_design(source).to_data()
 
 
 def test_import_reports_guesses_and_refuses_bad_files(tmp_path, capsys):
