@@ -8,19 +8,26 @@ fill racks in design order; the remaining switches (rail leaves, spines, cores, 
 fill network racks.  Heights: an 8-GPU server is 8 U (NVIDIA DGX H100 user guide: 8U), smaller
 GPU servers 4 U, storage servers 2 U, switches 1 U up to 25.6 Tb/s (QM9700: 64 x 400G in 1U)
 and 2 U above (SN5600: 64 x 800G in 2U).  Racks are 42 U.
+
+A design whose model holds rack groups (``design.groups`` with ``kind == "rack"``, their
+``u_positions`` and ``height_u``) is read as drawn: those racks keep their names and given
+positions (members without a position stack on the free units, servers from the bottom,
+switches from the top), and only the devices outside every rack are derived.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from fabricstudio.model import Design, Device, DeviceKind, Plane
-from fabricstudio.model.groups import STANDARD_RACK_U, Group, GroupKind, u_height
 from fabricstudio.topology.groups import SERVER_KINDS, leaf_units
 
-RACK_UNITS = STANDARD_RACK_U
+RACK_UNITS = 42
 #: Servers placed together when nothing else groups them (DGX SuperPOD: 4 DGX per rack).
 SERVERS_PER_RACK = 4
+ONE_U_MAX_GBPS = 25_600.0
 
 
 @dataclass(frozen=True)
@@ -38,57 +45,90 @@ class RackPlan:
 
     racks: dict[str, list[str]] = field(default_factory=dict)
     slots: dict[str, Slot] = field(default_factory=dict)
-    #: Height of each rack (U).
+    #: Height of each rack in U (the rack group's, else RACK_UNITS).
     heights: dict[str, int] = field(default_factory=dict)
-    #: Display names of racks that have one (rack groups with a name).
-    names: dict[str, str] = field(default_factory=dict)
 
 
 def device_height(device: Device) -> int:
-    """Rack units a device takes (the model's default for its kind)."""
-    return u_height(device.kind)
+    """Rack units a device takes."""
+    kind = DeviceKind(device.kind)
+    if kind is DeviceKind.GPU_SERVER:
+        return 8 if device.gpus >= 8 else 4  # type: ignore[union-attr]
+    if kind is DeviceKind.STORAGE_SERVER:
+        return 2
+    capacity = device.radix * device.port_speed_gbps  # type: ignore[union-attr]
+    return 1 if capacity <= ONE_U_MAX_GBPS else 2
 
 
 def rack_plan(design: Design) -> RackPlan:
     """Racks and positions of every device of ``design`` (deterministic)."""
-    plan = RackPlan()
-    for group in design.groups.values():
-        if group.kind is GroupKind.RACK:
-            _place_group(design, group, plan)
-    if len(plan.slots) == len(design.devices):
-        return plan
-    taken = set(plan.slots)
-    derived = [[i for i in g if i not in taken] for g in _groups(design)]
-    derived = [g for g in derived if g]
-    placed = taken | {ident for members in derived for ident in members}
+    drawn = _drawn_racks(design)
+    groups = [[i for i in group if i not in drawn.slots] for group in _groups(design)]
+    groups = [group for group in groups if group]
+    placed = {ident for group in groups for ident in group} | set(drawn.slots)
     network = [d.id for d in design.devices.values() if d.id not in placed]
     network.sort(key=lambda i: (_plane_order(design.devices[i]),
                                 -DeviceKind(design.devices[i].kind).tier))
-    packer = _Packer(design, set(plan.racks))
-    for members in derived:
-        packer.fill(members, new_rack=True)
+    packer = _Packer(design)
+    for group in groups:
+        packer.fill(group, new_rack=True)
     if network:
         packer.fill(network, new_rack=True)
-    packer.plan(plan)
+    plan = packer.plan(taken=set(drawn.racks))
+    heights = {**drawn.heights, **{rack: RACK_UNITS for rack in plan.racks}}
+    return RackPlan(racks={**drawn.racks, **plan.racks}, slots={**drawn.slots, **plan.slots},
+                    heights=heights)
+
+
+def _drawn_racks(design: Any) -> RackPlan:
+    """Racks and slots from the design's rack groups (empty when the model has none)."""
+    groups = getattr(design, "groups", None) or {}
+    if not isinstance(groups, Mapping):
+        groups = {g.id: g for g in groups}
+    plan = RackPlan()
+    devices = design.devices
+    for group in groups.values():
+        if str(getattr(group, "kind", "")) != "rack":
+            continue
+        members = [m for m in group.members if m in devices and m not in plan.slots]
+        given = {m: int(u) for m, u in (getattr(group, "u_positions", None) or {}).items()
+                 if m in members}
+        height = getattr(group, "height_u", None) or RACK_UNITS
+        name = getattr(group, "label", None) or group.id
+        free = _stack([devices[m] for m in members if m not in given], height,
+                      [(u, device_height(devices[m])) for m, u in given.items()])
+        for member in members:
+            position = given.get(member, free.get(member, 1))
+            plan.slots[member] = Slot(name, position, device_height(devices[member]))
+        plan.racks[name] = sorted(members, key=lambda m: plan.slots[m].position)
+        plan.heights[name] = height
     return plan
 
 
-def _place_group(design: Design, group: Group, plan: RackPlan) -> None:
-    """A rack group's devices at their U positions (stacked from the bottom when unset)."""
-    height = group.height_u or RACK_UNITS
-    members = [m for m in group.members if m in design.devices]
-    plan.racks[group.id] = members
-    plan.heights[group.id] = height
-    if group.name:
-        plan.names[group.id] = group.name
-    used = 0
-    for ident in members:
-        size = device_height(design.devices[ident])
-        position = group.u_positions.get(ident)
-        if position is None:
-            position = min(used + 1, height)
-        used = max(used, position + size - 1)
-        plan.slots[ident] = Slot(group.id, position, size)
+def _stack(members: Iterable[Device], height: int, taken: Iterable[tuple[int, int]]
+           ) -> dict[str, int]:
+    """Lowest U of each member around the units ``taken`` ((lowest U, height) pairs): servers
+    from the bottom up, switches from the top down."""
+    busy: set[int] = set()
+    for u, h in taken:
+        busy.update(range(u, u + h))
+    out: dict[str, int] = {}
+    bottom, top = 1, height
+    for device in members:
+        h = min(device_height(device), height)
+        if device.is_switch:
+            while top - h + 1 > 1 and busy & set(range(top - h + 1, top + 1)):
+                top -= 1
+            out[device.id] = top - h + 1
+            busy.update(range(top - h + 1, top + 1))
+            top -= h
+        else:
+            while busy & set(range(bottom, bottom + h)):
+                bottom += 1
+            out[device.id] = bottom
+            busy.update(range(bottom, bottom + h))
+            bottom += h
+    return out
 
 
 def _plane_order(device: Device) -> int:
@@ -132,9 +172,8 @@ def _groups(design: Design) -> list[list[str]]:
 class _Packer:
     """Fills racks bottom-up, opening a new rack when a device does not fit."""
 
-    def __init__(self, design: Design, taken: set[str]) -> None:
+    def __init__(self, design: Design) -> None:
         self.design = design
-        self.taken = taken | set(design.devices) | set(design.links) | set(design.groups)
         self.racks: list[list[tuple[str, int, int]]] = []
         self.used = 0
 
@@ -154,18 +193,17 @@ class _Packer:
         self.racks.append([])
         self.used = 0
 
-    def plan(self, plan: RackPlan) -> None:
+    def plan(self, taken: set[str] | None = None) -> RackPlan:
+        plan = RackPlan()
         racks = [r for r in self.racks if r]
         width = len(str(len(racks)))
         number = 0
         for rack in racks:
-            number += 1
-            name = f"rack{number:0{width}d}"
-            while name in self.taken:
+            name = ""
+            while not name or name in (taken or set()):
                 number += 1
                 name = f"rack{number:0{width}d}"
-            self.taken.add(name)
             plan.racks[name] = [ident for ident, _, _ in rack]
-            plan.heights[name] = RACK_UNITS
             for ident, position, height in rack:
                 plan.slots[ident] = Slot(name, position, height)
+        return plan

@@ -96,7 +96,7 @@ def test_rack_plan_follows_the_design_rack_groups(example_designs):
     design = example_designs["leaf-spine-storage-management.json"]
     plan = rack_plan(design)
     racks = [g for g in design.groups.values() if g.kind == "rack"]
-    assert racks and list(plan.racks)[:len(racks)] == [g.id for g in racks]
+    assert racks and list(plan.racks)[:len(racks)] == [g.label for g in racks]
     for group in racks:
         for device, u in group.u_positions.items():
-            assert plan.slots[device].position == u and plan.slots[device].rack == group.id
+            assert plan.slots[device].position == u and plan.slots[device].rack == group.label
