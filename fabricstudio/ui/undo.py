@@ -16,7 +16,6 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from fabricstudio.model import Design
 from fabricstudio.model.commands import Command
 
-
 #: QUndoCommand.id of the commands that may merge (the model decides in Command.merge).
 MERGEABLE = 1
 
