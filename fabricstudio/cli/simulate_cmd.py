@@ -71,6 +71,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--iterations", metavar="N", type=positive_int, default=1,
                        help="training: iterations")
     run = parser.add_argument_group("run settings (override the scenario)")
+    run.add_argument("--engine", choices=("auto", "cell", "flow"),
+                     help="cell: queues, PFC, ECN, drops; flow: max-min fair rates for whole "
+                          "clusters; auto (default): cell when it fits the time budget")
     run.add_argument("--technology", choices=("infiniband", "roce", "ethernet"))
     run.add_argument("--dcqcn", action=argparse.BooleanOptionalAction, default=None,
                      help="DCQCN on RoCE (--no-dcqcn: PFC only)")
@@ -106,7 +109,8 @@ def build_scenario(args: argparse.Namespace, design: Any) -> Scenario:
         base.setdefault("workloads", [])
         base["workloads"] = [*base.get("workloads", []), _cli_workload(args, design)]
         base.setdefault("name", f"{args.workload} from the command line")
-    overrides = {"technology": args.technology, "dcqcn": args.dcqcn, "routing": args.routing,
+    overrides = {"engine": args.engine,
+                 "technology": args.technology, "dcqcn": args.dcqcn, "routing": args.routing,
                  "cell_bytes": args.cell_size, "seed": args.seed, "until_s": args.until,
                  "measure_from_s": args.measure_from}
     base.update({k: v for k, v in overrides.items() if v is not None})
@@ -235,16 +239,24 @@ def summary_text(result: Result, top: int = 8) -> str:
         run["technology"]]
     if run["technology"] == "roce":
         tech += " with DCQCN" if run["dcqcn"] else " (PFC only)"
-    lines = [f"{run['design']}: {tech}, routing {run['routing']}, "
-             f"{format_size(run['cell_bytes'])} cells, seed {run['seed']}",
-             f"simulated {_t(result.end_s)}; completion "
-             f"{_t(result.completion_time_s) if result.finished else 'not reached (unfinished)'}"]
+    kind = eng.get("kind", "cell")
+    grain = (f"{format_size(run['cell_bytes'])} cells" if kind == "cell"
+             else "flow level (max-min fair rates)")
+    lines = [f"{run['design']}: {tech}, routing {run['routing']}, {grain}, seed {run['seed']}",
+             f"engine: {eng.get('reason') or kind}"]
+    if kind == "flow":
+        lines.append("not modelled at flow level: " + ", ".join(eng.get("not_modelled", [])))
+    lines.append(f"simulated {_t(result.end_s)}; completion "
+                 f"{_t(result.completion_time_s) if result.finished else 'not reached'}"
+                 f"{'' if result.finished else ' (unfinished)'}")
     if result.collective:
         c = result.collective
         bw = (f"algbw {c['algbw_gbps']:.1f} Gb/s, busbw {c['busbw_gbps']:.1f} Gb/s"
               if c["algbw_gbps"] is not None else "did not finish")
         lines.append(f"collective: {c['name']} of {format_size(c['size_bytes'])} over "
                      f"{c['ranks']} ranks ({c['algorithm']}): {_t(c['time_s'])}, {bw}")
+        if c.get("algorithm_reason", "").startswith("auto"):
+            lines.append(f"algorithm {c['algorithm_reason']}")
     if result.training:
         t = result.training
         lines.append(f"training: step {_t(t['step_time_s'])} (compute {_t(t['compute_s'])}, "
@@ -257,6 +269,13 @@ def summary_text(result: Result, top: int = 8) -> str:
     lines.append(f"events: {tot['pfc_pauses']} PFC pauses ({_t(tot['paused_time_s'])} paused), "
                  f"{tot['ecn_marks']} ECN marks, {tot['cnps']} CNPs, {tot['drops']} drops, "
                  f"credit stalls {_t(tot['credit_stall_time_s'])}")
+    hot = result.hotspots
+    if hot and hot["count"]:
+        lines += ["", f"hotspots: {hot['count']} link(s) offered more than their capacity "
+                      "(a cell-level run would queue, pause or drop there):"]
+        lines += _table(["link", "from > to", "overloaded", "peak offered"],
+                        [[h["id"], f"{h['from']} > {h['to']}", _t(h["overloaded_s"]),
+                          f"{h['peak_offered'] * 100:.0f}%"] for h in hot["links"][:top]])
     busiest = sorted(result.links, key=lambda l: (-l["utilisation"], l["id"]))[:top]
     if busiest:
         lines += ["", "busiest links (statistics window):"]
@@ -274,7 +293,9 @@ def summary_text(result: Result, top: int = 8) -> str:
                           "-" if f["throughput_gbps"] is None else f"{f['throughput_gbps']:.1f}"]
                          for f in flows])
     wall = eng.get("wall_time_s")
-    lines += ["", f"engine: {eng['events']:,} events, {eng.get('cell_hops') or 0:,} cell-hops"
+    work = (f"{eng.get('cell_hops') or 0:,} cell-hops" if kind == "cell"
+            else f"{eng.get('rate_updates') or 0:,} rate updates")
+    lines += ["", f"engine: {eng['events']:,} events, {work}"
                   + (f", {wall:.2f} s wall, {eng['events_per_s']:,.0f} events/s"
                      if wall else "")]
     lines += [f"warning: {w}" for w in result.warnings]

@@ -33,6 +33,12 @@ class Result:
     workloads: list[dict[str, Any]]
     engine: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
+    #: Flow engine: links offered more than their capacity (``count``, worst ``links``).
+    hotspots: dict[str, Any] | None = None
+    #: Counts, bytes and completion times over every flow (the listed ones and the rest).
+    flow_summary: dict[str, Any] | None = None
+    #: The first LLM training workload: iteration, breakdown, MFU, ideal network, tax.
+    llm_training: dict[str, Any] | None = None
 
     @property
     def finished(self) -> bool:
@@ -66,9 +72,12 @@ class Result:
             "end_s": self.end_s,
             "collective": self.collective,
             "training": self.training,
+            "llm_training": self.llm_training,
             "totals": self.totals,
             "engine": engine,
             "warnings": self.warnings,
+            "hotspots": self.hotspots,
+            "flow_summary": self.flow_summary,
             "workloads": self.workloads,
             "links": self.links,
             "flows": self.flows,

@@ -26,15 +26,15 @@ import networkx as nx
 
 from fabricstudio.model import Design, Plane
 from fabricstudio.sim.engine import Engine, EngineConfig, EngineError
+from fabricstudio.sim.flow import NOT_MODELLED, FlowEngine
 from fabricstudio.sim.result import Result, throughput_gbps
 from fabricstudio.sim.scenario import Scenario, ScenarioError, fabric_with_overrides
+from fabricstudio.sim.work import LIMIT_S, WorkEstimate, choose_engine
 from fabricstudio.sim.workloads import Workload, WorkloadContext, build_workloads, server_of
 from fabricstudio.topology.graph import design_graph
 
-#: Refuse runs estimated above this many cell-hops (~10 minutes at ~200k cell-hops/s).
+#: Refuse cell-engine runs estimated above this many cell-hops (~10 minutes).
 MAX_CELL_HOPS = 1.2e8
-#: Refuse runs that would create more flows than this.
-MAX_FLOWS = 5_000_000
 #: At most this many flows are listed in a Result (the rest are counted in flows_omitted).
 MAX_RESULT_FLOWS = 10_000
 #: A run without a horizon stops (unfinished) after this many times its estimated duration.
@@ -51,8 +51,9 @@ class Simulation:
     read counters).  Call :meth:`result` from the advancing thread or after it stopped.
     """
 
-    def __init__(self, design: Design, scenario: Scenario, engine: Engine, config: EngineConfig,
-                 workloads: list[Workload], estimate_s: float) -> None:
+    def __init__(self, design: Design, scenario: Scenario, engine: Engine | FlowEngine,
+                 config: EngineConfig, workloads: list[Workload], estimate_s: float,
+                 engine_info: dict[str, Any] | None = None) -> None:
         self.design = design
         #: The configuration the engine runs with.
         self.engine_config = config
@@ -66,6 +67,15 @@ class Simulation:
                        else max(OPEN_HORIZON_FACTOR * estimate_s, estimate_s + 0.01))
         self._window_base: dict[int, int] | None = None
         self._planned = sum(w.planned_bytes for w in workloads) or 1
+        #: Which engine runs and why: ``kind`` ("cell" or "flow"), ``requested``, ``reason``,
+        #: ``estimate`` (the work estimate), ``not_modelled`` (flow level).
+        self.engine_info = engine_info or {"kind": "cell", "requested": "cell",
+                                           "reason": "cell", "estimate": None}
+
+    @property
+    def engine_kind(self) -> str:
+        """"cell" or "flow"."""
+        return self.engine_info["kind"]
 
     # ------------------------------------------------------------------ state
     @property
@@ -149,24 +159,33 @@ class Simulation:
         window = self.scenario.measure_from_s
         base = self._window_base or {}
         flows = [self._flow_entry(rec, base, window, end)
-                 for rec in engine.flows[:MAX_RESULT_FLOWS]]
+                 for rec in engine.flows.kept()[:MAX_RESULT_FLOWS]]
         collective, training = _headline(self.workloads)
         completion = (max(w.finish_s for w in self.workloads) if self.complete else None)
         stats = engine.stats()
+        info = {key: stats.get(key) for key in
+                ("events", "cell_bytes", "cell_hops", "wall_time_s", "events_per_s")}
+        info.update({"kind": self.engine_kind, "requested": self.engine_info["requested"],
+                     "reason": self.engine_info["reason"],
+                     "estimate": self.engine_info["estimate"],
+                     "not_modelled": list(NOT_MODELLED) if self.engine_kind == "flow" else [],
+                     "rate_updates": stats.get("rate_updates")})
         return Result(
             run=self._run_info(),
             completion_time_s=completion,
             end_s=end,
             flows=flows,
-            flows_omitted=max(0, len(engine.flows) - MAX_RESULT_FLOWS),
+            flows_omitted=len(engine.flows) - len(flows),
             links=engine.link_stats(measure_from_s=window),
             totals=engine.totals(),
             collective=collective,
             training=training,
             workloads=[w.report() for w in self.workloads],
-            engine={key: stats.get(key) for key in
-                    ("events", "cell_bytes", "cell_hops", "wall_time_s", "events_per_s")},
+            engine=info,
             warnings=self._warnings(),
+            hotspots=engine.hotspots() if self.engine_kind == "flow" else None,
+            llm_training=_llm_headline(self.workloads),
+            flow_summary=engine.flows.summary.as_dict(),
         )
 
     @staticmethod
@@ -190,12 +209,23 @@ class Simulation:
         dcqcn = cfg.dcqcn if cfg.dcqcn is not None else fabric.dcqcn.enabled
         return {"design": self.design.name, "scenario": self.scenario.name,
                 "technology": technology.value, "dcqcn": dcqcn, "routing": cfg.routing,
-                "cell_bytes": cfg.cell_bytes, "seed": cfg.seed,
+                "engine": self.engine_kind,
+                "cell_bytes": cfg.cell_bytes if self.engine_kind == "cell" else None,
+                "seed": cfg.seed,
                 "until_s": self.scenario.until_s, "measure_from_s": self.scenario.measure_from_s,
                 "sample_period_s": self.stream.sample_period_s}
 
     def _warnings(self) -> list[str]:
         warnings = list(self.engine.config_warnings)
+        if self.engine_kind == "flow":
+            warnings.append("flow-level run: " + ", ".join(NOT_MODELLED) + " are not modelled; "
+                            "overloaded links are listed as hotspots")
+            hot = self.engine.hotspots(top=0)["count"]
+            if hot:
+                warnings.append(f"{hot} link(s) were offered more than their capacity "
+                                "(hotspots): a cell-level run would queue, pause or drop there")
+            if self.engine.frames_truncated:
+                warnings.append("metric frames list at most the first 2,000 active flows")
         totals = self.engine.totals()
         if totals.get("lossless_violations"):
             warnings.append(
@@ -213,11 +243,20 @@ class Simulation:
         return warnings
 
 
+def _llm_headline(workloads: list[Workload]) -> dict | None:
+    """The first LLM training workload's summary."""
+    for w in workloads:
+        if w.kind == "llm_training":
+            return w.summary()
+    return None
+
+
 def _headline(workloads: list[Workload]) -> tuple[dict | None, dict | None]:
     """The first collective's (or training all-reduce's) summary and the training summary."""
     collective = training = None
     for w in workloads:
-        if collective is None and hasattr(w, "summary") and w.kind != "training":
+        if collective is None and hasattr(w, "summary") and w.kind not in ("training",
+                                                                          "llm_training"):
             collective = w.summary()
         if w.kind == "training":
             training = training or w.summary()
@@ -242,10 +281,12 @@ def engine_config(design: Design, scenario: Scenario, horizon_s: float) -> Engin
 
 def build_simulation(design: Design, scenario: Scenario,
                      max_cell_hops: float | None = MAX_CELL_HOPS) -> Simulation:
-    """Check ``scenario`` against ``design`` and set up the run (nothing simulated yet).
+    """Check ``scenario`` against ``design``, pick the engine and set up the run (nothing
+    simulated yet).
 
     Raises ScenarioError (one readable message) for unknown devices, missing paths,
-    non-positive sizes and runs too big for the engine (``max_cell_hops``; None = no limit).
+    non-positive sizes and runs too big for the chosen engine (``max_cell_hops`` and the
+    predicted wall time of :mod:`fabricstudio.sim.work`; ``max_cell_hops=None`` = no limit).
     """
     frozen = design.copy()
     ctx = WorkloadContext(engine=None, design=frozen, rng=random.Random(scenario.seed))
@@ -254,14 +295,19 @@ def build_simulation(design: Design, scenario: Scenario,
     _check_paths(graph, workloads)
     estimate = estimate_duration(frozen, workloads)
     horizon = scenario.until_s if scenario.until_s is not None else estimate
-    check_work(frozen, graph, workloads, scenario, horizon, max_cell_hops)
+    work = estimate_work(frozen, graph, workloads, scenario, horizon)
+    kind, reason = choose_engine(scenario.engine, work)
+    if max_cell_hops is not None:
+        check_work(work, kind, scenario, max_cell_hops)
     config = engine_config(frozen, scenario, horizon)
     try:
-        engine = Engine(frozen, config)
+        engine = (FlowEngine if kind == "flow" else Engine)(frozen, config)
     except EngineError as exc:
         raise ScenarioError(f"the design cannot be simulated: {exc}") from None
     ctx.engine = engine
-    sim = Simulation(frozen, scenario, engine, config, workloads, estimate)
+    info = {"kind": kind, "requested": scenario.engine, "reason": reason,
+            "estimate": work.as_dict()}
+    sim = Simulation(frozen, scenario, engine, config, workloads, estimate, info)
     try:
         for workload in workloads:
             workload.start()
@@ -308,7 +354,8 @@ def estimate_duration(design: Design, workloads: list[Workload]) -> float:
         senders = {src for src, _ in workload.hops} or {""}
         rates = [_send_rate_bps(design, s) for s in senders if s]
         rate = min(rates) * len(senders) if rates else 1e9
-        longest = max(longest, getattr(workload, "at_s", 0.0) + workload.planned_bytes / rate)
+        length = max(workload.planned_bytes / rate, workload.duration_hint_s)
+        longest = max(longest, getattr(workload, "at_s", 0.0) + length)
     return 1.2 * longest
 
 
@@ -321,26 +368,52 @@ def _mean_hops(graph: nx.Graph, pairs: list[tuple[str, str]]) -> float:
     return sum(nx.shortest_path_length(graph, a, b) for a, b in sample) / len(sample)
 
 
-def check_work(design: Design, graph: nx.Graph, workloads: list[Workload], scenario: Scenario,
-               horizon_s: float, max_cell_hops: float | None) -> float:
-    """Estimated cell-hops of the run; ScenarioError with a suggestion when it is too big."""
-    flows = sum(w.planned_flows for w in workloads)
-    if flows > MAX_FLOWS:
-        raise ScenarioError(f"the workloads would create {flows:,} flows (limit {MAX_FLOWS:,}); "
-                            "use fewer ranks, larger slices or the hierarchical algorithm")
-    cell_hops = 0.0
+def estimate_work(design: Design, graph: nx.Graph, workloads: list[Workload],
+                  scenario: Scenario, horizon_s: float) -> WorkEstimate:
+    """What the run will cost (counted from the workloads' plans, nothing built yet)."""
+    transfers = fabric_transfers = 0
+    fabric_bytes = cell_hops = hop_sum = 0.0
+    updates = entries = 0
     for workload in workloads:
+        transfers += workload.planned_flows
+        fabric_transfers += workload.planned_fabric_flows
         senders = {src for src, _ in workload.hops}
         capacity = sum(_send_rate_bps(design, s) for s in senders) * max(
             0.0, horizon_s - getattr(workload, "at_s", 0.0))
         moved = min(workload.network_bytes, capacity)
-        cell_hops += moved / scenario.cell_bytes * _mean_hops(graph, workload.hops)
-    if max_cell_hops is not None and cell_hops > max_cell_hops:
-        bigger = min(16 * 2**20, scenario.cell_bytes * 2 ** math.ceil(
-            math.log2(cell_hops / max_cell_hops)))
+        hops = _mean_hops(graph, workload.hops)
+        fabric_bytes += moved
+        cell_hops += moved / scenario.cell_bytes * hops
+        hop_sum += hops * workload.planned_fabric_flows
+        updates += workload.planned_rate_updates
+        entries = max(entries, int(workload.planned_concurrent * max(hops, 1.0)))
+    period = EngineConfig(sample_period_s=scenario.sample_period_s,
+                          horizon_s=horizon_s).resolved_sample_period()
+    return WorkEstimate(transfers=transfers, fabric_transfers=fabric_transfers,
+                        fabric_bytes=fabric_bytes, cell_hops=cell_hops,
+                        mean_hops=hop_sum / fabric_transfers if fabric_transfers else 0.0,
+                        frames=int(horizon_s / period) + 1, links=2 * len(design.links),
+                        rate_updates=updates, concurrent_entries=entries)
+
+
+def check_work(work: WorkEstimate, engine: str, scenario: Scenario,
+               max_cell_hops: float) -> None:
+    """ScenarioError with the figures and a suggestion when the run is too big for
+    ``engine``."""
+    seconds = work.seconds(engine)
+    if engine == "cell" and (work.cell_hops > max_cell_hops or seconds > LIMIT_S):
+        bigger = min(16 * 2**20, scenario.cell_bytes * 2 ** max(1, math.ceil(
+            math.log2(max(work.cell_hops / max_cell_hops, seconds / LIMIT_S)))))
         horizon = "a shorter horizon (until_s)" if scenario.until_s else "a horizon (until_s)"
         raise ScenarioError(
-            f"the run is too long for the fabric: about {cell_hops / 1e6:,.0f} million "
-            f"cell-hops (limit {max_cell_hops / 1e6:,.0f} million); use {horizon}, less "
-            f"traffic or bigger cells (cell_bytes {bigger})")
-    return cell_hops
+            f"the run is too long for the cell engine: about {work.cell_hops / 1e6:,.0f} "
+            f"million cell-hops and {work.transfers:,} transfers, ~{seconds:,.0f} s (limit "
+            f"{max_cell_hops / 1e6:,.0f} million cell-hops, {LIMIT_S:,.0f} s); use the flow "
+            f"engine (engine \"flow\" or \"auto\"), {horizon}, less traffic or bigger "
+            f"cells (cell_bytes {bigger})")
+    if engine == "flow" and seconds > LIMIT_S:
+        raise ScenarioError(
+            f"the run is too big even for the flow engine: {work.transfers:,} transfers "
+            f"({work.fabric_transfers:,} over the fabric), ~{work.rate_updates:,} rate "
+            f"updates, ~{seconds:,.0f} s predicted (limit {LIMIT_S:,.0f} s); use fewer ranks "
+            "or a collective algorithm with fewer transfers")

@@ -24,6 +24,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 from fabricstudio.model import FabricSettings, Technology, format_validation_error
+from fabricstudio.sim.llm.models import GPUS, MODELS, GpuSpec, ModelSpec
 
 FORMAT_NAME = "fabricstudio-scenario"
 CURRENT_VERSION = 1
@@ -92,6 +93,15 @@ Address = Annotated[str, Field(min_length=1, max_length=300,
 Ranks = Union[Literal["all"], Annotated[list[Address], Field(min_length=2)]]
 
 
+Algorithm = Annotated[
+    Literal["auto", "ring", "hierarchical", "tree", "nvls_tree"],
+    Field(description="ring = NCCL flat ring; hierarchical = NVLink rings + per-rail rings; "
+                      "tree = NCCL double binary tree (all-reduce); nvls_tree = NVLink SHARP "
+                      "inside servers + trees between them (all-reduce); auto = what NCCL's "
+                      "tuning model picks (ring, tree)"),
+]
+
+
 class _Spec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -131,11 +141,7 @@ class CollectiveSpec(_Spec):
         default=None, ge=1, le=64,
         description="parallel rings; None = one per rail used by the ranks (NCCL channels)",
     )
-    algorithm: Literal["auto", "ring", "hierarchical"] = Field(
-        default="auto",
-        description="ring = NCCL flat ring; hierarchical = NVLink rings + per-rail rings; "
-                    "auto = the flat ring unless it needs more than two million flows",
-    )
+    algorithm: Algorithm = "auto"
 
 
 class IncastSpec(_Spec):
@@ -183,16 +189,68 @@ class TrainingSpec(_Spec):
     start_s: Time = 0.0
     slice_bytes: Size = 512 * 1024
     channels: int | None = Field(default=None, ge=1, le=64)
-    algorithm: Literal["auto", "ring", "hierarchical"] = "auto"
+    algorithm: Algorithm = "auto"
+
+
+class LlmTrainingSpec(_Spec):
+    """One or more training iterations of a transformer (docs/llm.md): a model preset or
+    custom shape, a GPU preset or custom figures, batch and parallelism.  ``dp`` None uses
+    every GPU the other dimensions leave (``ranks``: the GPUs, default all)."""
+
+    type: Literal["llm_training"]
+    model: Union[str, ModelSpec] = Field(
+        default="llama3-70b", description=f"preset ({', '.join(MODELS)}) or a custom shape")
+    gpu: Union[str, GpuSpec] = Field(
+        default="h100", description=f"preset ({', '.join(GPUS)}) or custom figures")
+    compute_efficiency: float = Field(
+        default=0.6, gt=0, le=1, allow_inf_nan=False,
+        description="share of the BF16 peak the kernels reach while computing")
+    seq_len: int = Field(default=8192, ge=16, le=4_194_304)
+    global_batch: int = Field(default=2048, ge=1, le=10_000_000, description="sequences")
+    micro_batch: int = Field(default=1, ge=1, le=65536, description="sequences")
+    tp: int = Field(default=8, ge=1, le=1024)
+    pp: int = Field(default=1, ge=1, le=1024)
+    dp: int | None = Field(default=None, ge=1, le=1_000_000)
+    ep: int = Field(default=1, ge=1, le=4096)
+    cp: int = Field(default=1, ge=1, le=1024)
+    zero: int = Field(default=1, ge=0, le=3, description="ZeRO stage of the optimizer")
+    recompute: Literal["none", "selective", "full"] = "selective"
+    overlap_grad_reduce: bool = Field(
+        default=True, description="gradient reduction starts with the last backward pass")
+    overlap_param_gather: bool = Field(
+        default=True, description="ZeRO weight all-gather hides under the next forward")
+    iterations: int = Field(default=1, ge=1, le=1000)
+    ranks: Ranks = "all"
+    start_s: Time = 0.0
+    algorithm: Algorithm = "auto"
+
+    @model_validator(mode="after")
+    def _presets(self) -> "LlmTrainingSpec":
+        if isinstance(self.model, str) and self.model not in MODELS:
+            raise ValueError(f"unknown model {self.model!r} (presets: {', '.join(MODELS)})")
+        if isinstance(self.gpu, str) and self.gpu not in GPUS:
+            raise ValueError(f"unknown GPU {self.gpu!r} (presets: {', '.join(GPUS)})")
+        return self
+
+    @property
+    def model_spec(self) -> ModelSpec:
+        """The model shape (preset resolved)."""
+        return MODELS[self.model] if isinstance(self.model, str) else self.model
+
+    @property
+    def gpu_spec(self) -> GpuSpec:
+        """The GPU figures (preset resolved)."""
+        return GPUS[self.gpu] if isinstance(self.gpu, str) else self.gpu
 
 
 Workload = Annotated[
-    Union[CollectiveSpec, IncastSpec, PermutationSpec, StorageSpec, TrainingSpec],
+    Union[CollectiveSpec, IncastSpec, PermutationSpec, StorageSpec, TrainingSpec,
+          LlmTrainingSpec],
     Field(discriminator="type"),
 ]
 #: Workload type names (as in scenario files; the CLI also accepts dashes).
 WORKLOAD_TYPES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "incast",
-                  "permutation", "storage_read", "storage_write", "training")
+                  "permutation", "storage_read", "storage_write", "training", "llm_training")
 
 
 class Scenario(_Spec):
@@ -211,6 +269,12 @@ class Scenario(_Spec):
     technology: Technology | None = Field(default=None, description="None = the design's")
     dcqcn: bool | None = Field(default=None, description="None = the design's setting")
     routing: Literal["default", "ecmp", "static", "adaptive"] = "default"
+    engine: Literal["auto", "cell", "flow"] = Field(
+        default="auto",
+        description="cell = cell-level (queues, PFC, ECN, drops); flow = max-min fair rates "
+                    "for whole clusters; auto = cell when its predicted run time fits the "
+                    "budget, else flow",
+    )
     cell_bytes: Size = Field(default=16384, ge=256, le=16 * 2**20)
     sample_period_s: float | None = Field(default=None, gt=0, le=100, allow_inf_nan=False)
     fabric: dict[str, Any] = Field(
