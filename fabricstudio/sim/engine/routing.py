@@ -69,26 +69,22 @@ class Router:
         self.endpoints = endpoints
         self.mode = mode
         self.seed = seed
-        self._dist: dict[str, np.ndarray] = {}
-        self._graph = None  # switch adjacency (CSR), built on first use
+        self._dist: np.ndarray | None = None  # switch x switch hop distances
         self._cand: dict[tuple[int, int], tuple[Port, ...]] = {}
         self._toward: dict[tuple[int, str], tuple[Port, ...]] = {}
+        self._ports_of: dict[int, tuple[list, np.ndarray]] = {}
         self._seeds = {sid: mix64(seed * 1_000_003 + sw.index) for sid, sw in switches.items()}
 
     def _distances(self, target: str) -> np.ndarray:
         """Hop distance of every switch (by index) to switch ``target`` over switch-switch
-        links (breadth-first search in scipy; -1 = unreachable)."""
-        dist = self._dist.get(target)
-        if dist is None:
+        links (-1 = unreachable); all switches' distances come from one breadth-first
+        search per switch in scipy, on first use."""
+        if self._dist is None:
             from scipy.sparse.csgraph import shortest_path
 
-            if self._graph is None:
-                self._graph = self._adjacency()
-            raw = shortest_path(self._graph, unweighted=True,
-                                indices=self.switches[target].index)
-            dist = np.where(np.isfinite(raw), raw, -1).astype(np.int64)
-            self._dist[target] = dist
-        return dist
+            raw = shortest_path(self._adjacency(), unweighted=True)
+            self._dist = np.where(np.isfinite(raw), raw, -1).astype(np.int32)
+        return self._dist[self.switches[target].index]
 
     def _adjacency(self):
         from scipy.sparse import csr_matrix
@@ -104,7 +100,8 @@ class Router:
         return csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
 
     def toward(self, switch, attach: str) -> tuple[Port, ...]:
-        """Minimal next hops from ``switch`` toward switch ``attach`` (cached per pair)."""
+        """Minimal next hops from ``switch`` toward switch ``attach`` (cached per pair): its
+        ports, in port order, to switches one hop closer."""
         key = (switch.index, attach)
         cands = self._toward.get(key)
         if cands is None:
@@ -113,12 +110,23 @@ class Router:
             else:
                 dist = self._distances(attach)
                 here = dist[switch.index]
-                switches = self.switches
-                cands = () if here < 0 else tuple(
-                    p for _, p in sorted(switch.out.items())
-                    if p.dst in switches and dist[switches[p.dst].index] == here - 1)
+                ports, peers = self._switch_ports(switch)
+                closer = np.flatnonzero((peers >= 0) & (dist[peers] == here - 1)) \
+                    if here >= 0 else ()
+                cands = tuple(ports[i] for i in closer)
             self._toward[key] = cands
         return cands
+
+    def _switch_ports(self, switch) -> tuple[list, np.ndarray]:
+        """A switch's outgoing ports in port order and the switch index at the other end of
+        each (-1 for a host)."""
+        found = self._ports_of.get(switch.index)
+        if found is None:
+            ports = [p for _, p in sorted(switch.out.items())]
+            peers = np.array([self.switches[p.dst].index if p.dst in self.switches else -1
+                              for p in ports], dtype=np.int64)
+            found = self._ports_of[switch.index] = (ports, peers)
+        return found
 
     def candidates(self, switch, dst_ep: int) -> tuple[Port, ...]:
         """Minimal next hops from ``switch`` toward endpoint ``dst_ep``."""

@@ -30,12 +30,18 @@ import simpy
 from fabricstudio.model import Design, Technology
 from fabricstudio.sim.engine.addressing import resolve_address
 from fabricstudio.sim.engine.clock import Call, Clock
-from fabricstudio.sim.engine.config import EngineConfig, EngineError, FlowRecord
+from fabricstudio.sim.engine.config import (
+    TARGET_FRAMES,
+    EngineConfig,
+    EngineError,
+    FlowRecord,
+    nice_period,
+)
 from fabricstudio.sim.engine.core import NVLINK_LATENCY_S, Engine
 from fabricstudio.sim.engine.flowlog import FlowLog
-from fabricstudio.sim.flow.maxmin import compress, max_min_rates
+from fabricstudio.sim.flow.allocation import Allocation
 from fabricstudio.sim.flow.network import FlowNetwork
-from fabricstudio.sim.metrics import Frame, MetricStream, empty_link_arrays
+from fabricstudio.sim.metrics import Frame, MetricStream
 
 #: What the flow-level engine leaves out (stated in the Result, the CLI and the live view).
 NOT_MODELLED = ("queues and queueing delay", "PFC pauses", "ECN marks and CNPs",
@@ -45,6 +51,8 @@ NOT_MODELLED = ("queues and queueing delay", "PFC pauses", "ECN marks and CNPs",
 MAX_FRAME_FLOWS = 2000
 #: A flow whose remaining bytes take less than this long counts as done (coalesces ends).
 DONE_TOLERANCE_S = 1e-12
+#: Link samples (frames x directed links) a run records at most by default.
+MAX_LINK_SAMPLES = 2e7
 #: Links listed by :meth:`FlowEngine.hotspots` by default.
 HOTSPOTS_LISTED = 20
 
@@ -91,7 +99,8 @@ class FlowEngine:
     kind = "flow"
     not_modelled = NOT_MODELLED
 
-    def __init__(self, design: Design, config: EngineConfig | None = None) -> None:
+    def __init__(self, design: Design, config: EngineConfig | None = None,
+                 exact: bool = False) -> None:
         self.config = config or EngineConfig()
         self.design = design.copy()
         fabric = Engine._effective_fabric(self.config, self.design.fabric)
@@ -107,7 +116,8 @@ class FlowEngine:
         self.net = FlowNetwork(self.design, fabric, mode, self.config.seed)
         self.links = self.net.directed
         self.capacity = self.net.capacity
-        self.stream = MetricStream(tuple(self.net.directed), self.config.resolved_sample_period())
+        self.stream = MetricStream(tuple(self.net.directed), self._sample_period(),
+                                   fields=("utilisation",))
         self.flows = FlowLog()
         self.config_warnings: list[str] = []
         self.nvlink_bytes = 0
@@ -121,16 +131,13 @@ class FlowEngine:
         self._slot_rec: list[FlowRecord | None] = []
         self._slot_done: list[Callable | None] = []
         self._slot_tail: list[float] = []
-        self._alive: set[int] = set()
+        #: Max-min rates kept up to date incrementally (``exact``: full re-solve each time).
+        self.alloc = Allocation(self._slots, self.capacity, exact=exact)
+        self._added: list[int] = []
+        self._removed: list[int] = []
         self._active = np.zeros(0, dtype=np.int64)
-        self._touched = np.zeros(0, dtype=np.int64)  # links the active flows load
         self._n_groups = 0
         self._last = 0.0
-        self._link_bytes = np.zeros(n_links)
-        self._load = np.zeros(0)  # per touched link
-        self._offered = np.zeros(0)
-        self._hot_time = np.zeros(n_links)
-        self._hot_peak = np.zeros(n_links)
         self._tx_done = 0.0
         self._update_pending = False
         self._version = 0
@@ -139,7 +146,17 @@ class FlowEngine:
         self._frames_truncated = False
         self._tick_last = 0.0
         self._tick_bytes = np.zeros(n_links)
+        del n_links
         self.clock.call(self.stream.sample_period_s, self._tick)
+
+    def _sample_period(self) -> float:
+        """The config's period; by default at most ~20 million link samples per run (1,000
+        frames up to 20,000 directed links, at least 100 frames)."""
+        cfg = self.config
+        if cfg.sample_period_s is not None or cfg.horizon_s is None:
+            return cfg.resolved_sample_period()
+        frames = max(100, min(TARGET_FRAMES, int(MAX_LINK_SAMPLES / max(1, len(self.net.links)))))
+        return nice_period(cfg.horizon_s / frames)
 
     # ------------------------------------------------------------------ properties
     @property
@@ -291,7 +308,7 @@ class FlowEngine:
         return slot
 
     def _activate(self, event: Call) -> None:
-        self._alive.update(event.arg)
+        self._added.extend(event.arg)
         self._request_update()
 
     def _add_nvlink(self, rec: FlowRecord, on_done: Callable | None) -> None:
@@ -319,11 +336,6 @@ class FlowEngine:
         if len(act):
             s = self._slots
             s.remaining[act] -= s.rate[act] * dt
-            touched = self._touched
-            self._link_bytes[touched] += self._load * dt
-            hot = self._offered > self.capacity[touched] * (1 + 1e-9)
-            if hot.any():
-                self._hot_time[touched[hot]] += dt
         self._last = t
 
     def _request_update(self) -> None:
@@ -335,28 +347,21 @@ class FlowEngine:
         self._update_pending = False
         now = self.env.now
         self._advance_fluid(now)
-        s = self._slots
-        act = np.fromiter(sorted(self._alive), np.int64, len(self._alive))
+        added, removed = self._added, self._removed
+        self._added, self._removed = [], []
+        self.alloc.change(added, removed, now)
+        act = self._active
+        if removed:
+            act = act[~np.isin(act, np.asarray(removed, dtype=np.int64))]
+        if added:
+            act = np.concatenate([act, np.asarray(added, dtype=np.int64)])
         self._active = act
         self._version += 1
         self.rate_updates += 1
         if not len(act):
-            self._touched = np.zeros(0, dtype=np.int64)
-            self._load = self._offered = np.zeros(0)
             return
-        rows = s.links[act]
-        mask = rows >= 0
-        flows = np.broadcast_to(np.arange(len(act))[:, None], rows.shape)[mask]
-        inc, touched = compress(rows[mask], flows, s.weights[act][mask], len(act))
-        groups = s.group[act]
-        capacity = self.capacity[touched]
-        rates = max_min_rates(inc, capacity, s.cap[act],
-                              groups if (groups >= 0).any() else None)
-        s.rate[act] = rates
-        self._touched = touched
-        self._load = inc.load(rates)
-        self._offered = inc.load(s.alone[act])
-        self._hot_peak[touched] = np.maximum(self._hot_peak[touched], self._offered / capacity)
+        s = self._slots
+        rates = s.rate[act]
         with np.errstate(divide="ignore", invalid="ignore"):
             left = np.where(rates > 0, s.remaining[act] / rates, np.inf)
         soonest = float(left.min())
@@ -378,9 +383,8 @@ class FlowEngine:
                 done[int(np.argmin(np.where(s.rate[act] > 0, rem / s.rate[act], np.inf)))] = True
         for slot in act[done]:
             slot = int(slot)
-            self._alive.discard(slot)
+            self._removed.append(slot)
             s.remaining[slot] = 0.0
-            s.rate[slot] = 0.0
             self._tx_done += s.size[slot]
             self.clock.call(self._slot_tail[slot], self._finish, slot)
         self._request_update()
@@ -434,14 +438,15 @@ class FlowEngine:
         now = self.env.now
         self._advance_fluid(now)
         period = now - self._tick_last
-        links = empty_link_arrays(len(self.capacity))
-        moved = self._link_bytes - self._tick_bytes
-        links["utilisation"][:] = np.clip(moved / (self.capacity * period), 0.0, 1.0)
+        carried = self.alloc.carried(now)
+        moved = carried - self._tick_bytes
+        links = {"utilisation": np.clip(moved / (self.capacity * period), 0.0, 1.0).astype(
+            np.float32)}
         ids, delivered, rates = self._frame_flow_arrays(period)
         self.stream.append(Frame(now, links, {"delivered_bytes": delivered, "rate_gbps": rates},
                                  ids))
         self._tick_last = now
-        self._tick_bytes = self._link_bytes.copy()
+        self._tick_bytes = carried
         self.clock.call(self.stream.sample_period_s, self._tick)
 
     def _frame_flow_arrays(self, period: float) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
@@ -479,7 +484,7 @@ class FlowEngine:
         tail_start = max(self._tick_last, start)
         tail_len = now - self._tick_last
         if tail_len > 0 and now > tail_start:
-            tail_util = (self._link_bytes - self._tick_bytes) / (self.capacity * tail_len)
+            tail_util = (self.alloc.carried(now) - self._tick_bytes) / (self.capacity * tail_len)
             busy = busy + np.clip(tail_util, 0, 1) * (now - tail_start)
         del lengths
         stats = []
@@ -526,14 +531,16 @@ class FlowEngine:
         """Links whose offered load exceeded their capacity: where a cell-level run would
         queue, pause (PFC), mark (ECN) or drop.  ``links`` lists the ``top`` worst by time
         overloaded: ``overloaded_s`` and ``peak_offered`` (offered load / capacity)."""
-        hot = np.flatnonzero(self._hot_time > 0)
-        order = sorted(hot, key=lambda i: (-self._hot_time[i], -self._hot_peak[i], int(i)))
+        seconds = self.alloc.overloaded(self.env.now)
+        peak = self.alloc.peak_offered
+        hot = np.flatnonzero(seconds > 0)
+        order = sorted(hot, key=lambda i: (-seconds[i], -peak[i], int(i)))
         listed = []
         for i in order[:top]:
             link = self.links[int(i)]
             listed.append({"link": link.key, "id": link.link_id, "from": link.src,
-                           "to": link.dst, "overloaded_s": float(self._hot_time[i]),
-                           "peak_offered": float(self._hot_peak[i])})
+                           "to": link.dst, "overloaded_s": float(seconds[i]),
+                           "peak_offered": float(peak[i])})
         return {"count": len(hot), "links": listed}
 
     @property

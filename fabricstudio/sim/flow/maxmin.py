@@ -75,10 +75,19 @@ def max_min_rates(inc: Incidence, capacity: np.ndarray, caps: np.ndarray | None 
     ``groups``: per flow group number (-1 = alone; members of a group get one common rate).
     Flows that load no link and have no cap get ``inf``.
     """
+    return max_min_with_bottlenecks(inc, capacity, caps, groups)[0]
+
+
+def max_min_with_bottlenecks(inc: Incidence, capacity: np.ndarray,
+                             caps: np.ndarray | None = None,
+                             groups: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(rates, bottleneck): :func:`max_min_rates` and, per flow, the (local) link that froze
+    it, -1 for a flow frozen by its cap or its group."""
     n_flows = inc.n_flows
     rates = np.zeros(n_flows)
+    bottleneck = np.full(n_flows, -1, dtype=np.int64)
     if n_flows == 0:
-        return rates
+        return rates, bottleneck
     caps = np.full(n_flows, np.inf) if caps is None else np.asarray(caps, dtype=np.float64)
     remaining = np.asarray(capacity, dtype=np.float64).copy()
     tol = REL_TOL * np.maximum(remaining, 1.0)
@@ -103,7 +112,10 @@ def max_min_rates(inc: Incidence, capacity: np.ndarray, caps: np.ndarray | None 
         level += step
         rates[active] = level
         remaining -= step * load
-        freeze = active & inc.touching(loaded & (remaining <= tol))
+        full = loaded & (remaining <= tol)
+        at_full = full[inc.link] & active[inc.flow]
+        bottleneck[inc.flow[at_full]] = inc.link[at_full]
+        freeze = active & inc.touching(full)
         freeze |= active & (caps <= level * (1 + REL_TOL))
         if grouped:
             hit = np.zeros(n_groups, dtype=bool)
@@ -117,4 +129,52 @@ def max_min_rates(inc: Incidence, capacity: np.ndarray, caps: np.ndarray | None 
         frozen |= freeze
         if frozen.all():
             break
-    return rates
+    return rates, bottleneck
+
+
+def max_min_small(flow_links: list[list[tuple[int, float]]], capacity: dict[int, float],
+                  caps: list[float], groups: list[int]) -> tuple[list[float], list[int]]:
+    """:func:`max_min_with_bottlenecks` for a handful of flows in plain Python (no array
+    set-up: a few flows changing at once is the common case).  ``flow_links[f]`` lists
+    ``(link, weight)``; ``capacity`` maps every link to its capacity; ``groups[f]`` -1 or a
+    group number.  Returns (rates, bottleneck link or -1)."""
+    n = len(flow_links)
+    rates = [0.0] * n
+    neck = [-1] * n
+    remaining = dict(capacity)
+    tol = {link: REL_TOL * max(c, 1.0) for link, c in capacity.items()}
+    active = set(range(n))
+    level = 0.0
+    while active:
+        load: dict[int, float] = {}
+        for f in active:
+            for link, w in flow_links[f]:
+                load[link] = load.get(link, 0.0) + w
+        step = min((remaining[link] / w for link, w in load.items() if w > 0), default=np.inf)
+        step = max(0.0, min(step, min(caps[f] for f in active) - level))
+        if step == np.inf:
+            for f in active:
+                rates[f] = np.inf
+            break
+        level += step
+        for link, w in load.items():
+            remaining[link] -= step * w
+        full = {link for link, w in load.items() if w > 0 and remaining[link] <= tol[link]}
+        freeze = set()
+        for f in active:
+            rates[f] = level
+            hit = [link for link, _ in flow_links[f] if link in full]
+            if hit:
+                freeze.add(f)
+                neck[f] = hit[-1]
+            elif caps[f] <= level * (1 + REL_TOL):
+                freeze.add(f)
+        frozen_groups = {groups[f] for f in freeze if groups[f] >= 0}
+        if frozen_groups:
+            freeze.update(f for f in active if groups[f] in frozen_groups)
+        if not freeze:  # numerical safety: freeze the flows on the tightest link
+            tight = min(load, key=lambda link: remaining[link] / load[link] if load[link] > 0
+                        else np.inf)
+            freeze = {f for f in active if any(link == tight for link, _ in flow_links[f])}
+        active -= freeze
+    return rates, neck
