@@ -25,12 +25,16 @@ from typing import Any
 import networkx as nx
 
 from fabricstudio.model import Design, Plane
+from fabricstudio.model.devices import SERVER_TYPES
 from fabricstudio.sim.engine import Engine, EngineConfig, EngineError
 from fabricstudio.sim.flow import NOT_MODELLED, FlowEngine
-from fabricstudio.sim.result import Result, throughput_gbps
+from fabricstudio.sim.metrics import MetricStream
+from fabricstudio.sim.result import EngineInfo, Result, throughput_gbps
 from fabricstudio.sim.scenario import Scenario, ScenarioError, fabric_with_overrides
 from fabricstudio.sim.work import LIMIT_S, WorkEstimate, choose_engine
 from fabricstudio.sim.workloads import Workload, WorkloadContext, build_workloads, server_of
+from fabricstudio.sim.workloads.collectives import Collective
+from fabricstudio.sim.workloads.training import TrainingStep
 from fabricstudio.topology.graph import design_graph
 
 #: Refuse cell-engine runs estimated above this many cell-hops (~10 minutes).
@@ -68,18 +72,26 @@ class Simulation:
         self._window_base: dict[int, int] | None = None
         self._planned = sum(w.planned_bytes for w in workloads) or 1
         #: Which engine runs and why: ``kind`` ("cell" or "flow"), ``requested``, ``reason``,
-        #: ``estimate`` (the work estimate), ``not_modelled`` (flow level).
-        self.engine_info = engine_info or {"kind": "cell", "requested": "cell",
-                                           "reason": "cell", "estimate": None}
-
-    @property
-    def engine_kind(self) -> str:
-        """"cell" or "flow"."""
-        return self.engine_info["kind"]
+        #: ``estimate`` (the work estimate, a dict).
+        self.engine_info: dict[str, Any] = engine_info or {
+            "kind": "cell", "requested": "cell", "reason": "cell: chosen by the scenario",
+            "estimate": None}
+        #: Length of one slice (s).  A run without a horizon ends at the first slice boundary
+        #: after its traffic completes, whatever steps the caller advances in, so the CLI
+        #: (:meth:`run`) and the GUI (adaptive steps) end at the same time with the same frames.
+        self.slice_s = max((scenario.until_s if scenario.until_s is not None
+                            else estimate_s) / SLICES, 1e-9)
+        self._last_mark = 0.0
+        self._next_mark = self.slice_s
 
     # ------------------------------------------------------------------ state
     @property
-    def stream(self):
+    def engine_kind(self) -> str:
+        """"cell" or "flow"."""
+        return str(self.engine_info["kind"])
+
+    @property
+    def stream(self) -> MetricStream:
         """The engine's MetricStream (frames of per-link and per-flow metrics)."""
         return self.engine.stream
 
@@ -99,7 +111,11 @@ class Simulation:
         with an explicit horizon the run always goes on to ``until_s``)."""
         if self.now >= self.stop_s:
             return True
-        return self.scenario.until_s is None and self.complete
+        return self.scenario.until_s is None and self._ended()
+
+    def _ended(self) -> bool:
+        """All traffic done, and the run stands on a slice boundary."""
+        return self.complete and self.now == self._last_mark
 
     @property
     def progress(self) -> float:
@@ -134,22 +150,27 @@ class Simulation:
             self.engine.advance(target)
 
     def _advance_until_complete(self, target: float) -> None:
-        step = max(self.estimate_s / SLICES, 1e-6)
-        while self.now < target and not self.complete:
-            self.engine.advance(min(target, self.now + step))
+        while self.now < target and not self._ended():
+            mark = self._next_mark
+            self.engine.advance(min(target, mark))
+            if self.now >= mark:
+                self._last_mark, self._next_mark = mark, mark + self.slice_s
 
     def _snapshot_window(self) -> None:
         self._window_base = {rec.id: rec.delivered_bytes for rec in self.engine.flows}
 
     def run(self, progress: Callable[[float], None] | None = None) -> Result:
         """Run to the end headless, reporting the progress fraction after each slice."""
-        horizon = self.scenario.until_s
-        step = (horizon if horizon is not None else self.estimate_s) / SLICES
         while not self.finished:
-            self.advance(self.now + max(step, 1e-9))
+            self.advance(self.now + self.slice_s)
             if progress is not None:
                 progress(self.progress)
+        self.stream.close(self.flow_ends())
         return self.result()
+
+    def flow_ends(self) -> dict[int, tuple[str, str]]:
+        """Flow id -> (src, dst) of every flow so far."""
+        return {rec.id: (rec.src, rec.dst) for rec in self.engine.flows}
 
     # ---------------------------------------------------------------- results
     def result(self, timing: bool = True) -> Result:
@@ -161,35 +182,36 @@ class Simulation:
         flows = [self._flow_entry(rec, base, window, end)
                  for rec in engine.flows.kept()[:MAX_RESULT_FLOWS]]
         collective, training = _headline(self.workloads)
-        completion = (max(w.finish_s for w in self.workloads) if self.complete else None)
+        completion = (max(w.finish_s for w in self.workloads if w.finish_s is not None)
+                      if self.complete else None)
         stats = engine.stats()
-        info = {key: stats.get(key) for key in
-                ("events", "cell_bytes", "cell_hops", "wall_time_s", "events_per_s")}
+        info = {key: stats.get(key) for key in EngineInfo.model_fields}
         info.update({"kind": self.engine_kind, "requested": self.engine_info["requested"],
                      "reason": self.engine_info["reason"],
                      "estimate": self.engine_info["estimate"],
                      "not_modelled": list(NOT_MODELLED) if self.engine_kind == "flow" else [],
                      "rate_updates": stats.get("rate_updates")})
-        return Result(
-            run=self._run_info(),
-            completion_time_s=completion,
-            end_s=end,
-            flows=flows,
-            flows_omitted=len(engine.flows) - len(flows),
-            links=engine.link_stats(measure_from_s=window),
-            totals=engine.totals(),
-            collective=collective,
-            training=training,
-            workloads=[w.report() for w in self.workloads],
-            engine=info,
-            warnings=self._warnings(),
-            hotspots=engine.hotspots() if self.engine_kind == "flow" else None,
-            llm_training=_llm_headline(self.workloads),
-            flow_summary=engine.flows.summary.as_dict(),
-        )
+        return Result.model_validate({
+            "run": self._run_info(),
+            "completion_time_s": completion,
+            "end_s": end,
+            "collective": collective,
+            "training": training,
+            "totals": engine.totals(),
+            "engine": info,
+            "warnings": self._warnings(),
+            "workloads": [w.report() for w in self.workloads],
+            "links": engine.link_stats(measure_from_s=window),
+            "flows": flows,
+            "flows_omitted": len(engine.flows) - len(flows),
+            "hotspots": (engine.hotspots() if isinstance(engine, FlowEngine) else None),
+            "flow_summary": engine.flows.summary.as_dict(),
+            "llm_training": _llm_headline(self.workloads),
+        })
 
     @staticmethod
-    def _flow_entry(rec: Any, base: dict[int, int], window: float, end: float) -> dict:
+    def _flow_entry(rec: Any, base: dict[int, int], window: float,
+                    end: float) -> dict[str, Any]:
         start = max(rec.start_s, window)
         stop = rec.finish_s if rec.finish_s is not None else end
         if stop > start:
@@ -209,22 +231,22 @@ class Simulation:
         dcqcn = cfg.dcqcn if cfg.dcqcn is not None else fabric.dcqcn.enabled
         return {"design": self.design.name, "scenario": self.scenario.name,
                 "technology": technology.value, "dcqcn": dcqcn, "routing": cfg.routing,
-                "engine": self.engine_kind,
                 "cell_bytes": cfg.cell_bytes if self.engine_kind == "cell" else None,
                 "seed": cfg.seed,
                 "until_s": self.scenario.until_s, "measure_from_s": self.scenario.measure_from_s,
-                "sample_period_s": self.stream.sample_period_s}
+                "sample_period_s": self.stream.sample_period_s, "engine": self.engine_kind}
 
     def _warnings(self) -> list[str]:
         warnings = list(self.engine.config_warnings)
-        if self.engine_kind == "flow":
+        engine = self.engine
+        if isinstance(engine, FlowEngine):
             warnings.append("flow-level run: " + ", ".join(NOT_MODELLED) + " are not modelled; "
                             "overloaded links are listed as hotspots")
-            hot = self.engine.hotspots(top=0)["count"]
+            hot = engine.hotspots(top=0)["count"]
             if hot:
                 warnings.append(f"{hot} link(s) were offered more than their capacity "
                                 "(hotspots): a cell-level run would queue, pause or drop there")
-            if self.engine.frames_truncated:
+            if engine.frames_truncated:
                 warnings.append("metric frames list at most the first 2,000 active flows")
         totals = self.engine.totals()
         if totals.get("lossless_violations"):
@@ -243,22 +265,24 @@ class Simulation:
         return warnings
 
 
-def _llm_headline(workloads: list[Workload]) -> dict | None:
+def _llm_headline(workloads: list[Workload]) -> dict[str, Any] | None:
     """The first LLM training workload's summary."""
+    from fabricstudio.sim.llm.workload import LlmTraining
+
     for w in workloads:
-        if w.kind == "llm_training":
+        if isinstance(w, LlmTraining):
             return w.summary()
     return None
 
 
-def _headline(workloads: list[Workload]) -> tuple[dict | None, dict | None]:
+def _headline(workloads: list[Workload]) -> tuple[dict[str, Any] | None,
+                                                  dict[str, Any] | None]:
     """The first collective's (or training all-reduce's) summary and the training summary."""
     collective = training = None
     for w in workloads:
-        if collective is None and hasattr(w, "summary") and w.kind not in ("training",
-                                                                          "llm_training"):
+        if collective is None and isinstance(w, Collective):
             collective = w.summary()
-        if w.kind == "training":
+        if isinstance(w, TrainingStep):
             training = training or w.summary()
             if collective is None:
                 collective = w.allreduce.summary()
@@ -301,7 +325,7 @@ def build_simulation(design: Design, scenario: Scenario,
         check_work(work, kind, scenario, max_cell_hops)
     config = engine_config(frozen, scenario, horizon)
     try:
-        engine = (FlowEngine if kind == "flow" else Engine)(frozen, config)
+        engine = FlowEngine(frozen, config) if kind == "flow" else Engine(frozen, config)
     except EngineError as exc:
         raise ScenarioError(f"the design cannot be simulated: {exc}") from None
     ctx.engine = engine
@@ -343,6 +367,7 @@ def _check_paths(graph: nx.Graph, workloads: list[Workload]) -> None:
 
 def _send_rate_bps(design: Design, address: str) -> float:
     device = design.devices[server_of(address)]
+    assert isinstance(device, SERVER_TYPES)  # addresses were checked: they name servers
     speed = device.nic_speed_gbps if device.nics else device.storage_nic_speed_gbps
     return speed * 1e9 / 8
 

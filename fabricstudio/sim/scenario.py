@@ -19,7 +19,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
@@ -86,20 +86,27 @@ def format_size(size: float) -> str:
     return f"{size:.0f} B"
 
 
+#: The one declaration of each set of names: scenario files, the CLI's choices and the GUI's
+#: combos all derive from these Literals (``get_args`` gives the tuples below).
+CollectiveType = Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
+StorageType = Literal["storage_read", "storage_write"]
+WorkloadType = Literal[CollectiveType, "incast", "permutation", StorageType, "training",
+                       "llm_training"]
+Routing = Literal["default", "ecmp", "static", "adaptive"]
+Algorithm = Literal["auto", "ring", "hierarchical", "tree", "nvls_tree"]
+EngineKind = Literal["auto", "cell", "flow"]
+#: Workload type names (as in scenario files; the CLI also accepts dashes).
+WORKLOAD_TYPES: tuple[WorkloadType, ...] = get_args(WorkloadType)
+COLLECTIVE_TYPES: tuple[CollectiveType, ...] = get_args(CollectiveType)
+ROUTINGS: tuple[Routing, ...] = get_args(Routing)
+ALGORITHMS: tuple[Algorithm, ...] = get_args(Algorithm)
+ENGINES: tuple[EngineKind, ...] = get_args(EngineKind)
+
 Size = Annotated[int, BeforeValidator(parse_size), Field(gt=0, description="bytes")]
 Time = Annotated[float, Field(ge=0, le=1e6, allow_inf_nan=False, description="seconds")]
 Address = Annotated[str, Field(min_length=1, max_length=300,
                                description='"server", "server/gpuN" or "server/nicN"')]
-Ranks = Union[Literal["all"], Annotated[list[Address], Field(min_length=2)]]
-
-
-Algorithm = Annotated[
-    Literal["auto", "ring", "hierarchical", "tree", "nvls_tree"],
-    Field(description="ring = NCCL flat ring; hierarchical = NVLink rings + per-rail rings; "
-                      "tree = NCCL double binary tree (all-reduce); nvls_tree = NVLink SHARP "
-                      "inside servers + trees between them (all-reduce); auto = what NCCL's "
-                      "tuning model picks (ring, tree)"),
-]
+Ranks = Literal["all"] | Annotated[list[Address], Field(min_length=2)]
 
 
 class _Spec(BaseModel):
@@ -116,7 +123,7 @@ class FlowSpec(_Spec):
     tag: str = Field(default="", max_length=200, description="free label, copied to the result")
 
     @model_validator(mode="after")
-    def _distinct(self) -> "FlowSpec":
+    def _distinct(self) -> FlowSpec:
         if self.src == self.dst:
             raise ValueError(f"flow from {self.src} to itself")
         return self
@@ -129,7 +136,7 @@ class CollectiveSpec(_Spec):
     buffer for all-gather and reduce-scatter, the bytes each rank sends in total for all-to-all.
     """
 
-    type: Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
+    type: CollectiveType
     ranks: Ranks = "all"
     size_bytes: Size
     start_s: Time = 0.0
@@ -141,7 +148,13 @@ class CollectiveSpec(_Spec):
         default=None, ge=1, le=64,
         description="parallel rings; None = one per rail used by the ranks (NCCL channels)",
     )
-    algorithm: Algorithm = "auto"
+    algorithm: Algorithm = Field(
+        default="auto",
+        description="ring = NCCL flat ring; hierarchical = NVLink rings + per-rail rings; "
+                    "tree = NCCL double binary tree (all-reduce); nvls_tree = NVLink SHARP "
+                    "inside servers + trees between them (all-reduce); auto = what NCCL's "
+                    "tuning model picks",
+    )
 
 
 class IncastSpec(_Spec):
@@ -168,9 +181,9 @@ class StorageSpec(_Spec):
     ``storage_write`` (a checkpoint) from each client to the storage servers, spread evenly
     over the servers."""
 
-    type: Literal["storage_read", "storage_write"]
+    type: StorageType
     clients: Ranks = "all"
-    servers: Union[Literal["all"], Annotated[list[Address], Field(min_length=1)]] = "all"
+    servers: Literal["all"] | Annotated[list[Address], Field(min_length=1)] = "all"
     bytes: Size = Field(description="bytes per client")
     start_s: Time = 0.0
 
@@ -198,9 +211,9 @@ class LlmTrainingSpec(_Spec):
     every GPU the other dimensions leave (``ranks``: the GPUs, default all)."""
 
     type: Literal["llm_training"]
-    model: Union[str, ModelSpec] = Field(
+    model: str | ModelSpec = Field(
         default="llama3-70b", description=f"preset ({', '.join(MODELS)}) or a custom shape")
-    gpu: Union[str, GpuSpec] = Field(
+    gpu: str | GpuSpec = Field(
         default="h100", description=f"preset ({', '.join(GPUS)}) or custom figures")
     compute_efficiency: float = Field(
         default=0.6, gt=0, le=1, allow_inf_nan=False,
@@ -225,7 +238,7 @@ class LlmTrainingSpec(_Spec):
     algorithm: Algorithm = "auto"
 
     @model_validator(mode="after")
-    def _presets(self) -> "LlmTrainingSpec":
+    def _presets(self) -> LlmTrainingSpec:
         if isinstance(self.model, str) and self.model not in MODELS:
             raise ValueError(f"unknown model {self.model!r} (presets: {', '.join(MODELS)})")
         if isinstance(self.gpu, str) and self.gpu not in GPUS:
@@ -243,14 +256,12 @@ class LlmTrainingSpec(_Spec):
         return GPUS[self.gpu] if isinstance(self.gpu, str) else self.gpu
 
 
+
 Workload = Annotated[
-    Union[CollectiveSpec, IncastSpec, PermutationSpec, StorageSpec, TrainingSpec,
-          LlmTrainingSpec],
+    CollectiveSpec | IncastSpec | PermutationSpec | StorageSpec | TrainingSpec
+    | LlmTrainingSpec,
     Field(discriminator="type"),
 ]
-#: Workload type names (as in scenario files; the CLI also accepts dashes).
-WORKLOAD_TYPES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "incast",
-                  "permutation", "storage_read", "storage_write", "training", "llm_training")
 
 
 class Scenario(_Spec):
@@ -268,8 +279,8 @@ class Scenario(_Spec):
     measure_from_s: Time = Field(default=0.0, description="start of the statistics window")
     technology: Technology | None = Field(default=None, description="None = the design's")
     dcqcn: bool | None = Field(default=None, description="None = the design's setting")
-    routing: Literal["default", "ecmp", "static", "adaptive"] = "default"
-    engine: Literal["auto", "cell", "flow"] = Field(
+    routing: Routing = "default"
+    engine: EngineKind = Field(
         default="auto",
         description="cell = cell-level (queues, PFC, ECN, drops); flow = max-min fair rates "
                     "for whole clusters; auto = cell when its predicted run time fits the "
@@ -285,7 +296,7 @@ class Scenario(_Spec):
     workloads: list[Workload] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _consistent(self) -> "Scenario":
+    def _consistent(self) -> Scenario:
         if self.until_s is not None and self.measure_from_s >= self.until_s:
             raise ValueError(f"measure_from_s ({self.measure_from_s:g} s) must be before "
                              f"until_s ({self.until_s:g} s)")
@@ -295,7 +306,7 @@ class Scenario(_Spec):
             fabric_with_overrides(FabricSettings(), self.fabric)
         return self
 
-    def with_changes(self, **changes: Any) -> "Scenario":
+    def with_changes(self, **changes: Any) -> Scenario:
         """A validated copy with some fields replaced (e.g. CLI overrides)."""
         data = self.model_dump()
         data.update(changes)

@@ -22,7 +22,7 @@ DEMO = EXAMPLES / "demo-rail64.design.json"
 
 def matrix(n_links, rows):
     """Incidence from rows = [(link, flow, weight)]."""
-    links, flows, weights = zip(*rows)
+    links, flows, weights = zip(*rows, strict=True)
     return incidence(n_links, max(flows) + 1, np.array(links), np.array(flows),
                      np.array(weights, dtype=float))
 
@@ -60,10 +60,10 @@ def test_every_link_is_within_capacity_and_every_flow_has_a_bottleneck():
     load = m.load(rates)
     assert (load <= capacity * (1 + 1e-9)).all()
     full = load >= capacity * (1 - 1e-9)
-    on = {l: [f for ll, f, _ in rows if ll == l] for l in range(n_links)}
+    on = {ln: [f for ll, f, _ in rows if ll == ln] for ln in range(n_links)}
     for f in range(n_flows):  # bottleneck: a full link where f has the largest rate
-        links = [l for l, ff, _ in rows if ff == f]
-        assert any(full[l] and rates[f] >= max(rates[on[l]]) * (1 - 1e-9) for l in links)
+        links = [ln for ln, ff, _ in rows if ff == f]
+        assert any(full[ln] and rates[f] >= max(rates[on[ln]]) * (1 - 1e-9) for ln in links)
 
 
 # ------------------------------------------------------------------ engine basics
@@ -81,7 +81,7 @@ def test_flows_share_links_max_min_and_end_one_path_delay_after_their_last_byte(
     totals = eng.totals()
     assert totals["delivered_bytes"] == totals["offered_bytes"] == 25_000_000
     assert totals["pfc_pauses"] == totals["drops"] == totals["ecn_marks"] == 0
-    assert [l["utilisation"] for l in eng.link_stats()] == pytest.approx(
+    assert [ln["utilisation"] for ln in eng.link_stats()] == pytest.approx(
         [s["utilisation"] for s in eng.link_stats()], abs=0)
 
 
@@ -90,7 +90,7 @@ def test_the_flow_engine_takes_the_cell_engines_paths(routing):
     design = load_design(DEMO)
     cell = Engine(design, EngineConfig(routing=routing))
     flow = FlowEngine(design, EngineConfig(routing=routing))
-    assert [l.key for l in flow.stream.links] == [l.key for l in cell.stream.links]
+    assert [ln.key for ln in flow.stream.links] == [ln.key for ln in cell.stream.links]
     pairs = [(f"server{a}/gpu{g}", f"server{b}/gpu{g}", qp)
              for a, b, g, qp in ((1, 2, 0, 0), (1, 5, 3, 1), (8, 2, 7, 2), (4, 6, 1, 5))]
     for src, dst, qp in pairs:
@@ -105,9 +105,9 @@ def test_the_flow_engine_takes_the_cell_engines_paths(routing):
 def test_adaptive_routing_spreads_a_flow_over_all_minimal_paths():
     flow = FlowEngine(load_design(DEMO), EngineConfig(routing="adaptive"))
     links, weights, _ = flow.route("server1/gpu0", "server2/gpu1")
-    by_link = dict(zip(links.tolist(), weights.tolist()))
+    by_link = dict(zip(links.tolist(), weights.tolist(), strict=True))
     ups = [w for i, w in by_link.items() if flow.links[i].src == "leaf1"]
-    uplinks = [l for l in flow.links if l.src == "leaf1" and l.dst.startswith("spine")]
+    uplinks = [ln for ln in flow.links if ln.src == "leaf1" and ln.dst.startswith("spine")]
     assert len(ups) == len(uplinks) > 1 and ups == pytest.approx([1 / len(ups)] * len(ups))
     assert sum(w for i, w in by_link.items() if flow.links[i].dst == "server2") == 1
 
@@ -124,17 +124,16 @@ def both(design, workload, **fields):
 def test_a_congestion_free_ring_all_reduce_agrees_within_5_percent():
     r = both(load_design(DEMO), {"type": "all_reduce", "size_bytes": "64MiB",
                                  "algorithm": "ring"}, cell_bytes=65536)
-    cell, flow = (r[e].collective["time_s"] for e in ("cell", "flow"))
+    cell, flow = (r[e].collective.time_s for e in ("cell", "flow"))
     assert flow == pytest.approx(cell, rel=0.05)
-    assert r["flow"].engine["kind"] == "flow" and r["flow"].hotspots["count"] == 0
-    assert r["flow"].totals["pfc_pauses"] == 0 and "PFC pauses" in r["flow"].engine[
-        "not_modelled"]
+    assert r["flow"].engine.kind == "flow" and r["flow"].hotspots.count == 0
+    assert r["flow"].totals.pfc_pauses == 0 and "PFC pauses" in r["flow"].engine.not_modelled
 
 
 def test_a_permutation_with_ecmp_collisions_agrees_within_15_percent():
     r = both(load_design(DEMO), {"type": "permutation", "bytes": "8MiB"}, cell_bytes=65536,
              technology="roce", dcqcn=False)
-    assert r["flow"].hotspots["count"] > 0  # hash collisions on leaf-spine links
+    assert r["flow"].hotspots.count > 0  # hash collisions on leaf-spine links
     cell, flow = (r[e].completion_time_s for e in ("cell", "flow"))
     assert flow == pytest.approx(cell, rel=0.15)
     ideal = 8 * 2**20 * 8 / 400e9
@@ -150,7 +149,7 @@ def test_an_incast_is_a_hotspot_and_the_victim_keeps_its_fair_share_at_flow_leve
     assert hot["count"] >= 1 and hot["links"][0]["to"] == "r"
     assert hot["links"][0]["peak_offered"] == pytest.approx(4.0)
     del ids  # (the cell engine's PFC gives V a quarter; max-min gives it 3/4: not modelled)
-    stats = {(l["from"], l["to"]): l for l in eng.link_stats(0.5e-3)}
+    stats = {(ln["from"], ln["to"]): ln for ln in eng.link_stats(0.5e-3)}
     assert stats[("s2", "r")]["utilisation"] == pytest.approx(1.0, rel=1e-3)
     assert stats[("s1", "s2")]["utilisation"] == pytest.approx(1.0, rel=1e-3)
 
@@ -159,10 +158,11 @@ def test_an_incast_is_a_hotspot_and_the_victim_keeps_its_fair_share_at_flow_leve
 def test_results_say_which_engine_ran_and_why():
     result = run_simulation(star(["h1", "h2"]), Scenario.model_validate(
         {"engine": "flow", "flows": [{"src": "h1", "dst": "h2", "bytes": "1MiB"}]}))
-    assert result.run["engine"] == "flow" and result.run["cell_bytes"] is None
-    assert result.engine["reason"] == "flow: chosen by the scenario"
+    assert result.run.engine == "flow" and result.run.cell_bytes is None
+    assert result.engine.reason == "flow: chosen by the scenario"
     assert any("not modelled" in w for w in result.warnings)
-    assert result.flow_summary["finished"] == 1
+    assert result.flow_summary.finished == 1
+    assert result.model_validate_json(result.to_json()) == result
 
 
 def big_rail(gpus):
@@ -198,8 +198,8 @@ def test_incremental_rate_updates_give_the_full_re_solve_allocation():
         sim = build_simulation(design, s)
         sim.engine.alloc.exact = exact
         result = sim.run()
-        runs.append((result.llm_training["iteration_time_s"], result.completion_time_s,
-                     [f["finish_s"] for f in result.flows]))
+        runs.append((result.llm_training.iteration_time_s, result.completion_time_s,
+                     [f.finish_s for f in result.flows]))
     assert runs[0][0] == pytest.approx(runs[1][0], rel=1e-9)
     assert runs[0][1] == pytest.approx(runs[1][1], rel=1e-9)
     assert runs[0][2] == pytest.approx(runs[1][2], rel=1e-9)

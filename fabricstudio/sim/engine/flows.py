@@ -77,7 +77,7 @@ class Flow:
         self.unit_cells = self.ncells
         self.unit_last = self.last_size
         self.limit = self.ncells
-        self.on_units = None
+        self.on_units: Callable[[int], None] | None = None
         self.units_done = 0
 
     def configure_units(self, unit_bytes: int, released: int,
@@ -108,7 +108,7 @@ class Flow:
 
     def _report_units(self) -> None:
         units = self.rcv_nxt // self.unit_cells
-        if units > self.units_done:
+        if units > self.units_done and self.on_units is not None:
             self.units_done = units
             self.on_units(units)
 
@@ -200,6 +200,8 @@ class Flow:
 
     def _drain(self) -> None:
         ooo = self.ooo
+        if ooo is None:
+            return
         while self.rcv_nxt in ooo:
             ooo.discard(self.rcv_nxt)
             self.rcv_nxt += 1
@@ -316,7 +318,7 @@ class TcpFlow(Flow):
         self.rto_deadline = INF
         self.rto_pending = False
         self.retx: list[int] = []
-        self.ooo = set()
+        self.ooo: set[int] = set()
 
     # ------------------------------------------------------------------ sender
     def has_data(self) -> bool:

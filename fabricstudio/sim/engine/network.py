@@ -91,6 +91,7 @@ class Network:
 
         for host in self.hosts.values():
             for number, up, down in endpoint_ports(host.out, reverse):
+                assert isinstance(up, NicPort)  # a host's egress ports are NIC ports
                 ep = Endpoint(len(self.endpoints), host.id, number, up, down)
                 self.endpoints.append(ep)
                 self.endpoint_of[(host.id, number)] = ep
@@ -120,6 +121,7 @@ class Network:
                     f"of {engine.cell_bytes} B: almost every cell will be dropped")
         if tech is Technology.ROCE:
             for switch in self.switches.values():
+                assert isinstance(switch, RoceSwitch)  # a RoCE fabric builds RoCE switches
                 ingress = [p for p in self.ports if p.peer is switch]
                 switch.finish_wiring(ingress)
                 self._check_buffer(switch, ingress)
@@ -139,7 +141,7 @@ class Network:
     def _check_headroom(self) -> None:
         if not self.engine.fabric.pfc.enabled:
             return
-        short = []
+        short: list[str] = []
         for port in self.ports:
             if not isinstance(port.peer, Switch):
                 continue

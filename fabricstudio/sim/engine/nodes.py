@@ -82,7 +82,7 @@ class Switch(Node):
         self._rr += 1
         n = len(ports)
         now = self.clock.env._now
-        best = None
+        best = ports[0]
         best_key = None
         for k in range(n):
             port = ports[(self._rr + k) % n]
@@ -106,6 +106,10 @@ class Switch(Node):
             self.engine.ecn_marks += k
             if cell.mark < 0:
                 cell.mark = port.index
+
+    def on_dequeue(self, cell: Cell, out: Port) -> None:
+        """``cell`` leaves this switch by ``out``: release its buffer (per flavour)."""
+        raise NotImplementedError
 
     def drop(self, cell: Cell, port: Port) -> None:
         """Lose ``cell``; counted on ``port``."""

@@ -9,9 +9,13 @@ the metrics CSV index by) and NIC endpoint numbers are the same, and the shared
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from fabricstudio.model import Design
+
+L = TypeVar("L")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +50,8 @@ def directed_links(design: Design) -> list[DirectedSpec]:
     return specs
 
 
-def endpoint_ports(host_out: dict[int, object], reverse) -> list[tuple[int, object, object]]:
+def endpoint_ports(host_out: Mapping[int, L],
+                   reverse: Callable[[L], L | None]) -> list[tuple[int, L, L]]:
     """The NIC endpoints of one host: ``(port number, up port, down port)`` in port order.
 
     ``host_out`` maps the host's port numbers to its outgoing link objects; ``reverse(up)``

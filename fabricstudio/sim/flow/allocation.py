@@ -169,7 +169,7 @@ class Allocation:
         s.rate[a] = rates
         self._settle(touched, now)
         self.load[touched] = load
-        for slot, link in zip(a.tolist(), neck.tolist()):
+        for slot, link in zip(a.tolist(), neck.tolist(), strict=True):
             self.bottleneck[slot] = int(touched[link]) if link >= 0 else -1
 
     def _solve_small(self, members: set[int], now: float) -> set[int]:
@@ -181,7 +181,7 @@ class Allocation:
         before: dict[int, float] = {}
         for slot in order:
             links, weights = self._entries(slot)
-            pairs = list(zip(links.tolist(), weights.tolist()))
+            pairs = list(zip(links.tolist(), weights.tolist(), strict=True))
             entries.append(pairs)
             r = float(s.rate[slot])
             for link, w in pairs:
@@ -194,7 +194,7 @@ class Allocation:
         after: dict[int, float] = dict.fromkeys(others, 0.0)
         fastest: dict[int, float] = dict.fromkeys(others, 0.0)
         inside: dict[int, int] = dict.fromkeys(others, 0)
-        for pairs, r in zip(entries, rates):
+        for pairs, r in zip(entries, rates, strict=True):
             for link, w in pairs:
                 after[link] += w * r
                 fastest[link] = max(fastest[link], r)
@@ -225,7 +225,7 @@ class Allocation:
         links = np.fromiter(load.keys(), np.int64, len(load))
         self._settle(links, now)
         self.load[links] = np.fromiter(load.values(), np.float64, len(load))
-        for slot, r, link in zip(order, rates, neck):
+        for slot, r, link in zip(order, rates, neck, strict=True):
             s.rate[slot] = r
             self.bottleneck[slot] = link
         return set()

@@ -28,6 +28,7 @@ import numpy as np
 import simpy
 
 from fabricstudio.model import Design, Technology
+from fabricstudio.model.devices import GpuServer
 from fabricstudio.sim.engine.addressing import resolve_address
 from fabricstudio.sim.engine.clock import Call, Clock
 from fabricstudio.sim.engine.config import (
@@ -313,6 +314,7 @@ class FlowEngine:
 
     def _add_nvlink(self, rec: FlowRecord, on_done: Callable | None) -> None:
         device = self.design.devices[rec.src.partition("/")[0]]
+        assert isinstance(device, GpuServer)  # GPU-to-GPU on one server
         duration = NVLINK_LATENCY_S + rec.size_bytes * 8 / (device.nvlink_gbps * 1e9)
         self.flows.append(rec)
 

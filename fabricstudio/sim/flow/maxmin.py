@@ -93,7 +93,10 @@ def max_min_with_bottlenecks(inc: Incidence, capacity: np.ndarray,
     tol = REL_TOL * np.maximum(remaining, 1.0)
     frozen = np.zeros(n_flows, dtype=bool)
     grouped = groups is not None and bool((groups >= 0).any())
-    if grouped:
+    members = np.zeros(0, dtype=bool)
+    group_of = np.zeros(0, dtype=np.int64)
+    n_groups = 0
+    if groups is not None and grouped:
         members = groups >= 0
         group_of = np.maximum(groups, 0)
         n_groups = int(groups.max()) + 1

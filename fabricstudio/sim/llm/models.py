@@ -38,7 +38,7 @@ class ModelSpec(BaseModel):
                     "Q/K/V/O (e.g. DeepSeek's low-rank MLA); None = from the head shape")
 
     @model_validator(mode="after")
-    def _consistent(self) -> "ModelSpec":
+    def _consistent(self) -> ModelSpec:
         if self.heads % (self.kv_heads or self.heads):
             raise ValueError(f"heads ({self.heads}) must be a multiple of kv_heads "
                              f"({self.kv_heads})")

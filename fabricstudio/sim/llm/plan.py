@@ -9,7 +9,6 @@ the farthest apart.  Expert-parallel groups are ``ep`` consecutive data-parallel
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from fabricstudio.model import Design, GpuServer
@@ -27,7 +26,7 @@ class StageCost:
     moe_layers: int
     forward_s: float  #: compute of the forward pass
     backward_s: float  #: compute of the backward pass (recomputation included)
-    attention_s: float  #: attention-core compute of the forward (context parallelism hides under it)
+    attention_s: float  #: attention-core compute of the forward (hides context parallelism)
     tp_forward_s: float  #: tensor-parallel all-reduces of the forward (NVLink, exposed)
     tp_backward_s: float
     pp_bytes: float  #: to the next stage, per GPU (activations; the same back as gradients)
@@ -53,6 +52,7 @@ class LlmPlan:
     grid: list[list[list[list[str]]]]  #: address [pp][dp][cp][tp]
     stages: list[StageCost] = field(default_factory=list)
     nvlink_bps: float = 0.0  #: bytes/s per GPU per direction (the design's servers)
+    memory_gb: float = 0.0  #: largest per-GPU memory need of a stage (estimate)
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -164,7 +164,7 @@ def stage_costs(plan: LlmPlan) -> list[StageCost]:
             bwd_flops += fwd_flops
         elif spec.recompute == "selective":
             bwd_flops += attention
-        params = sum(f.layer_params(m, f.is_moe(m, i)) for i in layers)
+        params = float(sum(f.layer_params(m, f.is_moe(m, i)) for i in layers))
         if s == 0:
             params += m.vocab * m.hidden
         if s == plan.pp - 1:
@@ -194,7 +194,7 @@ def _check_memory(plan: LlmPlan) -> None:
             m, spec.micro_batch, spec.seq_len, plan.tp, plan.cp, spec.recompute == "full")
         state = f.state_bytes_per_gpu(cost.params_per_gpu, plan.dp * plan.cp, spec.zero)
         worst = max(worst, acts + state)
-    plan.memory_gb = worst / 1e9  # type: ignore[attr-defined]
+    plan.memory_gb = worst / 1e9
     if worst > plan.gpu.hbm_gb * 1e9:
         plan.warnings.append(
             f"about {worst / 1e9:,.0f} GB per GPU (weights, gradients, optimizer states, "
@@ -206,6 +206,3 @@ def pipeline_bubble(plan: LlmPlan) -> float:
     """1F1B idle fraction for this plan's stages and micro-batches."""
     return f.one_f_one_b_bubble(plan.pp, max(1, plan.micro_batches))
 
-
-def nearest(value: float) -> int:  # pragma: no cover - helper for docs tables
-    return int(math.floor(value + 0.5))

@@ -3,6 +3,7 @@ the same iterations on an ideal network, so the network's cost in GPU time is on
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import simpy
@@ -22,7 +23,9 @@ def ideal_iteration(plan: LlmPlan, design: Any) -> IterationResult:
                        plan.gpu.nvls)
     done = Iteration(plan, net).run()
     env.run()
-    return done.value
+    result = done.value
+    assert isinstance(result, IterationResult)
+    return result
 
 
 class LlmTraining(Workload):
@@ -78,7 +81,7 @@ class LlmTraining(Workload):
         firsts = [g[0] for g in group_by_server(
             [plan.address(p, d, c, 0) for p in range(plan.pp) for d in range(plan.dp)
              for c in range(plan.cp)])]
-        pairs = list(zip(firsts, firsts[1:]))
+        pairs = list(itertools.pairwise(firsts))
         pairs += [(plan.address(p, 0, 0, 0), plan.address(p + 1, 0, 0, 0))
                   for p in range(plan.pp - 1)]
         return [(a, b) for a, b in pairs if server_of(a) != server_of(b)] or pairs

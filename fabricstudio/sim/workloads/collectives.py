@@ -16,8 +16,8 @@ over the NICs its busbw can exceed the NICs' aggregate, unlike NCCL's flat ring.
 
 from __future__ import annotations
 
+import itertools
 import math
-from dataclasses import dataclass
 from typing import Any
 
 from fabricstudio.sim.scenario import ScenarioError
@@ -126,7 +126,7 @@ def tree_phases(ranks: list[str], size: int, channels: int, nvls: bool) -> list[
     trees = []
     for channel, share in enumerate(split_evenly(size, channels)):
         nodes = tuple(group[channel % len(group)] for group in groups)
-        for parents, half in zip((first, second), split_evenly(share, 2)):
+        for parents, half in zip((first, second), split_evenly(share, 2), strict=True):
             if half:
                 trees.append(TreeSpec(nodes, tuple(parents), half, channel, intra))
     return [trees]
@@ -240,8 +240,8 @@ class Collective(Workload):
     def hops(self) -> list[tuple[str, str]]:
         """Every (src, dst) pair the collective sends over (for path checks)."""
         if self.name == "all_to_all":  # a chain through every rank proves them connected
-            return list(zip(self.ranks, self.ranks[1:]))
-        pairs = set()
+            return list(itertools.pairwise(self.ranks))
+        pairs: set[tuple[str, str]] = set()
         for phase in self._phases:
             for run in phase:
                 if isinstance(run, RingSpec):

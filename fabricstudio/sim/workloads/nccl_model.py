@@ -114,7 +114,8 @@ def choose(name: str, size_bytes: float, topo: Topology,
     if not times:
         return available[0], f"auto: {available[0]} (the only algorithm that applies)"
     best = min(times, key=lambda a: (times[a], a))
-    listed = ", ".join(f"{a} {times[a] * 1e3:.3g} ms" for a in sorted(times, key=times.get))
+    listed = ", ".join(f"{a} {times[a] * 1e3:.3g} ms"
+                       for a in sorted(times, key=lambda name: times[name]))
     return best, (f"auto: NCCL's tuning model (tuning.cc, Simple protocol) predicts {listed} "
                   f"for {size_bytes / 2**20:.4g} MiB over {topo.ranks} ranks on {topo.nodes} "
                   f"server(s), {topo.channels} channel(s)")

@@ -104,7 +104,7 @@ class RingRun:
         self._before = [(p - net[i - 1] - 1) % n if len(net) > 1 else n - 1
                         for i, p in enumerate(net)]
         self._chain_before = [sum(self._nv_unit[(p - k) % n] for k in range(1, m + 1))
-                              for p, m in zip(net, self._before)]
+                              for p, m in zip(net, self._before, strict=True)]
         self._chain_after = [sum(self._nv_unit[(p + k) % n]
                                  for k in range(1, self._before[(i + 1) % len(net)] + 1))
                              for i, p in enumerate(net)]
