@@ -100,8 +100,10 @@ def model_flops_per_token(m: ModelSpec, seq: int) -> float:
 
 
 def hardware_flops_per_token(m: ModelSpec, seq: int, recompute: bool) -> float:
-    """Training FLOPs per token actually executed (a second forward with recomputation)."""
-    return (4 if recompute else 3) * forward_flops_per_token(m, seq)
+    """Training FLOPs per token actually executed: full recomputation runs the layers'
+    forward a second time (not the logits: Narayanan et al.'s V / 16 l h term)."""
+    extra = forward_flops_per_token(m, seq) - logits_flops(m) if recompute else 0.0
+    return 3 * forward_flops_per_token(m, seq) + extra
 
 
 # ------------------------------------------------------------------------ communication

@@ -160,8 +160,9 @@ def stage_costs(plan: LlmPlan) -> list[StageCost]:
         fwd_flops = fwd * tokens * share
         attention = sum(f.attention_core_flops(m, seq) for _ in layers) * tokens * share
         bwd_flops = 2 * fwd_flops
-        if spec.recompute == "full":
-            bwd_flops += fwd_flops
+        if spec.recompute == "full":  # the layers' forward again (not the logits)
+            bwd_flops += fwd_flops - (f.logits_flops(m) * tokens * share
+                                      if s == plan.pp - 1 else 0.0)
         elif spec.recompute == "selective":
             bwd_flops += attention
         params = float(sum(f.layer_params(m, f.is_moe(m, i)) for i in layers))
