@@ -26,6 +26,7 @@ import networkx as nx
 
 from fabricstudio.model import Design, Plane
 from fabricstudio.model.devices import SERVER_TYPES
+from fabricstudio.sim.budget import check_timers, sample_budget
 from fabricstudio.sim.engine import Engine, EngineConfig, EngineError
 from fabricstudio.sim.flow import NOT_MODELLED, FlowEngine
 from fabricstudio.sim.metrics import MetricStream
@@ -57,6 +58,7 @@ class Simulation:
 
     def __init__(self, design: Design, scenario: Scenario, engine: Engine | FlowEngine,
                  config: EngineConfig, workloads: list[Workload], estimate_s: float,
+                 frame_limit_s: float = math.inf,
                  engine_info: dict[str, Any] | None = None) -> None:
         self.design = design
         #: The configuration the engine runs with.
@@ -66,9 +68,11 @@ class Simulation:
         self.workloads = workloads
         #: Rough expected duration of the traffic (s), used for slicing and open horizons.
         self.estimate_s = estimate_s
-        #: Where the run stops: the scenario's horizon, or a safety cap when it has none.
+        #: Where the run stops: the scenario's horizon, or a safety cap when it has none (also
+        #: where the frame budget runs out, sim.budget).
         self.stop_s = (scenario.until_s if scenario.until_s is not None
-                       else max(OPEN_HORIZON_FACTOR * estimate_s, estimate_s + 0.01))
+                       else min(max(OPEN_HORIZON_FACTOR * estimate_s, estimate_s + 0.01),
+                                frame_limit_s))
         self._window_base: dict[int, int] | None = None
         self._planned = sum(w.planned_bytes for w in workloads) or 1
         #: Which engine runs and why: ``kind`` ("cell" or "flow"), ``requested``, ``reason``,
@@ -290,8 +294,10 @@ def _headline(workloads: list[Workload]) -> tuple[dict[str, Any] | None,
 
 
 # -------------------------------------------------------------------- building
-def engine_config(design: Design, scenario: Scenario, horizon_s: float) -> EngineConfig:
-    """The EngineConfig a scenario asks for on ``design``."""
+def engine_config(design: Design, scenario: Scenario, horizon_s: float,
+                  sample_period_s: float | None = None) -> EngineConfig:
+    """The EngineConfig a scenario asks for on ``design`` (``sample_period_s`` overrides the
+    scenario's, e.g. the period chosen by :func:`~fabricstudio.sim.budget.sample_budget`)."""
     try:
         fabric = (fabric_with_overrides(design.fabric, scenario.fabric)
                   if scenario.fabric else None)
@@ -299,7 +305,8 @@ def engine_config(design: Design, scenario: Scenario, horizon_s: float) -> Engin
         raise ScenarioError(str(exc)) from None
     return EngineConfig(technology=scenario.technology, dcqcn=scenario.dcqcn,
                         routing=scenario.routing, cell_bytes=scenario.cell_bytes,
-                        seed=scenario.seed, sample_period_s=scenario.sample_period_s,
+                        seed=scenario.seed,
+                        sample_period_s=sample_period_s or scenario.sample_period_s,
                         fabric=fabric, horizon_s=horizon_s)
 
 
@@ -319,11 +326,14 @@ def build_simulation(design: Design, scenario: Scenario,
     _check_paths(graph, workloads)
     estimate = estimate_duration(frozen, workloads)
     horizon = scenario.until_s if scenario.until_s is not None else estimate
-    work = estimate_work(frozen, graph, workloads, scenario, horizon)
+    samples = sample_budget(frozen, scenario, horizon)
+    work = estimate_work(frozen, graph, workloads, scenario, horizon, samples.period_s)
     kind, reason = choose_engine(scenario.engine, work)
     if max_cell_hops is not None:
         check_work(work, kind, scenario, max_cell_hops)
-    config = engine_config(frozen, scenario, horizon)
+    config = engine_config(frozen, scenario, horizon, samples.period_s)
+    if max_cell_hops is not None and kind == "cell":  # flow level has no per-flow timers
+        check_run_timers(frozen, config, workloads, horizon)
     try:
         engine = FlowEngine(frozen, config) if kind == "flow" else Engine(frozen, config)
     except EngineError as exc:
@@ -331,7 +341,8 @@ def build_simulation(design: Design, scenario: Scenario,
     ctx.engine = engine
     info = {"kind": kind, "requested": scenario.engine, "reason": reason,
             "estimate": work.as_dict()}
-    sim = Simulation(frozen, scenario, engine, config, workloads, estimate, info)
+    sim = Simulation(frozen, scenario, engine, config, workloads, estimate,
+                     samples.frame_limit_s, info)
     try:
         for workload in workloads:
             workload.start()
@@ -384,6 +395,16 @@ def estimate_duration(design: Design, workloads: list[Workload]) -> float:
     return 1.2 * longest
 
 
+def check_run_timers(design: Design, config: EngineConfig, workloads: list[Workload],
+                     horizon_s: float) -> float:
+    """Estimated timer firings of the run (sim.budget); ScenarioError above the budget."""
+    fabric = config.fabric or design.fabric
+    technology = config.technology or fabric.technology
+    dcqcn = config.dcqcn if config.dcqcn is not None else fabric.dcqcn.enabled
+    concurrent = sum(min(w.planned_flows, len(w.hops)) for w in workloads)
+    return check_timers(fabric, technology, dcqcn, concurrent, horizon_s)
+
+
 def _mean_hops(graph: nx.Graph, pairs: list[tuple[str, str]]) -> float:
     """Mean link count between the servers of ``pairs`` that cross the fabric (sampled)."""
     fabric_pairs = [(server_of(a), server_of(b)) for a, b in pairs if server_of(a) != server_of(b)]
@@ -394,7 +415,7 @@ def _mean_hops(graph: nx.Graph, pairs: list[tuple[str, str]]) -> float:
 
 
 def estimate_work(design: Design, graph: nx.Graph, workloads: list[Workload],
-                  scenario: Scenario, horizon_s: float) -> WorkEstimate:
+                  scenario: Scenario, horizon_s: float, period_s: float) -> WorkEstimate:
     """What the run will cost (counted from the workloads' plans, nothing built yet)."""
     transfers = fabric_transfers = 0
     fabric_bytes = cell_hops = hop_sum = 0.0
@@ -412,8 +433,7 @@ def estimate_work(design: Design, graph: nx.Graph, workloads: list[Workload],
         hop_sum += hops * workload.planned_fabric_flows
         updates += workload.planned_rate_updates
         entries = max(entries, int(workload.planned_concurrent * max(hops, 1.0)))
-    period = EngineConfig(sample_period_s=scenario.sample_period_s,
-                          horizon_s=horizon_s).resolved_sample_period()
+    period = period_s
     return WorkEstimate(transfers=transfers, fabric_transfers=fabric_transfers,
                         fabric_bytes=fabric_bytes, cell_hops=cell_hops,
                         mean_hops=hop_sum / fabric_transfers if fabric_transfers else 0.0,

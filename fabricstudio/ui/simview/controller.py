@@ -30,6 +30,9 @@ REPLAY_S = 20.0  # "Live" replays a finished run in this many wall seconds
 MAX_SPAN = 64  # at most this many recorded frames are merged into one displayed frame
 _MEAN_FIELDS = ("utilisation", "paused", "credit_stall")
 _SUM_FIELDS = ("pauses_sent", "ecn_marks", "cnps", "drops")
+#: Said when Play, Step or a jump finds no recorded run.
+NOTHING_TO_PLAY = ("Nothing to play yet: press Run (Ctrl+R) in the Scenario panel to simulate "
+                   "the workload, then Play replays it")
 #: Jump targets: name -> (stream field, "first" or "peak").
 JUMPS = {"first_pause": ("pauses_sent", "first"), "peak_queue": ("queue_bytes", "peak"),
          "first_drop": ("drops", "first"), "first_ecn": ("ecn_marks", "first")}
@@ -220,15 +223,19 @@ class SimController(QObject):
         self.seek_index(len(stream) - 1)
 
     # ------------------------------------------------------------------ display clock
-    def play(self) -> None:
-        """Play from the shown time (restarting at the beginning when at the end)."""
+    def play(self) -> bool:
+        """Play from the shown time (restarting at the beginning when at the end); False,
+        with a message saying why, when there is nothing recorded to play."""
         if self.stream is None or not len(self.stream):
-            return
+            self.message.emit(NOTHING_TO_PLAY if self.stream is None
+                              else "The run has not recorded a frame yet")
+            return False
         if not self.running and self.shown_index >= len(self.stream) - 1:
             self.display_time = float(self.stream.times[0])
             self.shown_index = -1
         self.playing = True
         self._ensure_timer()
+        return True
 
     def pause(self) -> None:
         """Freeze the display at the shown frame."""
@@ -251,8 +258,10 @@ class SimController(QObject):
     def step(self, frames: int = 1) -> None:
         """Pause and move ``frames`` frames forward (or back when negative)."""
         self.pause()
-        if self.stream is not None and len(self.stream):
-            self.seek_index(max(0, self.shown_index) + frames)
+        if self.stream is None or not len(self.stream):
+            self.message.emit(NOTHING_TO_PLAY)
+            return
+        self.seek_index(max(0, self.shown_index) + frames)
 
     def seek_index(self, index: int) -> None:
         """Show frame ``index`` (clamped) and stop following live."""
@@ -271,6 +280,7 @@ class SimController(QObject):
     def jump(self, name: str) -> bool:
         """Jump to a bookmark of JUMPS; False (with a message) when the run has none."""
         if self.stream is None or not len(self.stream):
+            self.message.emit(NOTHING_TO_PLAY)
             return False
         field, how = JUMPS[name]
         t = self.stream.first_time(field) if how == "first" else self.stream.peak_time(field)
