@@ -429,7 +429,8 @@ def estimate_work(design: Design, graph: nx.Graph, workloads: list[Workload],
         moved = min(workload.network_bytes, capacity)
         hops = _mean_hops(graph, workload.hops)
         fabric_bytes += moved
-        cell_hops += moved / scenario.cell_bytes * hops
+        cell = min(scenario.cell_bytes, workload.unit_bytes_hint or scenario.cell_bytes)
+        cell_hops += moved / cell * hops
         hop_sum += hops * workload.planned_fabric_flows
         updates += workload.planned_rate_updates
         entries = max(entries, int(workload.planned_concurrent * max(hops, 1.0)))

@@ -46,6 +46,9 @@ class Workload:
         self.planned_concurrent = 0
         #: Expected length when it is not set by bytes at line rate (e.g. compute), seconds.
         self.duration_hint_s = 0.0
+        #: Smallest piece its transfers are cut into (a ring step's unit): cells are never
+        #: bigger, so the cell engine moves at least fabric bytes / this many cells.
+        self.unit_bytes_hint: int | None = None
         self.flow_ids: list[int] = []
 
     @property

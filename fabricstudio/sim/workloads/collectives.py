@@ -232,6 +232,9 @@ class Collective(Workload):
         self.network_bytes = sum(_fabric_bytes(run, slice_bytes) for run in runs)
         self.planned_bytes = sum(_all_bytes(run, slice_bytes) for run in runs)
         self.planned_flows = self.planned_fabric_flows = sum(_transfers(run) for run in runs)
+        units = [ring_units(run, slice_bytes)[0] if isinstance(run, RingSpec)
+                 else min(run.size_bytes, slice_bytes) for run in runs]
+        self.unit_bytes_hint = min(units) if units else None
         self.planned_rate_updates = 2 * len(runs)
         self.planned_concurrent = max(sum(_transfers(run) for run in phase)
                                       for phase in self._phases)

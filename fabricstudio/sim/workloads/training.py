@@ -32,6 +32,7 @@ class TrainingStep(Workload):
         self.planned_fabric_flows = self.allreduce.planned_fabric_flows * spec.iterations
         self.planned_rate_updates = self.allreduce.planned_rate_updates * spec.iterations
         self.planned_concurrent = self.allreduce.planned_concurrent
+        self.unit_bytes_hint = self.allreduce.unit_bytes_hint
         self.steps: list[tuple[float, float]] = []  # (step time, all-reduce time)
         self.flow_ids = self.allreduce.flow_ids
 
