@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fabricstudio.model import FabricSettings
+
 #: Per-directed-link fields of a frame, their dtype and meaning (all over one sample period
 #: unless marked "at the sample instant").
 LINK_FIELDS: dict[str, tuple[type, str]] = {
@@ -82,9 +84,13 @@ class MetricStream:
     """
 
     def __init__(self, links: tuple[DirectedLink, ...], sample_period_s: float,
+                 fabric: FabricSettings | None = None,
                  fields: tuple[str, ...] | None = None) -> None:
         self.links = links
         self.sample_period_s = sample_period_s
+        #: The fabric settings the run used (after its overrides): views scale by these, not
+        #: by the live design, so editing the design never changes how a recorded run looks.
+        self.fabric = fabric or FabricSettings()
         #: Per-link fields this stream records (None = all); the others read as zeros
         #: (the flow-level engine records utilisation only: a 32k-GPU fabric has 200k links).
         self.fields = tuple(LINK_FIELDS) if fields is None else fields
@@ -115,7 +121,7 @@ class MetricStream:
             i = self._count
             self._times[i] = frame.t
             for name, column in self._columns.items():
-                column[i] = frame.links[name]
+                column[i] = frame.links.get(name, 0)  # a field the engine does not record
             self._flows.append((frame.flow_ids, frame.flows))
             self._count += 1
 

@@ -27,7 +27,7 @@ from collections.abc import Callable
 import numpy as np
 import simpy
 
-from fabricstudio.model import Design, Technology
+from fabricstudio.model import Design, Technology, freeze
 from fabricstudio.model.devices import GpuServer
 from fabricstudio.sim.engine.addressing import resolve_address
 from fabricstudio.sim.engine.clock import Call, Clock
@@ -103,9 +103,8 @@ class FlowEngine:
     def __init__(self, design: Design, config: EngineConfig | None = None,
                  exact: bool = False) -> None:
         self.config = config or EngineConfig()
-        self.design = design.copy()
-        fabric = Engine._effective_fabric(self.config, self.design.fabric)
-        self.design.set_fabric(fabric)
+        fabric = Engine._effective_fabric(self.config, design.fabric)
+        self.design = freeze(design).with_fabric(fabric)  # the snapshot shows what runs
         self.fabric = fabric
         self.technology: Technology = fabric.technology
         self.cell_bytes = None
@@ -117,7 +116,7 @@ class FlowEngine:
         self.net = FlowNetwork(self.design, fabric, mode, self.config.seed)
         self.links = self.net.directed
         self.capacity = self.net.capacity
-        self.stream = MetricStream(tuple(self.net.directed), self._sample_period(),
+        self.stream = MetricStream(tuple(self.net.directed), self._sample_period(), fabric,
                                    fields=("utilisation",))
         self.flows = FlowLog()
         self.config_warnings: list[str] = []

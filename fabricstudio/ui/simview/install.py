@@ -35,8 +35,12 @@ class SimulationUi(QObject):
         self.plots = MetricsPlots()
         self.results = ResultsPanel()
         self.compare = ComparePanel(factory)
+        costs = getattr(window, "costs", None)
+        if costs is not None:  # GPU-idle money at the cost book's GPU-hour price
+            self.compare.cost_book_source = lambda: costs.book
+            costs.changed.connect(lambda _book: self.compare.update_money())
         self.controls = SimControls(self.controller, window)
-        self.legend = LegendOverlay(window.view)
+        self.legend = LegendOverlay(window.view, window.scene)
         self.docks = {
             "scenario": self._dock("Scenario", self.scenario,
                                    Qt.DockWidgetArea.RightDockWidgetArea),
