@@ -9,6 +9,7 @@ parent QThread appends them to a MetricStream the UI reads exactly like a local 
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import pickle
@@ -51,8 +52,10 @@ def picklable(factory: SourceFactory) -> bool:
 
 def _child_main(factory: SourceFactory, design: FrozenDesign, request: RunRequest, conn: Any,
                 stop: Any, send_frames: bool) -> None:
-    """Child process: build the source, run it in slices, stream frames, send the result."""
+    """Child process: build the source, run it in slices, stream frames, send the result
+    (the run owns this process: the cyclic garbage collector stays paused)."""
     _lower_priority()
+    gc.disable()
     try:
         source = factory(design, request)
         stream = source.stream
