@@ -304,7 +304,7 @@ _COLLECTIVE_TYPES = frozenset({"all_reduce", "all_gather", "reduce_scatter", "al
 def _report_kind(value: Any) -> str:
     kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
     if kind in ("training", "llm_training", "stall"):
-        return kind
+        return str(kind)
     return "collective" if kind in _COLLECTIVE_TYPES else "flows"
 
 

@@ -355,13 +355,6 @@ def _deep_merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, An
     return out
 
 
-class ScenarioFile(Scenario):
-    """The file's top-level object (envelope + scenario)."""
-
-    format: Literal["fabricstudio-scenario"]
-    version: Literal[1]
-
-
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     """Read and validate a scenario file (a regular file of at most :data:`MAX_FILE_BYTES`)."""
     try:
