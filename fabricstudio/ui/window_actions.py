@@ -51,7 +51,9 @@ class ActionsAndMenus:
         self.act_undo = self.undo_stack.createUndoAction(self, "&Undo")
         self.act_undo.setShortcut(QKeySequence(std.Undo))
         self.act_redo = self.undo_stack.createRedoAction(self, "&Redo")
-        self.act_redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence(std.Redo)])
+        # Both keys everywhere: QKeySequence.Redo is Ctrl+Shift+Z on Linux desktops (listing
+        # it as well registered that key twice and left Ctrl+Y unbound) and Ctrl+Y on Windows.
+        self.act_redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         self.act_copy = self._action("&Copy", e.copy, std.Copy)
         self.act_cut = self._action("Cu&t", self._cut, std.Cut)
         self.act_paste = self._action("&Paste", e.paste, std.Paste)
@@ -67,8 +69,9 @@ class ActionsAndMenus:
                                     ("Align &right", "right", "Alt+Right"),
                                     ("Align &top", "top", "Alt+Up"),
                                     ("Align &bottom", "bottom", "Alt+Down"),
-                                    ("Centre &horizontally", "hcenter", "Alt+H"),
-                                    ("Centre &vertically", "vcenter", "Alt+V"),
+                                    # not Alt+H / Alt+V: the Help and View menus' keys
+                                    ("Centre &horizontally", "hcenter", "Alt+C"),
+                                    ("Centre &vertically", "vcenter", "Alt+Shift+C"),
                                     ("Distribute h&orizontally", "hspread", "Alt+Shift+H"),
                                     ("Distribute v&ertically", "vspread", "Alt+Shift+V"))]
         self.act_select_tool = self._action("Select", lambda on: None, "V",

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fabricstudio.model import Design
+from fabricstudio.model import Design, freeze
 from fabricstudio.sim.request import RunRequest
 from fabricstudio.sim.result import Result
 from fabricstudio.ui.panels.results_summary import figures, format_figure
@@ -90,7 +90,7 @@ class ComparePanel(QWidget):
         self.table.clearContents()
         self._draw_charts()
         self.request = request
-        worker = CompareWorker(self.factory, design.copy(), request, self,
+        worker = CompareWorker(self.factory, freeze(design), request, self,
                                use_process=picklable(self.factory))
         worker.variant_started.connect(
             lambda label: self.status.setText(f"Running {label}… ({request.workload_label})"))
