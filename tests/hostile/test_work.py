@@ -217,3 +217,7 @@ def test_2048_gpu_2_kib_all_to_all_is_refused_or_runs_within_a_memory_cap(rail_d
     assert time.monotonic() - start < 90
     if out.returncode != 0:
         one_line_error(out)
+
+
+def test_horizon_below_100_ns_is_refused_with_the_reason(tmp_path):
+    one_line_error(_simulate(tmp_path, until_s=1e-300), "until_s", "not one packet")
