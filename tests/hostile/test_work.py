@@ -203,7 +203,7 @@ ISSUE_10 = ("issue 10 (colleague `scale`): the flow/pair work estimate must coun
 def test_8k_gpu_all_to_all_is_refused_within_a_memory_cap(rail_designs):
     start = time.monotonic()
     out = run_cli("simulate", rail_designs[8192], "--workload", "all-to-all", "--size", "1MiB",
-                  mem_mib=1024, cpu_s=20, timeout=120)
+                  mem_mib=1024, cpu_s=15, timeout=120)
     assert time.monotonic() - start < 90
     if out.returncode != 0:
         one_line_error(out)
@@ -213,7 +213,7 @@ def test_8k_gpu_all_to_all_is_refused_within_a_memory_cap(rail_designs):
 def test_2048_gpu_2_kib_all_to_all_is_refused_or_runs_within_a_memory_cap(rail_designs):
     start = time.monotonic()
     out = run_cli("simulate", rail_designs[2048], "--workload", "all-to-all", "--size", "2048",
-                  mem_mib=1024, cpu_s=20, timeout=120)
+                  mem_mib=1024, cpu_s=15, timeout=120)
     assert time.monotonic() - start < 90
     if out.returncode != 0:
         one_line_error(out)
