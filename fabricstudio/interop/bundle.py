@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fabricstudio.formats.output import OutputError, write_output
+from fabricstudio.formats.output import OutputError, PathLike, write_output
 from fabricstudio.interop.registry import InteropError
 
 #: Fixed time stamp of zip entries, so the same design gives the same bytes.
@@ -29,14 +30,20 @@ class Bundle:
 
 
 def write_bundle(bundle: Bundle, target: str | Path, fmt: str = "", *,
-                 inputs: tuple[str, ...] = (), force: bool = False) -> list[Path]:
-    """Write ``bundle`` to ``target`` through :func:`~fabricstudio.formats.output.write_output`
-    (an output that is one of ``inputs`` needs ``force``); returns the paths written.
+                 inputs: Iterable[PathLike] = (), force: bool = False) -> list[Path]:
+    """Write ``bundle`` to ``target``; returns the paths written.
 
     One file goes to ``target`` (or into it when it is a folder).  Several files go into the
     folder ``target`` (created when missing), into a zip when ``target`` ends in ``.zip``, or,
     when ``target``'s suffix names exactly one of them (``.dot``), that one file alone.
+    Every file goes through :func:`~fabricstudio.formats.output.write_output` (atomic, never
+    over one of ``inputs`` unless ``force``).
     """
+    inputs = tuple(inputs)
+
+    def write(path: Path, data: bytes) -> None:
+        write_output(path, data, inputs=inputs, force=force)
+
     target = Path(target)
     names = list(bundle.files)
     if not names:
@@ -44,14 +51,14 @@ def write_bundle(bundle: Bundle, target: str | Path, fmt: str = "", *,
     try:
         if len(names) == 1:
             path = target / names[0] if target.is_dir() else target
-            write_output(path, bundle.files[names[0]], inputs=inputs, force=force)
+            write(path, bundle.files[names[0]])
             return [path]
         if target.suffix.lower() == ".zip":
-            write_output(target, _zip(bundle), inputs=inputs, force=force)
+            write(target, _zip(bundle))
             return [target]
         matching = [n for n in names if target.suffix and n.endswith(target.suffix)]
         if len(matching) == 1 and not target.is_dir():
-            write_output(target, bundle.files[matching[0]], inputs=inputs, force=force)
+            write(target, bundle.files[matching[0]])
             return [target]
         if target.suffix and not target.is_dir():
             kinds = ", ".join(sorted({Path(n).suffix for n in names}))
@@ -65,7 +72,7 @@ def write_bundle(bundle: Bundle, target: str | Path, fmt: str = "", *,
         for name in names:
             path = target / name
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_output(path, bundle.files[name], inputs=inputs, force=force)
+            write(path, bundle.files[name])
             written.append(path)
         return written
     except OutputError as exc:
