@@ -423,7 +423,7 @@ def check_run_timers(design: Design, config: EngineConfig, workloads: list[Workl
     fabric = config.fabric or design.fabric
     technology = config.technology or fabric.technology
     dcqcn = config.dcqcn if config.dcqcn is not None else fabric.dcqcn.enabled
-    concurrent = sum(min(w.planned_flows, len(w.hops)) for w in workloads)
+    concurrent = sum(w.planned_concurrent or w.planned_flows for w in workloads)
     return check_timers(fabric, technology, dcqcn, concurrent, horizon_s)
 
 

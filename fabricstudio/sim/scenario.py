@@ -281,7 +281,7 @@ class Scenario(_Spec):
     description: str = Field(default="", max_length=100_000)
     seed: int = Field(default=1, ge=0, le=2**63 - 1)
     until_s: float | None = Field(
-        default=None, gt=0, le=1e4, allow_inf_nan=False,
+        default=None, ge=MIN_SAMPLE_PERIOD_S, le=1e4, allow_inf_nan=False,
         description="simulated horizon; None = until all traffic completes",
     )
     measure_from_s: Time = Field(default=0.0, description="start of the statistics window")
