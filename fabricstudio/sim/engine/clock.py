@@ -65,6 +65,8 @@ class Clock:
     __slots__ = ("env", "events", "queue", "eid")
 
     def __init__(self, env: ClockEnvironment) -> None:
+        if not isinstance(env, ClockEnvironment):
+            raise TypeError("Clock needs the environment made by clock.environment()")
         self.env = env
         self.events = 0
         # SimPy's own heap and id counter (Environment.schedule pushes onto the same).
