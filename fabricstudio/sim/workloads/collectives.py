@@ -22,7 +22,7 @@ from typing import Any
 
 from fabricstudio.sim.scenario import ScenarioError
 from fabricstudio.sim.workloads.addresses import group_by_server, rail_of, server_of
-from fabricstudio.sim.workloads.base import Workload, WorkloadContext
+from fabricstudio.sim.workloads.base import Activity, Workload, WorkloadContext
 from fabricstudio.sim.workloads.ring import RingPass, split_evenly
 
 
@@ -162,6 +162,7 @@ class Collective(Workload):
         self.slice_bytes = slice_bytes
         self.at_s = start_s
         self.runs: list[tuple[float, float]] = []
+        self.running_since: float | None = None  #: start of the run going on, if any
         if name == "all_to_all":
             self.algorithm, self.channels = "direct", 1
             self._phases: list[list[RingSpec]] = []
@@ -199,12 +200,22 @@ class Collective(Workload):
         started = env.now
         if self.start_s is None:
             self.start_s = started
+        self.running_since = started
         if self.name == "all_to_all":
             yield from self._run_direct()
         for phase in self._phases:
             yield from self._run_phase(phase)
         self.finish_s = env.now
         self.runs.append((started, env.now))
+        self.running_since = None
+
+    def activity(self) -> list[Activity]:
+        """Every run so far (and the one going on) is communication among the ranks."""
+        ranks = tuple(self.ranks)
+        out = [Activity(ranks, "comm", a, b) for a, b in self.runs]
+        if self.running_since is not None:
+            out.append(Activity(ranks, "comm", self.running_since, None))
+        return out
 
     def _run_phase(self, rings: list[RingSpec]):
         env = self.ctx.engine.env

@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from fabricstudio.sim.workloads.addresses import server_of
-from fabricstudio.sim.workloads.base import Workload, WorkloadContext
+from fabricstudio.sim.workloads.base import Activity, Workload, WorkloadContext
 
 
 class FlowSet(Workload):
@@ -38,6 +38,18 @@ class FlowSet(Workload):
             self.flow_ids.append(engine.add_flow(src, dst, size, start_s=start_s, qp=qp,
                                                  on_done=self._one_done, tag=tag or self.tag))
         self.start_s = self.at_s
+
+    def activity(self) -> list[Activity]:
+        """Each started flow is communication of its two ends until it is delivered."""
+        engine = self.ctx.engine
+        now = engine.now
+        out = []
+        for fid in self.flow_ids:
+            record = engine.flows[fid]
+            if record.start_s <= now:
+                out.append(Activity((record.src, record.dst), "comm", record.start_s,
+                                    record.finish_s))
+        return out
 
     def _one_done(self, record: Any) -> None:
         self.done_bytes += record.size_bytes

@@ -8,17 +8,21 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QMainWindow, QMenu, QScrollArea
 
+from fabricstudio.sim.moments import caption_at
+from fabricstudio.sim.recorded import RecordedRun
 from fabricstudio.sim.result import Result
 from fabricstudio.ui.canvas.items.link_item import LinkItem
 from fabricstudio.ui.panels.compare_panel import ComparePanel
 from fabricstudio.ui.panels.results_panel import ResultsPanel, export_metrics_dialog
 from fabricstudio.ui.panels.scenario_panel import ScenarioPanel
 from fabricstudio.ui.plots.metrics_plots import MetricsPlots
+from fabricstudio.ui.simview.canvas_overlays import CanvasOverlays
 from fabricstudio.ui.simview.controller import SimController
 from fabricstudio.ui.simview.controls import SimControls, format_time
-from fabricstudio.ui.simview.legend import LegendOverlay
 from fabricstudio.ui.simview.moment import moment_caption, render_scene_image, save_png
-from fabricstudio.ui.simview.source import SourceFactory, engine_source
+from fabricstudio.ui.simview.painters import GaugeData
+from fabricstudio.ui.simview.source import COMPARE_VARIANTS, SourceFactory, engine_source
+from fabricstudio.ui.simview.stage import Stage
 
 PLOT_REFRESH_S = 0.06  # at most one chart every other tick: each chart at ~4 Hz
 
@@ -36,7 +40,9 @@ class SimulationUi(QObject):
         self.results = ResultsPanel()
         self.compare = ComparePanel(factory)
         self.controls = SimControls(self.controller, window)
-        self.legend = LegendOverlay(window.view)
+        self.overlays = CanvasOverlays(window.view)
+        self.legend = self.overlays.legend
+        self.stage = Stage(window)
         self.docks = {
             "scenario": self._dock("Scenario", self.scenario,
                                    Qt.DockWidgetArea.RightDockWidgetArea),
@@ -126,8 +132,12 @@ class SimulationUi(QObject):
         c.ticked.connect(self._on_tick)
         c.progress.connect(self._on_progress)
         c.result_ready.connect(self._on_result)
+        c.captions_changed.connect(lambda _captions: self._show_caption())
+        self.window.scene.theme_changed.connect(self._on_theme)
         c.message.connect(lambda text: self.window.statusBar().showMessage(text, 8000))
         self.compare.finished.connect(lambda: self.scenario.set_running(c.running))
+        self.compare.replay_requested.connect(self.replay)
+        self.compare.side_by_side_requested.connect(self.side_by_side)
         self.window.scene.selectionChanged.connect(self._on_selection)
 
     # ------------------------------------------------------------------ actions
@@ -160,6 +170,26 @@ class SimulationUi(QObject):
         self.scenario.stop_button.setEnabled(True)
         self._bring_forward("compare")
         self.compare.start(self.window.design, request)
+
+    def replay(self, record: RecordedRun, at: float | None = None) -> None:
+        """Show a recorded run (a row of the comparison) on the canvas, from ``at`` (default:
+        its end)."""
+        if self.controller.running:
+            return
+        self.stage.show_canvas()
+        request = None
+        base = self.compare.request
+        for label, technology, dcqcn in COMPARE_VARIANTS:
+            if label == record.label and base is not None:
+                request = base.with_changes(technology=technology, dcqcn=dcqcn)
+        self.controller.load_record(record, request, at)
+        self._bring_forward("charts")
+        self.window.statusBar().showMessage(f"Replaying {record.label}: press Play", 6000)
+
+    def side_by_side(self, records: list[RecordedRun]) -> None:
+        """Put 2 or 4 recorded runs side by side on one timeline in place of the canvas."""
+        self.controller.pause()
+        self.stage.show_side_by_side(records, self.window.scene.theme)
 
     def moment_image(self):
         """The canvas at the shown simulated time, with legend and caption."""
@@ -210,21 +240,58 @@ class SimulationUi(QObject):
                                   None, self.controller.stream)
             self.plots.refresh(force=True)
 
+    def _on_theme(self, theme) -> None:
+        """Charts, their legends, the comparison and the canvas overlays follow the theme."""
+        self.plots.set_colours(theme.canvas, theme.text)
+        self.compare.set_colours(theme.canvas, theme.text)
+        self.stage.side_by_side.set_theme(theme)
+        for widget in self.overlays.widgets():
+            widget.update()
+
     def _on_stream(self, stream) -> None:
-        theme = getattr(self.window.scene, "theme", None)
-        if theme is not None:
-            self.plots.set_colours(theme.canvas, theme.text)
-            self.compare.charts.setBackground(theme.canvas)
+        self._on_theme(self.window.scene.theme)
         self.plots.set_stream(stream)
-        self.legend.setVisible(stream is not None)
+        was_active = self.overlays.active
+        self.overlays.set_active(stream is not None,
+                                 gpus=self.controller.timeline is not None)
+        if stream is not None and not was_active and self._overlays_hide_fabric():
+            self.window.view.fit()  # the floating gauge, legend or caption would cover it
+
+    def _overlays_hide_fabric(self) -> bool:
+        view = self.window.view
+        covers = self.overlays.covered()
+        for item in self.window.scene.device_items.values():
+            if not item.isVisible():
+                continue
+            box = view.mapFromScene(item.sceneBoundingRect()).boundingRect()
+            if any(cover.intersects(box.toRectF()) for cover in covers):
+                return True
+        return False
 
     def _on_frame(self, index: int, t: float) -> None:
         c = self.controller
         self.legend.set_caption(moment_caption(t, c.request.label if c.request else ""))
+        self._show_gauge(index)
+        self._show_caption()
         if not (c.running and c.playing):
             self.plots.refresh()
             self.plots.set_cursor(t)
 
+    def _show_gauge(self, index: int) -> None:
+        timeline = self.controller.timeline
+        if timeline is None or not len(timeline):
+            return
+        index = min(index, len(timeline) - 1)
+        counts = timeline.fleet_counts(index)
+        self.overlays.gauge.set_data(GaugeData(timeline.utilisation_so_far(index),
+                                               tuple(int(n) for n in counts)))
+
+    def _show_caption(self) -> None:
+        c = self.controller
+        t = c.overlay.frame_time
+        caption = caption_at(c.captions, t) if t is not None else None
+        self.overlays.set_caption(caption.text if caption else "",
+                                  caption.kind if caption else "")
     def _on_tick(self) -> None:
         """While a run plays live: at most one chart per PLOT_REFRESH_S, the next one that has
         not shown the newest frame, so no tick pays for all four."""
