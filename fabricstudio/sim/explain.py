@@ -56,20 +56,17 @@ def _mechanism(label: str, facts: RunFacts, share: str) -> str:
     """How this fabric treated the burst at the shared port and what the collective got."""
     if facts.technology == "infiniband":
         if facts.ib_congestion_control:
-            return (f"On {label}, congestion control slowed the burst ({facts.ecn_marks:,} FECN "
-                    f"marks) and the all-reduce got {share}.")
-        return (f"{label} here runs without congestion control: credits share the port among "
-                f"its busy inputs as cells arrive, and the all-reduce got {share}.")
+            return (f"{label}'s congestion control slowed the burst ({facts.ecn_marks:,} FECN "
+                    f"marks): {share}")
+        return (f"{label} (no congestion control here) shares the port among its busy inputs "
+                f"as cells arrive: {share}")
     if facts.technology == "roce" and facts.dcqcn:
-        return (f"With DCQCN, {facts.cnps:,} CNPs slowed the {facts.burst_senders} burst "
-                f"senders, the port's queue stayed under {_mb(facts.port_peak_queue_bytes)} and "
-                f"the all-reduce got {share}.")
+        return (f"{label}'s {facts.cnps:,} CNPs slowed the {facts.burst_senders} burst senders "
+                f"and kept the queue under {_mb(facts.port_peak_queue_bytes)}: {share}")
     if facts.technology == "roce":
-        queue = _mb(facts.port_peak_queue_bytes)
-        return (f"With PFC alone the burst filled the port's queue ({queue}, "
-                f"{facts.pauses:,} PAUSE frames) and the all-reduce got {share}, waiting "
-                "behind it.")
-    return f"On {label} the all-reduce got {share}."
+        return (f"{label} lets the burst fill the queue ({_mb(facts.port_peak_queue_bytes)}, "
+                f"{facts.pauses:,} PAUSE frames) and the all-reduce waits behind it: {share}")
+    return f"{label}: {share}"
 
 
 def _loss_sentence(label: str, facts: RunFacts) -> str | None:
@@ -78,11 +75,12 @@ def _loss_sentence(label: str, facts: RunFacts) -> str | None:
     where = f" at {_port(facts.meeting_port)}" if facts.meeting_port else ""
     text = f"{label} dropped {facts.drops:,} packets{where}"
     if facts.timeouts:
-        times = {1: "once", 2: "twice"}.get(facts.timeouts, f"{facts.timeouts} times")
-        text += (f" and {times} waited {_ms(facts.min_rto_s)} for a retransmission timeout, "
-                 "stalling every GPU of the collective with it")
+        times = {1: "a", 2: "two"}.get(facts.timeouts, str(facts.timeouts))
+        plural = "" if facts.timeouts == 1 else "s"
+        text += (f"; {times} {_ms(facts.min_rto_s)} retransmission timeout{plural} stalled "
+                 "every GPU of the collective")
     else:
-        text += f", recovered by retransmitting {_mb(facts.retransmitted_bytes)}"
+        text += f" and resent {_mb(facts.retransmitted_bytes)}"
     if facts.gpu_utilisation is not None:
         text += f": GPUs busy {_pct(facts.gpu_utilisation)} of the time"
     return text + "."
@@ -96,10 +94,9 @@ def _lossless_sentence(facts: Mapping[str, RunFacts]) -> str | None:
     if any(facts[label].technology == "infiniband" for label in clean):
         how.append("credits")
     if any(facts[label].technology == "roce" for label in clean):
-        how.append("PFC PAUSE")
-    verb = "drops" if len(clean) == 1 else "drop"
-    return (f"{_join(clean)} {verb} nothing: {_join(how)} hold{'s' if len(how) == 1 else ''} "
-            "senders back instead.")
+        how.append("PAUSE")
+    return (f"The lossless fabrics drop nothing: {_join(how)} hold{'s' if len(how) == 1 else ''}"
+            " senders back instead.")
 
 
 def _contention_sentences(facts: Mapping[str, RunFacts]) -> list[str]:
@@ -117,13 +114,13 @@ def _contention_sentences(facts: Mapping[str, RunFacts]) -> list[str]:
             (best.gpu_utilisation or 0.0) - (ranked[-1][1].gpu_utilisation or 0.0) < 0.005:
         return []  # the port shares do not explain the ranking: say nothing causal
     assert best.meeting_port is not None  # filtered above
-    text = [f"{best_label} keeps the GPUs busiest ({_pct(best.gpu_utilisation)}). The burst "
-            f"and the all-reduce meet at {_port(best.meeting_port)}. While both ran there:"]
-    text += [_mechanism(label, f, f"{_share(shares[label])} of the port") for label, f in ranked]
+    clauses = [_mechanism(label, f, _share(shares[label])) for label, f in ranked]
+    text = [f"{best_label} keeps the GPUs busiest ({_pct(best.gpu_utilisation)}). While the "
+            f"burst and the all-reduce shared {_port(best.meeting_port)}, the all-reduce's "
+            "share of it: " + "; ".join(clauses) + "."]
     if all(f.step_times_s for _, f in ranked):
-        text.append("A ring all-reduce runs at the pace of its slowest hop, so the step with "
-                    "the burst took " + " / ".join(_ms(f.step_times_s[0]) for _, f in ranked)
-                    + ".")
+        text.append("A ring runs at its slowest hop: the step with the burst took "
+                    + " / ".join(_ms(f.step_times_s[0]) for _, f in ranked) + ".")
     return text
 
 

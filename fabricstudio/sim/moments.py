@@ -14,7 +14,7 @@ across fabrics (picklable plain data, so a comparison's child processes can send
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -46,13 +46,13 @@ class Caption:
 
 
 def caption_at(captions: Sequence[Caption], t: float) -> Caption | None:
-    """The caption to show at simulated time ``t``: the latest one started by then (a
-    caption with an end stays up until it, unless a later one started)."""
-    shown = None
-    for caption in captions:
-        if caption.start_s <= t + 1e-12:
-            shown = caption
-    return shown
+    """The caption to show at simulated time ``t``: the latest one started by then, except
+    that a moment with an end (a timeout's stall) stays up until it ends."""
+    started = [c for c in captions if c.start_s <= t + 1e-12]
+    lasting = [c for c in started if c.end_s is not None and c.end_s >= t]
+    if lasting:
+        return lasting[-1]
+    return started[-1] if started else None
 
 
 # ---------------------------------------------------------------------- helpers
@@ -343,6 +343,9 @@ def find_captions(simulation: Any) -> list[Caption]:
                 captions.append(caption)
         if simulation.engine.totals().get("timeouts"):  # the engine's counter confirms them
             captions += _timeout_captions(stream, records, min_rto_s(simulation), tags, design)
+    if len(stream):  # nothing after the last frame, which the display can reach
+        last = float(stream.times[-1])
+        captions = [c if c.start_s <= last else replace(c, start_s=last) for c in captions]
     return sorted(captions, key=lambda c: c.start_s)
 
 

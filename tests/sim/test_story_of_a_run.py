@@ -153,7 +153,7 @@ def test_explanation_names_losses_and_only_claims_causes_the_figures_carry(runs)
     lossy = facts["Lossy Ethernet"]
     assert f"Lossy Ethernet dropped {lossy.drops:,} packets" in text
     assert "retransmission timeout" in text
-    assert "InfiniBand, RoCE + DCQCN and RoCE PFC only drop nothing" in text
+    assert "The lossless fabrics drop nothing: credits and PAUSE hold senders back" in text
     best = max((f.gpu_utilisation, label) for label, f in facts.items() if not f.drops)[1]
     shares = {label: f.port_share.get("training", 0.0) for label, f in facts.items()
               if not f.drops}
@@ -181,7 +181,7 @@ def test_explanation_of_dcqcn_over_credits_uses_the_port_shares():
     text = " ".join(explain_fabrics(facts))
     assert "RoCE + DCQCN keeps the GPUs busiest (60.0%)" in text
     assert "30 CNPs slowed the 7 burst senders" in text
-    assert "without congestion control" in text and "12% of the port" in text
+    assert "no congestion control here" in text and "as cells arrive: 12%" in text
     assert "4 ms / 4.7 ms" in text
     # the same ranking with shares that do not explain it: no causal claim
     facts["InfiniBand"] = _facts(technology="infiniband", dcqcn=False, gpu_utilisation=0.57,

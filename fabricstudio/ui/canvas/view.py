@@ -134,35 +134,33 @@ class FabricView(QGraphicsView):
         return found
 
     def free_area(self, rect: QRectF) -> QRectF:
-        """The part of the viewport ``rect`` fits largest into without the obstacles: either
-        the band between those at the top and those at the bottom, or the column between those
-        at the left and the right (obstacles as wide as most of the view count as top or
-        bottom).  The whole viewport when the obstacles leave too little."""
+        """The part of the viewport clear of the obstacles that ``rect`` fits largest into:
+        every rectangle bounded by the viewport's and the obstacles' edges is tried.  The
+        whole viewport when the obstacles leave too little."""
         view = QRectF(self.viewport().rect())
-        found = self.obstacles()
+        found = [r.intersected(view) for r in self.obstacles()]
+        found = [r for r in found if not r.isEmpty()]
         if not found:
             return view
-        mid = view.center()
-        wide = [r for r in found if r.width() > 0.6 * view.width()]
-        top = max([r.bottom() for r in found if r.center().y() < mid.y()], default=view.top())
-        bottom = min([r.top() for r in found if r.center().y() >= mid.y()],
-                     default=view.bottom())
-        band = QRectF(view.left(), top, view.width(), bottom - top)
-        narrow = [r for r in found if r not in wide]
-        left = max([r.right() for r in narrow if r.center().x() < mid.x()], default=view.left())
-        right = min([r.left() for r in narrow if r.center().x() >= mid.x()],
-                    default=view.right())
-        col_top = max([r.bottom() for r in wide if r.center().y() < mid.y()], default=view.top())
-        col_bottom = min([r.top() for r in wide if r.center().y() >= mid.y()],
-                         default=view.bottom())
-        column = QRectF(left, col_top, right - left, col_bottom - col_top)
+        lefts = {view.left(), *(r.right() for r in found)}
+        rights = {view.right(), *(r.left() for r in found)}
+        tops = {view.top(), *(r.bottom() for r in found)}
+        bottoms = {view.bottom(), *(r.top() for r in found)}
         best, best_zoom = view, 0.0
-        for area in (band, column):
-            if area.width() < 0.35 * view.width() or area.height() < 0.35 * view.height():
-                continue
-            zoom = min(area.width() / rect.width(), area.height() / rect.height())
-            if zoom > best_zoom:
-                best, best_zoom = area, zoom
+        for left in lefts:
+            for right in rights:
+                if right - left < 0.35 * view.width():
+                    continue
+                for top in tops:
+                    for bottom in bottoms:
+                        if bottom - top < 0.35 * view.height():
+                            continue
+                        area = QRectF(left, top, right - left, bottom - top)
+                        if any(area.intersects(r) for r in found):
+                            continue
+                        zoom = min(area.width() / rect.width(), area.height() / rect.height())
+                        if zoom > best_zoom:
+                            best, best_zoom = area, zoom
         return best
 
     def wheelEvent(self, event) -> None:  # noqa: N802 - Qt override

@@ -59,6 +59,8 @@ class ComparePanel(QWidget):
     replay_requested = Signal(object)
     #: Side by side of the ticked rows: list of RecordedRun (2 or 4).
     side_by_side_requested = Signal(object)
+    #: While running: label -> fraction done of every fabric started.
+    progress_changed = Signal(object)
 
     def __init__(self, factory: SourceFactory, parent=None) -> None:
         super().__init__(parent)
@@ -88,6 +90,7 @@ class ComparePanel(QWidget):
             plot.getAxis("bottom").setStyle(tickFont=_small_font())
             plot.setMouseEnabled(x=False, y=False)
             plot.hideButtons()
+            plot.disableAutoRange()  # the value labels must not stretch the axes
             self._bars[key] = plot
         self._layout()
         self.chart_keys = [key for key, _t, _s in CHARTS]
@@ -95,6 +98,7 @@ class ComparePanel(QWidget):
         self.records: dict[str, RecordedRun] = {}
         self.worker: CompareWorker | None = None
         self.request: RunRequest | None = None
+        self.fractions = {}
 
     # ------------------------------------------------------------------ building
     def _build_table(self) -> QTableWidget:
@@ -117,7 +121,8 @@ class ComparePanel(QWidget):
             table.setCellWidget(row, _STATE, self._idle_cell())
         table.cellDoubleClicked.connect(lambda row, _col: self._replay(row))
         table.itemChanged.connect(lambda _item: self._sync_side_button())
-        table.resizeRowsToContents()
+        for row in range(table.rowCount()):
+            table.setRowHeight(row, 26)  # room for the replay buttons
         rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
         table.setFixedHeight(rows + header.sizeHint().height() + 4)
         return table
@@ -132,8 +137,8 @@ class ComparePanel(QWidget):
         left.addWidget(self.explanation, 1)
         outer = QHBoxLayout(self)
         outer.setContentsMargins(6, 4, 6, 4)
-        outer.addLayout(left, 3)
-        outer.addWidget(self.charts, 2)
+        outer.addLayout(left, 62)
+        outer.addWidget(self.charts, 38)
 
     def _idle_cell(self) -> QWidget:
         label = QLabel("")
@@ -152,6 +157,7 @@ class ComparePanel(QWidget):
             return
         self.results = {}
         self.records = {}
+        self.fractions: dict[str, float] = {}
         for row in range(len(self.labels)):
             for col in range(_FIRST, self.table.columnCount()):
                 self.table.setItem(row, col, QTableWidgetItem(""))
@@ -195,6 +201,8 @@ class ComparePanel(QWidget):
         if isinstance(bar, QProgressBar):
             bar.setValue(int(1000 * min(1.0, max(0.0, fraction))))
             bar.setToolTip(f"simulated {now * 1e3:.3f} ms")
+        self.fractions[label] = fraction
+        self.progress_changed.emit(dict(self.fractions))
 
     def _on_variant(self, label: str, record: RecordedRun) -> None:
         values = figures(record.result, record.stream)

@@ -76,6 +76,8 @@ class CaptionBar(_Floating):
         super().__init__(view)
         self.text = ""
         self.kind = ""
+        #: Kept free on each side (the presenter's step counter sits in a corner).
+        self.side_margin = 0.0
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
 
     def set_caption(self, text: str, kind: str = "") -> bool:
@@ -86,9 +88,19 @@ class CaptionBar(_Floating):
         self.update()
         return True
 
+    def reserved(self) -> QRectF:
+        """The band the bar may take (two lines), so Fit leaves room before any caption."""
+        view = self.view.viewport()
+        size, _font = caption_layout("Two lines of caption text.\nSecond line.",
+                                     self.max_width(), self.scale)
+        height = max(size.height(), self.height() if self.text else 0)
+        return QRectF((view.width() - self.max_width()) / 2, view.height() - height - MARGIN,
+                      self.max_width(), height).adjusted(0, -MARGIN / 2, 0, MARGIN / 2)
+
     def max_width(self) -> float:
         """Widest the bar may be: most of the view, and readable line lengths."""
-        return min(self.view.viewport().width() - 2 * MARGIN, 980 * self.scale)
+        return min(self.view.viewport().width() - 2 * (MARGIN + self.side_margin),
+                   980 * self.scale)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         if not self.text:
@@ -159,12 +171,16 @@ class CanvasOverlays(QObject):
         self.gauge = FleetGauge(view)
         self.legend = SimLegend(view)
         self.caption = CaptionBar(view)
-        self.scale = 1.0
+        self.scale = 1.0  # the UI scale; the overlays shrink further on a small canvas
         self.active = False
         #: Whether the gauge and the caption are wanted (the legend always is while active).
         self.show_gauge = True
         self.show_caption = True
-        self.legend.toggled.connect(lambda _c: self.place())
+        #: A story step's caption, shown instead of the run's while set.
+        self.story_caption: str | None = None
+        self.legend.toggled.connect(self._on_legend_toggled)
+        #: The user folded or unfolded the legend: keep their choice.
+        self.legend_chosen = False
         view.installEventFilter(self)
         view.covers.append(self.covered)
 
@@ -174,7 +190,10 @@ class CanvasOverlays(QObject):
 
     def set_active(self, active: bool, gpus: bool = True) -> None:
         """Show the overlays (a run is shown) or hide them all; ``gpus`` says whether the run
-        knows its GPUs' states (the gauge and the GPU rows of the legend)."""
+        knows its GPUs' states (the gauge and the GPU rows of the legend).  On a small canvas
+        the legend starts folded (unless the user unfolded it)."""
+        if active and not self.active and not self.legend_chosen:
+            self.legend.collapsed = self.view.viewport().width() < 1100 * self.scale
         self.active = active
         self.legend.gpus = gpus
         self.view.legend_suppressed = active
@@ -184,9 +203,21 @@ class CanvasOverlays(QObject):
     def set_scale(self, scale: float) -> None:
         """UI scale of the overlays (1.0 = 100 %)."""
         self.scale = scale
-        for widget in self.widgets():
-            widget.scale = scale
         self.place()
+
+    def effective_scale(self) -> float:
+        """The UI scale, shrunk (to 72 % at least) when the canvas is small beside docks."""
+        viewport = self.view.viewport()
+        fits = min(viewport.width() / 1150, viewport.height() / 620)
+        return self.scale * min(1.0, max(0.72, fits))
+
+    def _on_legend_toggled(self, _collapsed: bool) -> None:
+        self.legend_chosen = True
+        self.place()
+
+    def set_story_caption(self, text: str | None) -> None:
+        """A story step's own caption, shown instead of the run's (None: the run's)."""
+        self.story_caption = text
 
     def set_caption(self, text: str, kind: str = "") -> None:
         """The caption of the moment (empty: none)."""
@@ -195,6 +226,9 @@ class CanvasOverlays(QObject):
 
     def place(self) -> None:
         """Position and show or hide the widgets for the view's current size."""
+        scale = self.effective_scale()
+        for widget in self.widgets():
+            widget.scale = scale
         viewport = self.view.viewport()
         right = viewport.width()
         wanted = {self.gauge: self.active and self.show_gauge and self.legend.gpus,
@@ -214,8 +248,12 @@ class CanvasOverlays(QObject):
                 widget.update()
 
     def covered(self) -> list[QRectF]:
-        """Viewport rectangles the overlays cover (for Fit)."""
-        return [widget.covered() for widget in self.widgets() if widget.isVisible()]
+        """Viewport rectangles the overlays cover (for Fit; the caption's band even while no
+        caption is up)."""
+        found = [widget.covered() for widget in (self.gauge, self.legend) if widget.isVisible()]
+        if self.active and self.show_caption:
+            found.append(self.caption.reserved())
+        return found
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
         if watched is self.view and event.type() == QEvent.Type.Resize:

@@ -51,13 +51,16 @@ class GpuRings(QGraphicsItem):
         self._update_bounds()
         self.setVisible(False)
 
-    def show_frame(self, index: int) -> None:
-        """Show the states of frame ``index`` (no repaint when they did not change)."""
+    def show_frame(self, index: int, done: bool = False) -> None:
+        """Show the states of frame ``index`` (no repaint when they did not change);
+        ``done``: the run is over at the shown time, every GPU idle."""
         timeline = self.timeline
         if timeline is None or not len(timeline) or index < 0:
             self.setVisible(False)
             return
         states = timeline.states(index)
+        if done:
+            states[:] = GpuState.IDLE
         self.setVisible(True)
         if not np.array_equal(states, self.states):
             self.states = states

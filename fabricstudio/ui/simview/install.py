@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QMainWindow, QMenu, QScrollArea
 
@@ -20,10 +20,12 @@ from fabricstudio.ui.simview.canvas_overlays import CanvasOverlays
 from fabricstudio.ui.simview.controller import SimController
 from fabricstudio.ui.simview.controls import SimControls, format_time
 from fabricstudio.ui.simview.moment import moment_caption, render_scene_image, save_png
-from fabricstudio.ui.simview.painters import GaugeData
+from fabricstudio.ui.simview.painters import gauge_data
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS, SourceFactory, engine_source
 from fabricstudio.ui.simview.stage import Stage
 
+#: Height the Compare dock takes when a comparison starts (fits a 1366 x 768 window).
+COMPARE_HEIGHT = 290
 PLOT_REFRESH_S = 0.06  # at most one chart every other tick: each chart at ~4 Hz
 
 
@@ -62,7 +64,23 @@ class SimulationUi(QObject):
         self.menu = self._build_menu()
         self._last_plot_refresh = 0.0
         self._connect()
+        self._install_presenter()
         window.installEventFilter(self)
+
+    def _install_presenter(self) -> None:
+        """Presenter mode (F5), its menu entries and Help > Demos."""
+        from fabricstudio.ui.presenter.menus import build_presenter_menus
+        from fabricstudio.ui.presenter.mode import PresenterMode
+
+        settings = getattr(self.window, "settings", None) or QSettings()
+        self.presenter = PresenterMode(self.window, self, settings)
+        self.presenter_actions = build_presenter_menus(self.window, self, self.presenter)
+
+    def open_demo(self, name: str | None = None) -> bool:
+        """Open a bundled demo in presenter mode (Help > Demos; ``fabricstudio demo``)."""
+        from fabricstudio.ui.presenter.menus import open_demo
+
+        return open_demo(self.window, self, self.presenter, name)
 
     # ------------------------------------------------------------------ building
     def _dock(self, title: str, widget, area) -> QDockWidget:
@@ -132,7 +150,7 @@ class SimulationUi(QObject):
         c.ticked.connect(self._on_tick)
         c.progress.connect(self._on_progress)
         c.result_ready.connect(self._on_result)
-        c.captions_changed.connect(lambda _captions: self._show_caption())
+        c.captions_changed.connect(lambda _captions: self.refresh_caption())
         self.window.scene.theme_changed.connect(self._on_theme)
         c.message.connect(lambda text: self.window.statusBar().showMessage(text, 8000))
         self.compare.finished.connect(lambda: self.scenario.set_running(c.running))
@@ -153,9 +171,18 @@ class SimulationUi(QObject):
         self.controller.start(request)
 
     def _bring_forward(self, key: str) -> None:
-        """Show a bottom dock (hidden until the first run) and put it in front."""
+        """Show a bottom dock (hidden until the first run) and put it in front (not while
+        presenting: the canvas has the whole screen then)."""
+        if self.presenting:
+            return
         self.docks[key].show()
         self.docks[key].raise_()
+
+    @property
+    def presenting(self) -> bool:
+        """True while presenter mode is on."""
+        presenter = getattr(self, "presenter", None)
+        return presenter is not None and presenter.active
 
     def stop(self) -> None:
         """Stop the run and any comparison at once."""
@@ -169,6 +196,9 @@ class SimulationUi(QObject):
         self.scenario.set_running(True)
         self.scenario.stop_button.setEnabled(True)
         self._bring_forward("compare")
+        if not self.presenting:  # tall enough for table, explanation and charts: no scrolling
+            self.window.resizeDocks([self.docks["compare"]], [COMPARE_HEIGHT],
+                                    Qt.Orientation.Vertical)
         self.compare.start(self.window.design, request)
 
     def replay(self, record: RecordedRun, at: float | None = None) -> None:
@@ -272,23 +302,24 @@ class SimulationUi(QObject):
         c = self.controller
         self.legend.set_caption(moment_caption(t, c.request.label if c.request else ""))
         self._show_gauge(index)
-        self._show_caption()
+        self.refresh_caption()
         if not (c.running and c.playing):
             self.plots.refresh()
             self.plots.set_cursor(t)
 
     def _show_gauge(self, index: int) -> None:
-        timeline = self.controller.timeline
-        if timeline is None or not len(timeline):
-            return
-        index = min(index, len(timeline) - 1)
-        counts = timeline.fleet_counts(index)
-        self.overlays.gauge.set_data(GaugeData(timeline.utilisation_so_far(index),
-                                               tuple(int(n) for n in counts)))
+        c = self.controller
+        if c.timeline is not None and len(c.timeline):
+            self.overlays.gauge.set_data(gauge_data(c.timeline, index, c.result))
 
-    def _show_caption(self) -> None:
+    def refresh_caption(self) -> None:
+        """Show the story step's caption, or the run's caption of the shown moment."""
         c = self.controller
         t = c.overlay.frame_time
+        story = self.overlays.story_caption
+        if story:
+            self.overlays.set_caption(story, "story")
+            return
         caption = caption_at(c.captions, t) if t is not None else None
         self.overlays.set_caption(caption.text if caption else "",
                                   caption.kind if caption else "")

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 
+from fabricstudio.sim.activity import GpuTimeline
+from fabricstudio.sim.result import Result
 from fabricstudio.ui.simview.gpu_rings import STATE_COLOURS
 
 #: Gauge size at 100 % (px).
@@ -30,6 +32,23 @@ class GaugeData:
     utilisation: float
     counts: tuple[int, int, int, int]
     title: str = "GPU utilisation"
+
+
+def gauge_data(timeline: GpuTimeline | None, index: int, result: Result | None = None,
+               done: bool = False) -> GaugeData:
+    """The gauge's figures at frame ``index`` of ``timeline``; ``done`` (the shown time is
+    past the run's end): the run's own GPU utilisation and every GPU idle."""
+    if timeline is None or not len(timeline):
+        return GaugeData(0.0, (0, 0, 0, 0))
+    k = min(index, len(timeline) - 1)
+    counts = tuple(int(n) for n in timeline.fleet_counts(k))
+    utilisation = timeline.utilisation_so_far(k)
+    last = k == len(timeline) - 1
+    if (done or last) and result is not None and result.training is not None:
+        utilisation = float(result.training.gpu_utilisation)
+    if done:
+        counts = (0, 0, 0, len(timeline.gpus))
+    return GaugeData(utilisation, (counts[0], counts[1], counts[2], counts[3]))
 
 
 def _panel(dark: bool) -> tuple[QColor, QColor, QColor, QColor]:

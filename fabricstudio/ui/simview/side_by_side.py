@@ -35,12 +35,15 @@ from fabricstudio.ui.simview.overlay import SimOverlay
 from fabricstudio.ui.simview.painters import (
     GaugeData,
     caption_layout,
+    gauge_data,
     paint_caption,
     paint_pane_header,
     pane_header_height,
 )
 
 TICK_MS = 33
+#: A pane's caption is this much smaller than the main canvas's.
+CAPTION_SCALE = 0.72
 SCRUB_STEPS = 2000
 #: Replay speeds offered: label -> simulated seconds per wall second.
 SPEEDS = (("10 µs/s", 1e-5), ("100 µs/s", 1e-4), ("250 µs/s", 2.5e-4), ("1 ms/s", 1e-3),
@@ -61,6 +64,7 @@ class RunPane(QGraphicsView):
         self.rings.bind(record.timeline)
         self.scale_ui = 1.0
         self.shown_index = -1
+        self._over = False
         self.caption = ""
         self.caption_kind = ""
         self.gauge = GaugeData(0.0, (0, 0, 0, 0))
@@ -84,7 +88,9 @@ class RunPane(QGraphicsView):
             return
         rect = rect.adjusted(-45, -45, 45, 45)
         top = pane_header_height(self.scale_ui) + 8
-        bottom = 70 * self.scale_ui
+        two_lines, _font = caption_layout("A caption\nof two lines", self.viewport().width() - 16,
+                                          self.scale_ui * CAPTION_SCALE)
+        bottom = two_lines.height() + 10
         free = QRectF(self.viewport().rect()).adjusted(4, top, -4, -bottom)
         zoom = min(free.width() / rect.width(), free.height() / rect.height(), 1.5)
         if zoom <= 0:
@@ -101,19 +107,17 @@ class RunPane(QGraphicsView):
         if not len(stream):
             return
         index = stream.index_at(t)
-        if index == self.shown_index:
+        over = t > self.record.end_s + stream.sample_period_s / 2
+        if index == self.shown_index and over == self._over:
             return
+        self._over = over
         first = index
         if previous is not None and 0 <= self.shown_index < index:
             first = max(self.shown_index + 1, index - MAX_SPAN + 1)
         self.overlay.apply_frame(window_frame(stream, first, index))
-        self.rings.show_frame(index)
+        self.rings.show_frame(index, done=over)
         self.shown_index = index
-        timeline = self.record.timeline
-        if timeline is not None and len(timeline):
-            k = min(index, len(timeline) - 1)
-            self.gauge = GaugeData(timeline.utilisation_so_far(k),
-                                   tuple(int(n) for n in timeline.fleet_counts(k)))
+        self.gauge = gauge_data(self.record.timeline, index, self.record.result, over)
         caption = caption_at(self.record.captions, float(stream.times[index]))
         self.caption = caption.text if caption is not None else ""
         self.caption_kind = caption.kind if caption is not None else ""
@@ -133,10 +137,11 @@ class RunPane(QGraphicsView):
                         pane_header_height(scale))
         paint_pane_header(painter, header, self.record.label, self.gauge, dark, scale)
         if self.caption:
-            size, _font = caption_layout(self.caption, view.width() - 16, scale * 0.8)
+            size, _font = caption_layout(self.caption, view.width() - 16, scale * CAPTION_SCALE)
             box = QRectF(view.center().x() - size.width() / 2,
                          view.bottom() - size.height() - 6, size.width(), size.height())
-            paint_caption(painter, box, self.caption, self.caption_kind, dark, scale * 0.8)
+            paint_caption(painter, box, self.caption, self.caption_kind, dark,
+                          scale * CAPTION_SCALE)
         painter.restore()
 
 
@@ -158,10 +163,17 @@ class SideBySideView(QWidget):
         self.grid = QGridLayout()
         self.grid.setSpacing(4)
         self.controls = self._build_controls()
+        self.banner = QLabel()
+        self.banner.setObjectName("sideBySideBanner")
+        self.banner.setWordWrap(True)
+        self.banner.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.banner.hide()
+        self._banner_scale = 1.0
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addLayout(self.grid, 1)
+        layout.addWidget(self.banner)
         layout.addWidget(self.controls)
         self.timer = QTimer(self)
         self.timer.setInterval(TICK_MS)
@@ -214,12 +226,27 @@ class SideBySideView(QWidget):
         self.pause()
         for pane in self.panes:
             self.grid.removeWidget(pane)
+            pane.hide()
             pane.detach()
             pane.deleteLater()
         self.panes = []
 
+    def set_banner(self, text: str) -> None:
+        """A line across the panes (a story step's caption; empty hides it)."""
+        font = self.banner.font()
+        font.setPixelSize(round(19 * self._banner_scale))
+        self.banner.setFont(font)
+        self.banner.setText(text)
+        self.banner.setVisible(bool(text))
+
+    def banner_text(self) -> str:
+        """The line shown across the panes."""
+        return self.banner.text()
+
     def set_ui_scale(self, scale: float) -> None:
         """Scale the panes' headers and captions."""
+        self._banner_scale = scale
+        self.set_banner(self.banner.text())
         for pane in self.panes:
             pane.scale_ui = scale
             pane.fit()
