@@ -167,9 +167,7 @@ class PresenterMode(QObject):
                 window.showMaximized()
         window.menuBar().setVisible(saved["menu"])
         window.statusBar().setVisible(saved["status"])
-        window.restoreState(saved["state"])  # docks and toolbars as they were
-        for bar in saved.get("tabs", []):
-            bar.show()
+        window.restoreState(saved["state"])  # docks, toolbars and dock tab bars as they were
         window.view.legend_suppressed = self.ui.overlays.active
         self.ui.stage.side_by_side.controls.show()
         self.ui.overlays.caption.side_margin = 0.0
