@@ -10,10 +10,18 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from fabricstudio.cli.common import CliError, load_design_arg, positive_float, positive_int
+from fabricstudio.cli.common import (
+    CliError,
+    add_cost_book_argument,
+    load_cost_book_arg,
+    load_design_arg,
+    positive_float,
+    positive_int,
+)
 from fabricstudio.cli.output import write_out
-from fabricstudio.formats import DesignFileError, atomic_write_text
+from fabricstudio.formats import OutputError, check_output, write_output
 from fabricstudio.model import Design, Technology, format_validation_error
+from fabricstudio.sim.engine import EngineError
 from fabricstudio.sim.export import write_metrics_csv
 from fabricstudio.sim.request import RunRequest, scenario_for
 from fabricstudio.sim.result import Result
@@ -88,8 +96,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out = parser.add_argument_group("output")
     out.add_argument("--json", metavar="FILE", help="write the Result JSON ('-' = stdout only)")
     out.add_argument("--metrics", metavar="FILE.csv", help="write the metric frames as CSV")
+    out.add_argument("--force", action="store_true",
+                     help="allow an output file to replace the design or scenario file")
     out.add_argument("--no-timing", action="store_true",
                      help="null the wall-clock fields so identical runs give identical JSON")
+    add_cost_book_argument(out)
     out.add_argument("--no-limit", action="store_true",
                      help=f"run even when the estimated work exceeds "
                           f"{MAX_CELL_HOPS / 1e6:.0f} million cell-hops")
@@ -174,8 +185,10 @@ class _ProgressBar:
 
 def run(args: argparse.Namespace) -> int:
     """Build, run, report."""
+    book = load_cost_book_arg(args.cost_book)
     design = load_design_arg(args.design)
     scenario = build_scenario(args, design)
+    _check_outputs(args)
     try:
         sim = build_simulation(design, scenario, None if args.no_limit else MAX_CELL_HOPS)
     except ScenarioError as exc:
@@ -183,6 +196,8 @@ def run(args: argparse.Namespace) -> int:
     bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     try:
         result = sim.run(bar)
+    except EngineError as exc:  # a flow the checks let through but the engine cannot route
+        raise CliError(f"the run stopped: {exc}") from None
     finally:
         if bar is not None:
             bar.close()
@@ -190,18 +205,32 @@ def run(args: argparse.Namespace) -> int:
     if args.json == "-":
         sys.stdout.write(text)
     else:
-        write_out(summary_text(result))
+        write_out(summary_text(result, book=book))
         if args.json:
-            _write(args.json, lambda: atomic_write_text(args.json, text))
+            _write(lambda: write_output(args.json, text, inputs=_inputs(args), force=args.force))
     if args.metrics:
-        _write(args.metrics, lambda: write_metrics_csv(sim.stream, args.metrics))
+        _write(lambda: write_metrics_csv(sim.stream, args.metrics, inputs=_inputs(args),
+                                         force=args.force))
     return 0
 
 
-def _write(path: str, action) -> None:
+def _inputs(args: argparse.Namespace) -> list[str]:
+    return [p for p in (args.design, args.scenario) if p]
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse bad output paths before the run (not after minutes of simulation)."""
+    outputs = [p for p in (args.json, args.metrics) if p and p != "-"]
+    if len(outputs) == 2 and outputs[0] == outputs[1]:
+        raise CliError(f"--json and --metrics both name {outputs[0]}", 2)
+    for path in outputs:
+        _write(lambda p=path: check_output(p, inputs=_inputs(args), force=args.force))
+
+
+def _write(action) -> None:
     try:
         action()
-    except DesignFileError as exc:
+    except OutputError as exc:
         raise CliError(str(exc)) from None
 
 
@@ -222,8 +251,9 @@ def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
             *("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)]
 
 
-def summary_text(result: Result, top: int = 8) -> str:
-    """A readable multi-line summary of a Result."""
+def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
+    """A readable multi-line summary of a Result (with GPU-idle money when a cost book is
+    given and the run has a training workload)."""
     run, tot, eng = result.run, result.totals, result.engine
     tech = run.technology.label
     if run.technology is Technology.ROCE:
@@ -243,6 +273,8 @@ def summary_text(result: Result, top: int = 8) -> str:
         lines.append(f"training: step {_t(t.step_time_s)} (compute {_t(t.compute_s)}, "
                      f"exposed communication {_t(t.exposed_comm_s)}), "
                      f"GPU utilisation {t.gpu_utilisation * 100:.1f}%")
+        if book is not None:
+            lines += _idle_money_lines(result, book)
     lines.append(
         f"traffic: offered {format_size(tot.offered_bytes)}, delivered "
         f"{format_size(tot.delivered_bytes)}, dropped {format_size(tot.dropped_bytes)}, "
@@ -272,6 +304,21 @@ def summary_text(result: Result, top: int = 8) -> str:
                      if wall else "")]
     lines += [f"warning: {w}" for w in result.warnings]
     return "\n".join(lines)
+
+
+def _idle_money_lines(result: Result, book: Any) -> list[str]:
+    from fabricstudio.sim.money import result_idle_money
+    from fabricstudio.topology.cost import format_money, format_price
+
+    money = result_idle_money(result, book)
+    if money is None:
+        return []
+    cur = money.currency
+    return [f"GPU idle money: {money.idle_fraction * 100:.1f}% of {money.gpus:,} GPUs' time "
+            f"waiting = {format_money(money.per_day, cur)} per day, "
+            f"{format_money(money.per_month, cur)} per month at "
+            f"{format_price(money.gpu_hour_price, cur)} per GPU-hour "
+            f"({money.confidence}; --cost-book FILE to change)"]
 
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "summary_text"]

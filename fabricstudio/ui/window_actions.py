@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QMenu
 
 from fabricstudio.model import Plane, Technology
 from fabricstudio.ui.interop_menu import InteropMenu
+from fabricstudio.ui.order_menu import OrderMenu
 
 
 class ActionsAndMenus:
@@ -139,6 +140,8 @@ class ActionsAndMenus:
         file_menu.addSeparator()
         file_menu.addActions([self.act_export_png, self.act_export_svg])
         file_menu.addMenu(self.interop.export_menu)
+        self.order = OrderMenu(self)
+        file_menu.addActions([self.order.act_export_cable_plan, self.order.act_export_proposal])
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
         edit = bar.addMenu("&Edit")
@@ -154,6 +157,8 @@ class ActionsAndMenus:
         align.addActions(self.align_actions[6:])
         edit.addSeparator()
         edit.addActions([self.act_select_tool, self.act_link_tool])
+        edit.addSeparator()
+        edit.addAction(self.order.act_preferences)
         view = bar.addMenu("&View")
         view.addActions([self.act_fit, self.act_fit_selection, self.act_zoom_in,
                          self.act_zoom_out, self.act_zoom_100])

@@ -5,6 +5,9 @@ row can be replayed on the canvas (its button, or a double click), and two or fo
 side by side on one timeline.  Under the table, a few plain sentences say why the fabrics
 differ (fabricstudio.sim.explain); beside it, bar charts with their values written on the bars.
 Laid out in two columns so the whole panel fits a 1366 x 768 projector without scrolling.
+With a training workload the table also prices the GPU time each fabric loses: money per day
+against GPUs that never wait, and per month against the best fabric of the comparison
+(GPU-hour price from the cost book, docs/cost.md).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fabricstudio.model import Design
+from fabricstudio.model import Design, freeze
 from fabricstudio.sim.explain import explain_fabrics
 from fabricstudio.sim.recorded import RecordedRun
 from fabricstudio.sim.request import RunRequest
@@ -38,7 +41,10 @@ from fabricstudio.ui.simview.worker import CompareWorker
 
 COLUMNS = (("gpu_utilisation", "GPU util."), ("completion_time_s", "Completion"),
            ("busbw_gbps", "Bus bw"), ("dropped", "Drops"),
-           ("retransmitted_bytes", "Resent"), ("pauses", "PAUSEs"), ("ecn_marks", "ECN"))
+           ("retransmitted_bytes", "Resent"), ("pauses", "PAUSEs"), ("ecn_marks", "ECN"),
+           ("idle_per_day", "Idle /day"), ("idle_vs_best_month", "vs best /month"))
+#: Money columns (filled from the training utilisation and the cost book's GPU-hour price).
+MONEY_COLUMNS = ("idle_per_day", "idle_vs_best_month")
 #: Leading columns: tick for side by side, the fabric, its progress or replay button.
 _PICK, _FABRIC, _STATE = 0, 1, 2
 _FIRST = 3
@@ -99,6 +105,11 @@ class ComparePanel(QWidget):
         self.worker: CompareWorker | None = None
         self.request: RunRequest | None = None
         self.fractions = {}
+        #: label -> (utilisation, GPUs) of runs with a training workload.
+        self.training: dict[str, tuple[float, int]] = {}
+        #: Returns the cost book for GPU-idle money (None: no money columns filled).
+        self.cost_book_source = None
+        self.design_revision = -1
 
     # ------------------------------------------------------------------ building
     def _build_table(self) -> QTableWidget:
@@ -158,6 +169,9 @@ class ComparePanel(QWidget):
         self.results = {}
         self.records = {}
         self.fractions: dict[str, float] = {}
+        self.training = {}
+        #: Revision of the design the comparison runs on (the proposal uses it if current).
+        self.design_revision = design.revision
         for row in range(len(self.labels)):
             for col in range(_FIRST, self.table.columnCount()):
                 self.table.setItem(row, col, QTableWidgetItem(""))
@@ -170,7 +184,7 @@ class ComparePanel(QWidget):
         self._draw_charts()
         self.request = request
         self.status.setText(f"Running four fabrics in parallel… ({request.workload_label})")
-        worker = CompareWorker(self.factory, design.copy(), request, self,
+        worker = CompareWorker(self.factory, freeze(design), request, self,
                                use_process=picklable(self.factory))
         worker.variant_started.connect(self._on_started)
         worker.variant_progress.connect(self._on_progress)
@@ -205,16 +219,24 @@ class ComparePanel(QWidget):
         self.progress_changed.emit(dict(self.fractions))
 
     def _on_variant(self, label: str, record: RecordedRun) -> None:
+        from fabricstudio.sim.money import training_utilisation
+
         values = figures(record.result, record.stream)
         self.records[label] = record
+        found = training_utilisation(record.result) if record.result is not None else None
+        if found is not None and found[1]:
+            self.training[label] = found
         # in the table's order, whichever fabric finished first
         self.results = {name: self.results.get(name, values) for name in self.labels
                         if name in self.results or name == label}
         row = self._row(label)
         for col, (key, _title) in enumerate(COLUMNS, start=_FIRST):
+            if key in MONEY_COLUMNS:
+                continue
             item = QTableWidgetItem(format_figure(key, values.get(key)))
             item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.table.setItem(row, col, item)
+        self.update_money()
         button = QPushButton("▶ Replay")
         button.setToolTip(f"Show the {label} run on the canvas (double click the row too)")
         button.clicked.connect(lambda _checked=False, r=row: self._replay(r))
@@ -222,6 +244,35 @@ class ComparePanel(QWidget):
         self._draw_charts()
         self._explain()
         self._sync_side_button()
+
+    def update_money(self) -> None:
+        """(Re)price the GPU time lost by each fabric (also after the cost book changed)."""
+        from fabricstudio.topology.cost import compare_idle_money, format_money
+
+        book = self.cost_book_source() if self.cost_book_source is not None else None
+        if book is None or not self.training:
+            return
+        gpus = max(g for _u, g in self.training.values())
+        money = compare_idle_money({lab: self.training.get(lab, (None, 0))[0]
+                                    for lab in self.labels if lab in self.results}, gpus, book)
+        keys = [k for k, _t in COLUMNS]
+        for label, pair in money.items():
+            row = self._row(label)
+            for key, value, tip in (
+                    ("idle_per_day", None if pair is None else pair[0].per_day,
+                     "GPU time lost against GPUs that never wait, per day"),
+                    ("idle_vs_best_month", None if pair is None else pair[1].per_month,
+                     "GPU time lost against the best fabric here, per month")):
+                self.results[label][key] = value
+                item = QTableWidgetItem(format_money(value, book.currency))
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight
+                                      | Qt.AlignmentFlag.AlignVCenter)
+                if pair is not None:
+                    m = pair[0]
+                    item.setToolTip(f"{tip}: ({m.reference:.0%} - utilisation) x {m.gpus:,} "
+                                    f"GPUs x {m.gpu_hour_price:,.2f} {m.currency}/GPU-hour "
+                                    f"({m.confidence})")
+                self.table.setItem(row, _FIRST + keys.index(key), item)
 
     def _on_finished(self) -> None:
         worker, self.worker = self.worker, None

@@ -15,7 +15,7 @@ import numpy as np
 import shiboken6
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from fabricstudio.model import Design
+from fabricstudio.model import Design, FrozenDesign, freeze
 from fabricstudio.sim.activity import GpuTimeline
 from fabricstudio.sim.metrics import Frame, MetricStream
 from fabricstudio.sim.moments import Caption, RunFacts
@@ -82,7 +82,7 @@ class SimController(QObject):
         self._reset_slot = connect_safely(design.reset, self, "_on_design_reset")
         self.stream: MetricStream | None = None
         self.request: RunRequest | None = None
-        self.run_design: Design | None = None
+        self.run_design: FrozenDesign | None = None
         self.result: Result | None = None
         #: The shown run's GPU states, captions and facts (None / [] when unknown).
         self.timeline: GpuTimeline | None = None
@@ -126,7 +126,7 @@ class SimController(QObject):
         if not shiboken6.isValid(self._overlay):
             self._overlay = SimOverlay(self._scene, self._design)
             if self.stream is not None:
-                self._overlay.bind(self.stream.links)
+                self._overlay.bind(self.stream.links, self.stream.fabric)
                 if 0 <= self.shown_index < len(self.stream):
                     self._overlay.apply_frame(self.stream.frame(self.shown_index))
         return self._overlay
@@ -158,7 +158,7 @@ class SimController(QObject):
         if self.running:
             return
         self.request = request
-        self.run_design = self.design.copy()
+        self.run_design = freeze(self.design)
         self.result = None
         self._set_stream(None)
         worker_class = ProcessRunWorker if self.use_process else RunWorker
@@ -242,7 +242,7 @@ class SimController(QObject):
         self.shown_index = -1
         self.display_time = 0.0
         if stream is not None:
-            self.overlay.bind(stream.links)
+            self.overlay.bind(stream.links, stream.fabric)
         else:
             self.overlay.apply_frame(None)
             self.result = None

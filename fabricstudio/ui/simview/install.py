@@ -41,6 +41,10 @@ class SimulationUi(QObject):
         self.plots = MetricsPlots()
         self.results = ResultsPanel()
         self.compare = ComparePanel(factory)
+        costs = getattr(window, "costs", None)
+        if costs is not None:  # GPU-idle money at the cost book's GPU-hour price
+            self.compare.cost_book_source = lambda: costs.book
+            costs.changed.connect(lambda _book: self.compare.update_money())
         self.controls = SimControls(self.controller, window)
         self.overlays = CanvasOverlays(window.view)
         self.legend = self.overlays.legend

@@ -18,8 +18,7 @@ from typing import Any
 
 from PySide6.QtCore import QThread, Signal
 
-from fabricstudio.formats import dump_design, parse_design
-from fabricstudio.model import Design
+from fabricstudio.model import FrozenDesign
 from fabricstudio.sim.activity import GpuTimeline
 from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.sim.moments import Caption, RunFacts
@@ -52,16 +51,16 @@ def picklable(factory: SourceFactory) -> bool:
     return True
 
 
-def _child_main(factory: SourceFactory, design_text: str, request: RunRequest, conn: Any,
+def _child_main(factory: SourceFactory, design: FrozenDesign, request: RunRequest, conn: Any,
                 stop: Any, send_frames: bool) -> None:
     """Child process: build the source, run it in slices, stream frames, GPU states and
     captions, send the result, the final captions and the facts."""
     _lower_priority()
     try:
-        source = factory(parse_design(design_text), request)
+        source = factory(design, request)
         stream = source.stream
         timeline = source.timeline
-        conn.send(("stream", stream.links, stream.sample_period_s,
+        conn.send(("stream", stream.links, stream.sample_period_s, stream.fabric,
                    timeline.gpus if timeline is not None else None))
         sent = 0
         captions: list = []
@@ -111,9 +110,9 @@ class RunAssembly:
         frames brought new captions, "result", "error" or "stopped")."""
         kind = message[0]
         if kind == "stream":
-            self.stream = MetricStream(message[1], message[2])
-            if message[3] is not None:
-                self.timeline = GpuTimeline(message[3], message[2])
+            self.stream = MetricStream(message[1], message[2], message[3])
+            if message[4] is not None:
+                self.timeline = GpuTimeline(message[4], message[2])
         elif kind == "frames":
             _, frames, now, fraction, rate, rows, captions = message
             assert self.stream is not None
@@ -140,9 +139,9 @@ class RunAssembly:
 class ChildRun:
     """One simulation in a spawned child process, its messages handed to a callback."""
 
-    def __init__(self, factory: SourceFactory, design_text: str, request: RunRequest,
+    def __init__(self, factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                  send_frames: bool = True) -> None:
-        self._args = (factory, design_text, request)
+        self._args = (factory, design, request)
         self._send_frames = send_frames
         self.process: Any = None
 
@@ -205,10 +204,10 @@ class ProcessRunWorker(QThread):
     completed = Signal(object)
     failed = Signal(str)
 
-    def __init__(self, factory: SourceFactory, design: Design, request: RunRequest,
+    def __init__(self, factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                  parent: Any = None) -> None:
         super().__init__(parent)
-        self._child = ChildRun(factory, dump_design(design), request)
+        self._child = ChildRun(factory, design, request)
         self._stop = threading.Event()
         self.assembly = RunAssembly()
         self.stopped = False
@@ -272,7 +271,7 @@ class ProcessRunWorker(QThread):
         return False
 
 
-def run_variant_in_child(factory: SourceFactory, design_text: str, request: RunRequest,
+def run_variant_in_child(factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                          stop: threading.Event, on_progress: Any = None
                          ) -> tuple[str, RunAssembly]:
     """Run one comparison variant in a child: ("done" / "error" / "stopped", the assembled
@@ -285,7 +284,7 @@ def run_variant_in_child(factory: SourceFactory, design_text: str, request: RunR
             on_progress(assembly.progress[0], assembly.progress[1])
         return kind in ("result", "error", "stopped")
 
-    outcome = ChildRun(factory, design_text, request, send_frames=True).run(handle, stop)
+    outcome = ChildRun(factory, design, request, send_frames=True).run(handle, stop)
     if assembly.error is not None:
         return "error", assembly
     if outcome == "died":

@@ -59,7 +59,7 @@ class RunPane(QGraphicsView):
         scene.set_theme(theme)
         super().__init__(scene, parent)
         self.overlay = SimOverlay(scene, scene.design)
-        self.overlay.bind(record.stream.links)
+        self.overlay.bind(record.stream.links, record.stream.fabric)
         self.rings = GpuRings(scene)
         self.rings.bind(record.timeline)
         self.scale_ui = 1.0

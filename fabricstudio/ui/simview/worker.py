@@ -13,7 +13,7 @@ from typing import Any
 
 from PySide6.QtCore import QThread, Signal
 
-from fabricstudio.model import Design, Technology
+from fabricstudio.model import FrozenDesign, Technology
 from fabricstudio.sim.activity import GpuTimeline
 from fabricstudio.sim.moments import Caption, RunFacts
 from fabricstudio.sim.recorded import RecordedRun
@@ -54,7 +54,7 @@ class RunWorker(QThread):
     completed = Signal(object)  # Result
     failed = Signal(str)
 
-    def __init__(self, factory: SourceFactory, design: Design, request: RunRequest,
+    def __init__(self, factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                  parent: Any = None) -> None:
         super().__init__(parent)
         self._factory = factory
@@ -113,7 +113,7 @@ class CompareWorker(QThread):
     variant_progress = Signal(str, float, float)  # label, fraction done, simulated now
     failed = Signal(str)
 
-    def __init__(self, factory: SourceFactory, design: Design, request: RunRequest,
+    def __init__(self, factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                  parent: Any = None, use_process: bool = False,
                  variants: tuple[tuple[str, Technology, bool], ...] = COMPARE_VARIANTS,
                  parallel: int | None = None) -> None:
@@ -154,10 +154,8 @@ class CompareWorker(QThread):
             self.failed.emit(f"{type(exc).__name__}: {exc}")
 
     def _run_in_children(self) -> None:
-        from fabricstudio.formats import dump_design
         from fabricstudio.ui.simview.process_worker import run_variant_in_child
 
-        text = dump_design(self._design)
         slots = threading.Semaphore(self.parallel)
         errors: list[str] = []
 
@@ -167,7 +165,7 @@ class CompareWorker(QThread):
                     return
                 self.variant_started.emit(label)
                 outcome, run = run_variant_in_child(
-                    self._factory, text, self._request_for(technology, dcqcn), self._stop,
+                    self._factory, self._design, self._request_for(technology, dcqcn), self._stop,
                     lambda now, fraction: self.variant_progress.emit(label, fraction, now))
             if outcome == "error":
                 errors.append(f"{label}: {run.error}")
