@@ -161,12 +161,16 @@ def test_file_export_proposal_writes_a_pdf_with_the_comparison(make_window, qtbo
 
     from pypdf import PdfReader
 
+    from fabricstudio.sim.recorded import RecordedRun
+
     window = make_window(build_fabric(LeafSpineSpec(gpus=16)).to_design())
     panel = window.simulation.compare
     panel.design_revision = window.design.revision
     for (label, _t, _d), utilisation in zip(COMPARE_VARIANTS, (0.9, 0.8, 0.7, 0.5),
                                             strict=True):
-        panel._on_variant(label, training_result(utilisation, 16, 0.01 / utilisation), None)
+        panel._on_variant(label, RecordedRun(label, window.design, None,
+                                             training_result(utilisation, 16,
+                                                             0.01 / utilisation)))
     target = tmp_path / "proposal"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
 
