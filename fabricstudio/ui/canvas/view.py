@@ -134,34 +134,9 @@ class FabricView(QGraphicsView):
         return found
 
     def free_area(self, rect: QRectF) -> QRectF:
-        """The part of the viewport clear of the obstacles that ``rect`` fits largest into:
-        every rectangle bounded by the viewport's and the obstacles' edges is tried.  The
-        whole viewport when the obstacles leave too little."""
-        view = QRectF(self.viewport().rect())
-        found = [r.intersected(view) for r in self.obstacles()]
-        found = [r for r in found if not r.isEmpty()]
-        if not found:
-            return view
-        lefts = {view.left(), *(r.right() for r in found)}
-        rights = {view.right(), *(r.left() for r in found)}
-        tops = {view.top(), *(r.bottom() for r in found)}
-        bottoms = {view.bottom(), *(r.top() for r in found)}
-        best, best_zoom = view, 0.0
-        for left in lefts:
-            for right in rights:
-                if right - left < 0.35 * view.width():
-                    continue
-                for top in tops:
-                    for bottom in bottoms:
-                        if bottom - top < 0.35 * view.height():
-                            continue
-                        area = QRectF(left, top, right - left, bottom - top)
-                        if any(area.intersects(r) for r in found):
-                            continue
-                        zoom = min(area.width() / rect.width(), area.height() / rect.height())
-                        if zoom > best_zoom:
-                            best, best_zoom = area, zoom
-        return best
+        """The part of the viewport clear of :meth:`obstacles` that ``rect`` fits largest
+        into (see :func:`largest_free_area`)."""
+        return largest_free_area(QRectF(self.viewport().rect()), self.obstacles(), rect)
 
     def wheelEvent(self, event) -> None:  # noqa: N802 - Qt override
         delta = event.angleDelta().y() or event.angleDelta().x()
@@ -398,3 +373,33 @@ class FabricView(QGraphicsView):
             rect = self._legend_rect().toAlignedRect().adjusted(-2, -2, 2, 2)
             self.viewport().update(rect)
             self.viewport().update(rect.translated(dx, dy))
+
+
+def largest_free_area(view: QRectF, obstacles: list[QRectF], rect: QRectF) -> QRectF:
+    """The rectangle of ``view`` clear of ``obstacles`` into which ``rect`` fits largest:
+    every rectangle bounded by the view's and the obstacles' edges is tried.  The whole view
+    when the obstacles leave too little (less than 35 % of a side)."""
+    found = [r.intersected(view) for r in obstacles]
+    found = [r for r in found if not r.isEmpty()]
+    if not found or rect.isEmpty():
+        return view
+    lefts = {view.left(), *(r.right() for r in found)}
+    rights = {view.right(), *(r.left() for r in found)}
+    tops = {view.top(), *(r.bottom() for r in found)}
+    bottoms = {view.bottom(), *(r.top() for r in found)}
+    best, best_zoom = view, 0.0
+    for left in lefts:
+        for right in rights:
+            if right - left < 0.35 * view.width():
+                continue
+            for top in tops:
+                for bottom in bottoms:
+                    if bottom - top < 0.35 * view.height():
+                        continue
+                    area = QRectF(left, top, right - left, bottom - top)
+                    if any(area.intersects(r) for r in found):
+                        continue
+                    zoom = min(area.width() / rect.width(), area.height() / rect.height())
+                    if zoom > best_zoom:
+                        best, best_zoom = area, zoom
+    return best
