@@ -110,3 +110,29 @@ def test_a_recording_without_a_scenario_says_so(capsys, examples_dir):
     assert main(["export", str(examples_dir / SCENARIOS / "incast.design.json"), "--gif",
                  "x.gif"]) == 2
     assert "needs --scenario" in capsys.readouterr().err
+
+
+def test_simulation_menu_records_the_shown_run(qtbot, tmp_path, monkeypatch, examples_dir,
+                                               settings):
+    from PySide6.QtWidgets import QFileDialog
+
+    from fabricstudio.ui.main_window import MainWindow
+    from fabricstudio.ui.simview import install_simulation_ui
+    from tests.ui.simview.synthetic import factory
+
+    window = MainWindow(load_design(examples_dir / "two-servers-one-leaf.json"),
+                        settings=settings)
+    qtbot.addWidget(window)
+    sim = install_simulation_ui(window, factory())
+    sim.scenario.until_complete.setChecked(False)
+    sim.scenario.horizon_us.setValue(10.0)
+    sim.scenario.run_button.click()
+    qtbot.waitUntil(lambda: sim.controller.state == "finished", timeout=10_000)
+    qtbot.waitUntil(lambda: sim.controller.worker is None, timeout=10_000)
+    target = tmp_path / "shown.gif"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName",
+                        lambda *a, **k: (str(target), "GIF animation (*.gif)"))
+    monkeypatch.setattr("fabricstudio.ui.recording_dialog.RUN_SECONDS", 1.0)
+    sim.actions["Record video"].trigger()
+    assert target.stat().st_size > 0
+    sim.shutdown()

@@ -128,6 +128,7 @@ class SimulationUi(QObject):
             ("&Compare fabrics", "Ctrl+Shift+C", self.scenario.compare_button.click),
             ("Export &moment as PNG…", "Ctrl+Shift+M", self.export_moment_dialog),
             ("Export metrics &CSV…", None, self.export_csv_dialog),
+            ("Record &video…", None, self.record_video_dialog),
         )
         self.actions: dict[str, QAction] = {}
         for text, key, slot in entries:
@@ -244,6 +245,22 @@ class SimulationUi(QObject):
                 self.window.statusBar().showMessage(f"Could not write {path}: {exc}", 8000)
                 return
             self.window.statusBar().showMessage(f"Saved {path}", 5000)
+
+    def shown_record(self) -> RecordedRun | None:
+        """The shown run as a recording (None before any run)."""
+        c = self.controller
+        if c.stream is None or not len(c.stream) or c.running:
+            return None
+        label = c.request.label if c.request is not None else "Run"
+        return RecordedRun(label.split(",")[0], c.run_design or self.window.design, c.stream,
+                           c.result, c.timeline, list(c.captions), c.facts)
+
+    def record_video_dialog(self) -> None:
+        """Record the presenter's story (when one is loaded and its runs exist) or the shown
+        run as MP4 or GIF, with a progress dialog that can cancel."""
+        from fabricstudio.ui.recording_dialog import record_video
+
+        record_video(self)
 
     def export_csv_dialog(self) -> None:
         """Ask for a file name and write the shown run's metrics as CSV."""
