@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
             raise CliError("--list takes no demo name or --story", 2)
         for name in demo_names():
             demo = load_demo(name)
-            write_out(f"{name}\t{demo.title}")
+            write_out(f"{name:<24} {demo.title}")
         return 0
     if args.name and args.story:
         raise CliError("give a demo NAME or --story FILE, not both", 2)
