@@ -23,6 +23,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
+def _cpu() -> tuple[float, float]:
+    """(CPU seconds of this process, of its finished children: ffmpeg)."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=20.0)
@@ -49,12 +58,15 @@ def main() -> None:
     times = []
     with tempfile.TemporaryDirectory() as folder:
         for k in range(args.repeat):
+            cpu = _cpu()
             stats = write_video(Path(folder) / f"demo{k}.mp4", "mp4",
                                 FrameRenderer(args.width, height), shots, args.fps)
+            render_cpu, ffmpeg_cpu = (a - b for a, b in zip(_cpu(), cpu, strict=True))
             times.append(stats.wall_s)
             print(f"MP4 {args.width}x{height}, {stats.frames} frames ({stats.seconds:.0f} s at "
-                  f"{args.fps:g} fps): rendered and encoded in {stats.wall_s:.1f} s, "
-                  f"{stats.bytes / 1e6:.1f} MB")
+                  f"{args.fps:g} fps): rendered and encoded in {stats.wall_s:.1f} s wall "
+                  f"(CPU: {render_cpu:.1f} s rendering, {ffmpeg_cpu:.1f} s ffmpeg), "
+                  f"{stats.bytes / 1e6:.1f} MB; load average {os.getloadavg()[0]:.1f}")
         gif_shots = list(run_shots(record, 0.0, record.end_s, args.seconds, 10.0))
         stats = write_video(Path(folder) / "demo.gif", "gif", FrameRenderer(960, 540),
                             gif_shots, 10.0)

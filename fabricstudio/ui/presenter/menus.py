@@ -64,9 +64,16 @@ def build_presenter_menus(window, ui, presenter: PresenterMode) -> dict[str, QAc
     contrast.setChecked(presenter.high_contrast)
     scales = menu.addMenu("&UI scale")
     group = QActionGroup(window)
+    automatic = QAction("Automatic (by screen size)", window, checkable=True)
+    automatic.setChecked(presenter.chosen_scale is None)
+    automatic.triggered.connect(lambda _c=False: presenter.set_scale(None))
+    group.addAction(automatic)
+    scales.addAction(automatic)
+    actions["UI scale automatic"] = automatic
     for scale in UI_SCALES:
         action = QAction(f"{scale * 100:.0f} %", window, checkable=True)
-        action.setChecked(abs(scale - presenter.scale) < 1e-6)
+        action.setChecked(presenter.chosen_scale is not None
+                          and abs(scale - presenter.chosen_scale) < 1e-6)
         action.triggered.connect(lambda _c=False, s=scale: presenter.set_scale(s))
         group.addAction(action)
         scales.addAction(action)

@@ -34,13 +34,22 @@ SETTING_SCALE = "presenter/ui_scale"
 SETTING_CONTRAST = "presenter/high_contrast"
 
 
-def ui_scale_setting(settings: QSettings) -> float:
-    """The presenter UI scale from the settings, clamped to 1.0-2.0."""
+def ui_scale_setting(settings: QSettings) -> float | None:
+    """The presenter UI scale chosen in the settings (1.0-2.0), or None: automatic."""
+    value = settings.value(SETTING_SCALE)
+    if value is None:
+        return None
     try:
-        value = float(settings.value(SETTING_SCALE, 1.5))
+        return min(max(float(value), 1.0), 2.0)
     except (TypeError, ValueError):
-        value = 1.5
-    return min(max(value, 1.0), 2.0)
+        return None
+
+
+def auto_scale(window: QWidget) -> float:
+    """The UI scale that suits the (full-screen) window: 100 % up to 720 logical pixels of
+    height, more when taller (150 % on 1080), in 25 % steps.  A screen already scaled by Qt
+    (QT_SCALE_FACTOR) has fewer logical pixels, so the two do not multiply."""
+    return min(max(round(window.height() / 720 * 4) / 4, 1.0), 2.0)
 
 
 class Badge(QLabel):
@@ -78,7 +87,8 @@ class PresenterMode(QObject):
         self.settings = settings
         self.player = StoryPlayer(simulation_ui)
         self.active = False
-        self.scale = ui_scale_setting(settings)
+        #: The chosen UI scale (None: automatic for the screen, see auto_scale).
+        self.chosen_scale = ui_scale_setting(settings)
         self.high_contrast = str(settings.value(SETTING_CONTRAST, "false")).lower() == "true"
         self._saved: dict = {}
         self.badge = Badge(simulation_ui.stage)
@@ -201,10 +211,18 @@ class PresenterMode(QObject):
         return allowed
 
     # ------------------------------------------------------------------ look
-    def set_scale(self, scale: float) -> None:
-        """UI scale of the presenter (1.0-2.0, remembered)."""
-        self.scale = min(max(float(scale), 1.0), 2.0)
-        self.settings.setValue(SETTING_SCALE, self.scale)
+    @property
+    def scale(self) -> float:
+        """The UI scale in effect (the chosen one, or automatic for the screen)."""
+        return self.chosen_scale if self.chosen_scale is not None else auto_scale(self.window)
+
+    def set_scale(self, scale: float | None) -> None:
+        """UI scale of the presenter (1.0-2.0, remembered; None: automatic)."""
+        self.chosen_scale = None if scale is None else min(max(float(scale), 1.0), 2.0)
+        if self.chosen_scale is None:
+            self.settings.remove(SETTING_SCALE)
+        else:
+            self.settings.setValue(SETTING_SCALE, self.chosen_scale)
         if self.active:
             self._apply_look()
 
@@ -249,7 +267,12 @@ class PresenterMode(QObject):
 
     # ------------------------------------------------------------------ keys
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
-        if not self.active or event.type() != QEvent.Type.KeyPress:
+        if not self.active:
+            return False
+        if watched is self.window and event.type() == QEvent.Type.Resize:
+            QTimer.singleShot(0, self, self._apply_look)  # the automatic scale follows
+            return False
+        if event.type() != QEvent.Type.KeyPress:
             return False
         if not isinstance(event, QKeyEvent) or not self.window.isActiveWindow():
             return False

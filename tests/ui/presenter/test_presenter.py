@@ -191,3 +191,17 @@ def test_light_theme_reaches_the_charts_and_the_comparison(qtbot, window):
 def test_help_demos_lists_the_bundled_demo(window):
     action = _menu_action(window, "Help", "Demos", "Why a lossless fabric keeps GPUs busy")
     assert action.isEnabled()
+
+
+def test_presenter_scale_is_automatic_by_screen_height_until_chosen(qtbot, window):
+    from fabricstudio.ui.presenter.mode import auto_scale
+
+    presenter = window.simulation.presenter
+    window.resize(1366, 768)
+    assert auto_scale(window) == 1.0
+    window.resize(1920, 1080)
+    assert auto_scale(window) == 1.5
+    presenter.set_scale(None)
+    assert presenter.scale == 1.5
+    presenter.set_scale(1.25)
+    assert presenter.scale == 1.25 and presenter.settings.value("presenter/ui_scale") == 1.25
