@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QMainWindow, QMenu, QScrollArea
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QMenu, QScrollArea
 
 from fabricstudio.sim.moments import caption_at
 from fabricstudio.sim.recorded import RecordedRun
@@ -24,6 +25,9 @@ from fabricstudio.ui.simview.painters import gauge_data
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS, SourceFactory, engine_source
 from fabricstudio.ui.simview.stage import Stage
 
+if TYPE_CHECKING:  # pragma: no cover
+    from fabricstudio.ui.main_window import MainWindow
+
 #: Height the Compare dock takes when a comparison starts (fits a 1366 x 768 window).
 COMPARE_HEIGHT = 290
 PLOT_REFRESH_S = 0.06  # at most one chart every other tick: each chart at ~4 Hz
@@ -32,7 +36,7 @@ PLOT_REFRESH_S = 0.06  # at most one chart every other tick: each chart at ~4 Hz
 class SimulationUi(QObject):
     """Everything the simulation view adds to one main window."""
 
-    def __init__(self, window: QMainWindow, factory: SourceFactory | None = None) -> None:
+    def __init__(self, window: MainWindow, factory: SourceFactory | None = None) -> None:
         super().__init__(window)
         self.window = window
         factory = factory or engine_source
@@ -41,10 +45,9 @@ class SimulationUi(QObject):
         self.plots = MetricsPlots()
         self.results = ResultsPanel()
         self.compare = ComparePanel(factory)
-        costs = getattr(window, "costs", None)
-        if costs is not None:  # GPU-idle money at the cost book's GPU-hour price
-            self.compare.cost_book_source = lambda: costs.book
-            costs.changed.connect(lambda _book: self.compare.update_money())
+        costs = window.costs  # GPU-idle money at the cost book's GPU-hour price
+        self.compare.cost_book_source = lambda: costs.book
+        costs.changed.connect(lambda _book: self.compare.update_money())
         self.controls = SimControls(self.controller, window)
         self.overlays = CanvasOverlays(window.view)
         self.legend = self.overlays.legend
@@ -76,8 +79,7 @@ class SimulationUi(QObject):
         from fabricstudio.ui.presenter.menus import build_presenter_menus
         from fabricstudio.ui.presenter.mode import PresenterMode
 
-        settings = getattr(self.window, "settings", None) or QSettings()
-        self.presenter = PresenterMode(self.window, self, settings)
+        self.presenter = PresenterMode(self.window, self, self.window.settings)
         self.presenter_actions = build_presenter_menus(self.window, self, self.presenter)
 
     def open_demo(self, name: str | None = None) -> bool:
@@ -91,26 +93,19 @@ class SimulationUi(QObject):
         dock = QDockWidget(title, self.window)
         dock.setObjectName(f"sim{title.replace(' ', '')}Dock")
         dock.setWidget(_scrollable(widget))
-        add_dock = getattr(self.window, "add_dock", None)
-        if add_dock is not None:
-            add_dock(dock, area)
-        else:
-            self.window.addDockWidget(area, dock)
+        self.window.add_dock(dock, area)
         return dock
 
     def _share_right_column(self) -> None:
-        """Tab Scenario behind the Inspector and Results behind Analysis (when the window has
-        them), so the right column stays readable on a laptop or projector."""
-        for host, key in (("inspector_dock", "scenario"), ("analysis_dock", "results")):
-            other = getattr(self.window, host, None)
-            if isinstance(other, QDockWidget):
-                self.window.tabifyDockWidget(other, self.docks[key])
+        """Tab Scenario behind the Inspector and Results behind Analysis, so the right column
+        stays readable on a laptop or projector."""
+        for host, key in ((self.window.inspector_dock, "scenario"),
+                          (self.window.analysis_dock, "results")):
+            self.window.tabifyDockWidget(host, self.docks[key])
         self.docks["scenario"].raise_()
 
     def _build_menu(self) -> QMenu:
-        menu = getattr(self.window, "simulation_menu", None)
-        if menu is None:
-            menu = self.window.menuBar().addMenu("&Simulation")
+        menu = self.window.act.simulation_menu
         c = self.controller
         entries = (
             ("&Open scenario…", None, self.scenario.open_scenario_dialog),
@@ -186,8 +181,7 @@ class SimulationUi(QObject):
     @property
     def presenting(self) -> bool:
         """True while presenter mode is on."""
-        presenter = getattr(self, "presenter", None)
-        return presenter is not None and presenter.active
+        return self.presenter.active
 
     def stop(self) -> None:
         """Stop the run and any comparison at once."""
@@ -274,8 +268,7 @@ class SimulationUi(QObject):
 
     # ------------------------------------------------------------------ reactions
     def _selected_device_ids(self) -> list[str]:
-        items = self.window.scene.selectedItems()
-        return [item.device_id for item in items if hasattr(item, "device_id")]
+        return self.window.editor.selected_device_ids()
 
     def _on_selection(self) -> None:
         links = [item.link.id for item in self.window.scene.selectedItems()
@@ -344,6 +337,7 @@ class SimulationUi(QObject):
         caption = caption_at(c.captions, t) if t is not None else None
         self.overlays.set_caption(caption.text if caption else "",
                                   caption.kind if caption else "")
+
     def _on_tick(self) -> None:
         """While a run plays live: at most one chart per PLOT_REFRESH_S, the next one that has
         not shown the newest frame, so no tick pays for all four."""
@@ -389,19 +383,13 @@ class SimulationUi(QObject):
         self.controller.shutdown()
 
 
-def install_simulation_ui(window: QMainWindow, factory: SourceFactory | None = None
+def install_simulation_ui(window: MainWindow, factory: SourceFactory | None = None
                           ) -> SimulationUi:
-    """Add the simulation docks, toolbar and menu to ``window``; returns the wiring object.
-
-    Called once by MainWindow; calling it again only swaps the simulation factory.
-    """
-    ui = getattr(window, "simulation", None)
-    if isinstance(ui, SimulationUi):
-        if factory is not None:
-            ui.set_factory(factory)
-        return ui
-    ui = SimulationUi(window, factory)
-    window.simulation = ui
+    """The window's simulation view (``window.simulation``, made by MainWindow), building
+    later runs with ``factory`` when one is given (tests, benchmarks, other engines)."""
+    ui = window.simulation
+    if factory is not None:
+        ui.set_factory(factory)
     return ui
 
 

@@ -4,7 +4,7 @@ A pure-Python engine in a thread of the GUI process holds the GIL most of the ti
 Qt call the UI makes releases and re-acquires it, so painting slows down several-fold.  In a
 child process the engine cannot stall the UI at all.  The child advances in short slices,
 sends the frames recorded since the last slice, and stops between slices when asked; the
-parent QThread appends them to a MetricStream the UI reads exactly like a local one.
+parent Worker appends them to a MetricStream the UI reads exactly like a local one.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import threading
 import time
 from typing import Any
 
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import Signal
 
 from fabricstudio.model import FrozenDesign
 from fabricstudio.sim.activity import GpuTimeline
@@ -24,8 +24,9 @@ from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.sim.moments import Caption, RunFacts
 from fabricstudio.sim.request import RunRequest
 from fabricstudio.sim.result import Result
+from fabricstudio.ui.background import Reported, Stopped, Worker
 from fabricstudio.ui.simview.source import SourceFactory
-from fabricstudio.ui.simview.worker import _run_source, _Stopped
+from fabricstudio.ui.simview.worker import _run_source
 
 STOP_GRACE_S = 1.0
 #: The child runs at a lower scheduling priority: on a loaded machine (fewer free cores than
@@ -83,7 +84,7 @@ def _child_main(factory: SourceFactory, design: FrozenDesign, request: RunReques
         flush(source.now, 0.0)
         result = source.result()
         conn.send(("result", result, source.flow_ends(), source.captions(), source.facts()))
-    except _Stopped:
+    except Stopped:
         conn.send(("stopped",))
     except Exception as exc:  # noqa: BLE001 - reported to the user by the parent
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
@@ -195,22 +196,19 @@ class ChildRun:
         self.process.join()
 
 
-class ProcessRunWorker(QThread):
-    """Same signals as RunWorker; the simulation runs in a spawned child process."""
+class ProcessRunWorker(Worker):
+    """Same signals as RunWorker; the simulation runs in a spawned child process (a stop
+    ends it at once: the child stops between slices or is terminated)."""
 
     stream_ready = Signal(object)
     progressed = Signal(float, float, float)
     captions_changed = Signal(object)  # list of Caption
-    completed = Signal(object)
-    failed = Signal(str)
 
     def __init__(self, factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                  parent: Any = None) -> None:
         super().__init__(parent)
         self._child = ChildRun(factory, design, request)
-        self._stop = threading.Event()
         self.assembly = RunAssembly()
-        self.stopped = False
 
     @property
     def stream(self) -> MetricStream | None:
@@ -237,16 +235,16 @@ class ProcessRunWorker(QThread):
         """The child process (None before the run starts)."""
         return self._child.process
 
-    def request_stop(self) -> None:
-        """End the run at once (the child stops between slices or is terminated)."""
-        self._stop.set()
-
-    def run(self) -> None:  # noqa: D102 - QThread override
-        outcome = self._child.run(self._handle, self._stop)
+    def work(self) -> Result:
+        outcome = self._child.run(self._handle, self.stop_event)
+        assembly = self.assembly
+        if assembly.error is not None:
+            raise Reported(assembly.error)
         if outcome == "died":
-            self.failed.emit("the simulation process ended unexpectedly")
-        elif outcome == "stopped":
-            self.stopped = True
+            raise Reported("the simulation process ended unexpectedly")
+        if assembly.result is None:  # stopped by the user or by the child
+            raise Stopped
+        return assembly.result
 
     def _handle(self, message: tuple) -> bool:
         """Apply one message from the child; True when the run is over."""
@@ -260,13 +258,10 @@ class ProcessRunWorker(QThread):
                 self.captions_changed.emit(assembly.captions)
         elif kind == "result":
             self.captions_changed.emit(assembly.captions)
-            self.completed.emit(assembly.result)
             return True
         elif kind == "error":
-            self.failed.emit(assembly.error or "")
             return True
         else:  # "stopped"
-            self.stopped = True
             return True
         return False
 
