@@ -93,13 +93,13 @@ def build_presenter_menus(window, ui, presenter: PresenterMode) -> dict[str, QAc
 
 def present(window, ui, presenter: PresenterMode, demo: Demo) -> bool:
     """Open ``demo``'s design, scenario and story and start presenting it."""
-    if not window.maybe_save():
+    if not window.files.maybe_save():
         return False
     presenter.leave()
     design = demo.design
     if needs_layout(design):
         design.move_devices(design_layout(design))
-    window._replace_design(design.to_data(), None)
+    window.files.replace(design.to_data(), None)
     if demo.scenario is not None:
         ui.scenario.use_scenario(demo.scenario, demo.story.scenario or demo.name)
     presenter.player.load(demo.story)

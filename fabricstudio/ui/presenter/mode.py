@@ -10,13 +10,14 @@ Home / End, P plays or pauses, K starts or stops the kiosk loop.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeyEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
     QLabel,
-    QMainWindow,
     QTabBar,
     QToolBar,
     QWidget,
@@ -24,6 +25,9 @@ from PySide6.QtWidgets import (
 
 from fabricstudio.ui.presenter.player import StoryPlayer
 from fabricstudio.ui.theme import HIGH_CONTRAST, apply_theme
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fabricstudio.ui.main_window import MainWindow
 
 #: UI scales offered (the preference and the View > Presenter menu).
 UI_SCALES = (1.0, 1.25, 1.5, 1.75, 2.0)
@@ -80,7 +84,7 @@ class PresenterMode(QObject):
 
     toggled = Signal(bool)
 
-    def __init__(self, window: QMainWindow, simulation_ui, settings: QSettings) -> None:
+    def __init__(self, window: MainWindow, simulation_ui, settings: QSettings) -> None:
         super().__init__(window)
         self.window = window
         self.ui = simulation_ui
@@ -202,8 +206,8 @@ class PresenterMode(QObject):
 
     def allowed_actions(self) -> list[QAction]:
         """Actions that stay usable while presenting (they change no design)."""
-        w = self.window
-        allowed = [w.act_fit, w.act_zoom_in, w.act_zoom_out, w.act_zoom_100, w.act_quit]
+        act = self.window.act
+        allowed = [act.fit, act.zoom_in, act.zoom_out, act.zoom_100, act.quit]
         allowed += [self.ui.actions[name] for name in (
             "Play / pause", "Step forward", "Step back", "Jump to first PAUSE",
             "Jump to peak queue", "Jump to first drop")]

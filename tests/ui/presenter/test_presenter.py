@@ -59,15 +59,15 @@ def test_f5_enters_presenter_mode_without_chrome_and_esc_restores_it(qtbot, wind
     assert presenter.active
     assert not window.menuBar().isVisible() and not window.statusBar().isVisible()
     assert not any(d.isVisible() for d in window.findChildren(QDockWidget))
-    assert not window.toolbar.isVisible() and not sim.controls.isVisible()
-    assert not window.act_delete.isEnabled() and not window.act_undo.isEnabled()
+    assert not window.act.toolbar.isVisible() and not sim.controls.isVisible()
+    assert not window.act.delete.isEnabled() and not window.act.undo.isEnabled()
     assert not window.view.isInteractive()
     assert sim.overlays.scale == presenter.scale >= 1.0
     qtbot.keyClick(window.view, Qt.Key.Key_Escape)
     assert not presenter.active
-    assert window.menuBar().isVisible() and window.toolbar.isVisible()
+    assert window.menuBar().isVisible() and window.act.toolbar.isVisible()
     assert all(d.isVisible() for d in docks_before)
-    assert window.act_delete.isEnabled() and window.view.isInteractive()
+    assert window.act.delete.isEnabled() and window.view.isInteractive()
     assert sim.overlays.scale == 1.0
 
 
