@@ -210,7 +210,10 @@ class GpuActivityTracker:
         dst = np.full(total - known, -1, dtype=np.int64)
         nvlink = np.zeros(total - known, dtype=bool)
         for k in range(known, total):
-            record = self.flows[k]
+            try:
+                record = self.flows[k]
+            except KeyError:  # finished within one slice and already forgotten by the
+                continue      # engine's flow log: its NVLink progress is not shown
             src[k - known] = self._index.get(record.src, -1)
             dst[k - known] = self._index.get(record.dst, -1)
             nvlink[k - known] = record.src.split("/", 1)[0] == record.dst.split("/", 1)[0]

@@ -268,29 +268,41 @@ def _ecn_caption(stream: MetricStream, design: Any, records: Sequence[Any],
 def find_stalls(stream: MetricStream, records: Sequence[Any], min_gap_s: float
                 ) -> list[tuple[int, float, float]]:
     """(flow id, from, to) of network flows that made no progress for at least
-    ``min_gap_s`` while not yet delivered (to = the end of the recording if still stalled)."""
-    if not len(stream) or not len(records):
+    ``min_gap_s`` while not yet delivered (to = the end of the recording if still stalled).
+
+    ``records`` are the engine's flow records by id (its flow log keeps the first few
+    thousand and the live ones; a flow it has forgotten is not looked at)."""
+    count = len(records)
+    if not len(stream) or not count:
         return []
-    last = np.array([r.start_s for r in records], dtype=np.float64)
-    network = np.array([server_of(r.src) != server_of(r.dst) for r in records])
+    last = np.full(count, np.nan)
+    network = np.zeros(count, dtype=bool)
+    delivered = np.ones(count, dtype=bool)
+    for record in records:
+        last[record.id] = record.start_s
+        network[record.id] = server_of(record.src) != server_of(record.dst)
+        delivered[record.id] = record.finish_s is not None
     stalls = []
     for index in range(len(stream)):
         t, ids, flows = stream.flow_frame(index)
-        if not ids:
+        if not ids or "rate_gbps" not in flows:
             continue
         ids_array = np.asarray(ids, dtype=np.int64)
-        ids_array = ids_array[ids_array < len(last)]
-        moved = ids_array[np.asarray(flows["rate_gbps"])[:len(ids_array)] > 0]
+        rates = np.asarray(flows["rate_gbps"])
+        known = ids_array < count
+        moved = ids_array[known & (rates[:len(ids_array)] > 0)]
         begin = t - stream.sample_period_s
         gaps = begin - last[moved]
-        for fid in moved[(gaps >= min_gap_s) & network[moved]].tolist():
+        with np.errstate(invalid="ignore"):
+            stalled = (gaps >= min_gap_s) & network[moved]
+        for fid in moved[stalled].tolist():
             stalls.append((fid, float(last[fid]), begin))
         last[moved] = t
     end = float(stream.times[-1])
-    for fid, record in enumerate(records):
-        if record.finish_s is None and network[fid] and record.start_s <= end \
-                and end - last[fid] >= min_gap_s:
-            stalls.append((fid, float(last[fid]), end))
+    with np.errstate(invalid="ignore"):
+        open_ = network & ~delivered & (last <= end) & (end - last >= min_gap_s)
+    for fid in np.flatnonzero(open_).tolist():
+        stalls.append((fid, float(last[fid]), end))
     return sorted(stalls, key=lambda s: s[1])
 
 

@@ -78,6 +78,16 @@ def build_presenter_menus(window, ui, presenter: PresenterMode) -> dict[str, QAc
         group.addAction(action)
         scales.addAction(action)
         actions[f"UI scale {scale * 100:.0f} %"] = action
+
+    def show_look() -> None:  # Edit > Preferences changes the same settings
+        contrast.setChecked(presenter.high_contrast)
+        chosen = presenter.chosen_scale
+        automatic.setChecked(chosen is None)
+        for scale in UI_SCALES:
+            if chosen is not None and abs(scale - chosen) < 1e-6:
+                actions[f"UI scale {scale * 100:.0f} %"].setChecked(True)
+
+    presenter.look_changed.connect(show_look)
     demos = _top_menu(window, "Help").addMenu("&Demos")
     for name in demo_names():
         try:

@@ -83,6 +83,8 @@ class PresenterMode(QObject):
     """Presenter mode of one main window and its simulation view."""
 
     toggled = Signal(bool)
+    #: The UI scale or high contrast changed (View > Presenter or Edit > Preferences).
+    look_changed = Signal()
 
     def __init__(self, window: MainWindow, simulation_ui, settings: QSettings) -> None:
         super().__init__(window)
@@ -229,6 +231,7 @@ class PresenterMode(QObject):
             self.settings.setValue(SETTING_SCALE, self.chosen_scale)
         if self.active:
             self._apply_look()
+        self.look_changed.emit()
 
     def set_high_contrast(self, on: bool) -> None:
         """Black canvas, white type (remembered)."""
@@ -236,6 +239,7 @@ class PresenterMode(QObject):
         self.settings.setValue(SETTING_CONTRAST, "true" if on else "false")
         if self.active:
             self._apply_look()
+        self.look_changed.emit()
 
     def _apply_look(self) -> None:
         window = self.window

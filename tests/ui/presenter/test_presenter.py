@@ -205,3 +205,36 @@ def test_presenter_scale_is_automatic_by_screen_height_until_chosen(qtbot, windo
     assert presenter.scale == 1.5
     presenter.set_scale(1.25)
     assert presenter.scale == 1.25 and presenter.settings.value("presenter/ui_scale") == 1.25
+
+
+def test_preferences_set_the_presenter_scale_and_contrast_like_the_view_menu(qtbot, window):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from fabricstudio.ui.presenter.preferences import HighContrastField, UiScaleField
+
+    presenter = window.simulation.presenter
+    seen = {}
+
+    def fill():
+        dialog = QApplication.activeModalWidget()
+        if dialog is None:
+            QTimer.singleShot(20, fill)
+            return
+        scale = dialog.findChild(UiScaleField)
+        contrast = dialog.findChild(HighContrastField)
+        seen["shown"] = (scale.currentText(), contrast.isChecked())
+        scale.setCurrentIndex(scale.findText("175 %"))
+        contrast.setChecked(True)
+        dialog.accept()
+
+    QTimer.singleShot(20, fill)
+    _menu_action(window, "Edit", "Preferences").trigger()  # the real Edit > Preferences
+    assert seen["shown"] == ("Automatic (by screen size)", False)
+    assert presenter.chosen_scale == 1.75 and presenter.high_contrast
+    assert presenter.settings.value("presenter/ui_scale") == 1.75
+    assert _menu_action(window, "View", "Presenter", "UI scale", "175 %").isChecked()
+    assert _menu_action(window, "View", "Presenter", "High contrast").isChecked()
+    _menu_action(window, "View", "Presenter", "Presenter mode").trigger()
+    assert presenter.active and window.scene.theme.name == "contrast"
+    assert window.simulation.overlays.scale == 1.75
