@@ -38,8 +38,8 @@ def test_unknown_demo_names_the_choices():
 def test_demo_list_and_bad_names_on_the_command_line(capsys):
     assert main(["demo", "--list"]) == 0
     out = capsys.readouterr().out
-    assert out.split()[:2] == ["training-incast", "Why"]
-    assert "Why a lossless fabric keeps GPUs busy" in out
+    assert out.split()[:2] == ["training-incast", "One"]
+    assert "One burst, four fabrics: where the GPUs' time goes" in out
     assert main(["demo", "nope"]) == 1
     assert "no demo named 'nope'" in capsys.readouterr().err
     assert main(["demo", "--list", "training-incast"]) == 2

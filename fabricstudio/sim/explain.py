@@ -115,13 +115,33 @@ def _contention_sentences(facts: Mapping[str, RunFacts]) -> list[str]:
         return []  # the port shares do not explain the ranking: say nothing causal
     assert best.meeting_port is not None  # filtered above
     clauses = [_mechanism(label, f, _share(shares[label])) for label, f in ranked]
-    text = [f"{best_label} keeps the GPUs busiest ({_pct(best.gpu_utilisation)}). While the "
+    among = " of the lossless fabrics" if len(lossless) < len(facts) else ""
+    text = [f"{best_label} keeps the GPUs busiest{among} ({_pct(best.gpu_utilisation)}). While the "
             f"burst and the all-reduce shared {_port(best.meeting_port)}, the all-reduce's "
             "share of it: " + "; ".join(clauses) + "."]
     if all(f.step_times_s for _, f in ranked):
         text.append("A ring runs at its slowest hop: the step with the burst took "
                     + " / ".join(_ms(f.step_times_s[0]) for _, f in ranked) + ".")
     return text
+
+
+def _lossy_ahead_sentences(facts: Mapping[str, RunFacts]) -> list[str]:
+    """A lossy fabric whose GPUs were busier than every lossless one's: said plainly."""
+    lossless = [(f.gpu_utilisation, label) for label, f in facts.items()
+                if not f.drops and f.gpu_utilisation is not None]
+    if not lossless:
+        return []
+    best, best_label = max(lossless)
+    out = []
+    for label, f in facts.items():
+        if not f.drops or f.gpu_utilisation is None or f.gpu_utilisation <= best:
+            continue
+        how = ("fast retransmit recovered every loss without a retransmission timeout"
+               if not f.timeouts else f"despite {f.timeouts:,} retransmission timeouts")
+        out.append(f"On this run the losses cost {label} less than the lossless fabrics lost "
+                   f"to the burst: its GPUs were busier ({_pct(f.gpu_utilisation)}, "
+                   f"{best_label} {_pct(best)}); {how}.")
+    return out
 
 
 def explain_fabrics(facts: Mapping[str, RunFacts]) -> list[str]:
@@ -138,6 +158,7 @@ def explain_fabrics(facts: Mapping[str, RunFacts]) -> list[str]:
     if sentence and any(f.drops for f in facts.values()):
         out.append(sentence)
     out += _contention_sentences(facts)
+    out += _lossy_ahead_sentences(facts)
     return out
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from fabricstudio.formats import load_design
-from fabricstudio.sim.activity import GpuState, GpuTimeline, track_simulation
+from fabricstudio.sim.activity import BUSY_NIC, GpuState, GpuTimeline, track_simulation
 from fabricstudio.sim.explain import explain_fabrics
 from fabricstudio.sim.moments import RunFacts, caption_at, find_captions, run_facts
 from fabricstudio.sim.run import build_simulation
@@ -70,11 +70,20 @@ def test_gpus_compute_during_compute_and_wait_when_a_timeout_stalls_the_ring(run
     stalls = [c for c in runs["Lossy Ethernet"][3] if c.kind == "timeout"]
     assert stalls
     middle = (stalls[0].start_s + stalls[0].end_s) / 2
-    during = timeline.states(int(np.searchsorted(times, middle)))
-    # the ring's GPUs wait for the lost tail; the burst's sender and receiver still move data
-    assert (during == GpuState.WAITING).sum() >= 3
-    assert not (during == GpuState.COMPUTING).any()
-    assert timeline.computing_now(int(np.searchsorted(times, middle))) == 0.0
+    index = int(np.searchsorted(times, middle))
+    during = timeline.states(index)
+    # every GPU has the ring outstanding: those whose NIC still moves the burst's data
+    # communicate, the others wait for the lost tail (the ring waits with them)
+    assert (during == GpuState.WAITING).sum() >= 1
+    assert not (during == GpuState.COMPUTING).any() and not (during == GpuState.IDLE).any()
+    assert timeline.computing_now(index) == 0.0
+    util = sim.stream.link_rows("utilisation", index, index + 1)[0]
+    for gpu, state in zip(timeline.gpus, during, strict=True):
+        server = gpu.split("/")[0]
+        sends = max(util[link.index] for link in sim.stream.links if link.src == server)
+        receives = max(util[link.index] for link in sim.stream.links if link.dst == server)
+        busy = max(sends, receives) >= BUSY_NIC
+        assert (state == GpuState.COMMUNICATING) == busy, (gpu, sends, receives)
 
 
 def test_a_lossless_ring_without_contention_communicates(runs):
@@ -188,3 +197,19 @@ def test_explanation_of_dcqcn_over_credits_uses_the_port_shares():
                                  port_share={"training": 0.3})
     assert "busiest" not in " ".join(explain_fabrics(facts))
     assert explain_fabrics({}) == []
+
+
+def test_explanation_says_so_when_a_lossy_fabric_keeps_the_gpus_busier():
+    facts = {"InfiniBand": _facts(technology="infiniband", dcqcn=False, gpu_utilisation=0.57,
+                                  cnps=0, port_share={"incast": 0.88, "training": 0.12}),
+             "RoCE + DCQCN": _facts(gpu_utilisation=0.46,
+                                    port_share={"incast": 0.7, "training": 0.10}),
+             "Lossy Ethernet": _facts(technology="ethernet", dcqcn=False, gpu_utilisation=0.59,
+                                      drops=6084, retransmitted_bytes=24_900_000, cnps=0)}
+    text = " ".join(explain_fabrics(facts))
+    assert "InfiniBand keeps the GPUs busiest of the lossless fabrics (57.0%)" in text
+    assert ("its GPUs were busier (59.0%, InfiniBand 57.0%); fast retransmit recovered every "
+            "loss without a retransmission timeout") in text
+    facts["Lossy Ethernet"] = _facts(technology="ethernet", gpu_utilisation=0.24, drops=10,
+                                     timeouts=2)
+    assert "busier (" not in " ".join(explain_fabrics(facts))

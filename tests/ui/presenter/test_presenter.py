@@ -189,7 +189,8 @@ def test_light_theme_reaches_the_charts_and_the_comparison(qtbot, window):
 
 
 def test_help_demos_lists_the_bundled_demo(window):
-    action = _menu_action(window, "Help", "Demos", "Why a lossless fabric keeps GPUs busy")
+    action = _menu_action(window, "Help", "Demos",
+                          "One burst, four fabrics: where the GPUs' time goes")
     assert action.isEnabled()
 
 
