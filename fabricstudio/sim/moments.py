@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 
 from fabricstudio.model import DeviceKind, Technology
+from fabricstudio.model.units import format_bytes
 from fabricstudio.sim.metrics import DirectedLink, MetricStream
-from fabricstudio.sim.scenario import format_size
 from fabricstudio.sim.workloads.addresses import rail_of, server_of
 
 #: A network flow that makes no progress for this fraction of the minimum RTO, in a run that
@@ -63,7 +63,7 @@ def _ms(seconds: float) -> str:
 
 
 def _size(nbytes: float) -> str:
-    return format_size(nbytes)
+    return format_bytes(nbytes)
 
 
 def _names(devices: Sequence[str], limit: int = 3) -> str:

@@ -9,6 +9,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QMenu, QScrollArea
 
+from fabricstudio.model.units import format_time
 from fabricstudio.sim.moments import caption_at
 from fabricstudio.sim.recorded import RecordedRun
 from fabricstudio.sim.result import Result
@@ -19,7 +20,7 @@ from fabricstudio.ui.panels.scenario_panel import ScenarioPanel
 from fabricstudio.ui.plots.metrics_plots import MetricsPlots
 from fabricstudio.ui.simview.canvas_overlays import CanvasOverlays
 from fabricstudio.ui.simview.controller import SimController
-from fabricstudio.ui.simview.controls import SimControls, format_time
+from fabricstudio.ui.simview.controls import SimControls
 from fabricstudio.ui.simview.moment import moment_caption, render_scene_image, save_png
 from fabricstudio.ui.simview.painters import gauge_data
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS, SourceFactory, engine_source
