@@ -379,7 +379,7 @@ def focus_lines(f: Any) -> list[str]:
     out = ["", f"focus: {f.region} at cell level ({f.servers} servers, {f.switches} switches, "
                f"{f.stubs} stubs for the fabric outside) from {_t(f.from_s)} to "
                f"{_t(f.until_s)}: {f.background_flows:,} background pieces "
-               f"({format_size(f.background_bytes)}; {f.background_unpaced:,} bottlenecked "
+               f"({format_bytes(f.background_bytes)}; {f.background_unpaced:,} bottlenecked "
                "inside the region run unpaced, the rest at their flow-level rates)",
            f"  region: {t.pfc_pauses} PFC pauses ({_t(t.paused_time_s)} paused), "
            f"{t.ecn_marks} ECN marks, {t.cnps} CNPs, {t.drops} drops, credit stalls "
@@ -392,7 +392,7 @@ def focus_lines(f: Any) -> list[str]:
     if busiest:
         out.append("  busiest: " + ", ".join(
             f"{ln.src} > {ln.dst} {ln.utilisation * 100:.0f}% (queue "
-            f"{format_size(ln.max_queue_bytes)}, {ln.pfc_pauses_sent} pauses)" for ln in busiest))
+            f"{format_bytes(ln.max_queue_bytes)}, {ln.pfc_pauses_sent} pauses)" for ln in busiest))
     return out
 
 
