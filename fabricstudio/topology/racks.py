@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from fabricstudio.model import Design, Device, DeviceKind, Plane
+from fabricstudio.model import Design, Device, DeviceKind, GpuServer, Plane, StorageServer
 from fabricstudio.topology.groups import SERVER_KINDS, leaf_units
 
 RACK_UNITS = 42
@@ -51,12 +51,11 @@ class RackPlan:
 
 def device_height(device: Device) -> int:
     """Rack units a device takes."""
-    kind = DeviceKind(device.kind)
-    if kind is DeviceKind.GPU_SERVER:
-        return 8 if device.gpus >= 8 else 4  # type: ignore[union-attr]
-    if kind is DeviceKind.STORAGE_SERVER:
+    if isinstance(device, GpuServer):
+        return 8 if device.gpus >= 8 else 4
+    if isinstance(device, StorageServer):
         return 2
-    capacity = device.radix * device.port_speed_gbps  # type: ignore[union-attr]
+    capacity = device.radix * device.port_speed_gbps
     return 1 if capacity <= ONE_U_MAX_GBPS else 2
 
 
