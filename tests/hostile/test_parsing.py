@@ -234,3 +234,31 @@ def test_gui_metrics_csv_cells_cannot_start_a_formula(qtbot, tmp_path, monkeypat
 def test_pair_example_still_simulates_from_the_cli():
     out = run_cli("simulate", PAIR, "--workload", "all-reduce", "--size", "64KiB")
     assert out.returncode == 0, out.stderr
+
+
+def test_netbox_csvs_are_formula_safe_and_import_back_to_the_same_ids(tmp_path):
+    design = Design("=cmd|' /C calc'!A0\x1b[2J")
+    evil = '=HYPERLINK("evil.example","x")'
+    design.add_device(GpuServer(id=evil, name="@SUM(1+1)\x07", gpus=1, nics=1,
+                                nic_speed_gbps=100))
+    design.add_device(GpuServer(id="+h2", name="-2+3", gpus=1, nics=1, nic_speed_gbps=100,
+                                x=200))
+    design.add_device(Leaf(id="@leaf", radix=4, port_speed_gbps=100, x=100, y=-150))
+    design.add_link(Link(id="-l1", a=evil, b="@leaf", speed_gbps=100))
+    design.add_link(Link(id="l2", a="+h2", b="@leaf", speed_gbps=100))
+    path = tmp_path / "formula.json"
+    path.write_text(dump_design(design))
+    folder = tmp_path / "netbox"
+    assert run_cli("export", path, "--format", "netbox", "-o", folder).returncode == 0
+    cells = [cell for table in sorted(folder.glob("*.csv"))
+             for row in csv.reader(table.open(encoding="utf-8")) for cell in row]
+    assert len(cells) > 100
+    assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
+    assert not [c for c in cells if any(ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0 for ch in c)]
+    assert "'=HYPERLINK(\"evil.example\",\"x\")" in cells
+    back = tmp_path / "back.json"
+    out = run_cli("import", folder, "-o", back)
+    assert out.returncode == 0, out.stderr
+    loaded = load_design(back)
+    assert set(loaded.devices) == {evil, "+h2", "@leaf"}
+    assert set(loaded.links) == {"-l1", "l2"}
