@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from fabricstudio.cli import cable_plan_export, interop_export
+from fabricstudio.cli import cable_plan_export, interop_export, recording_export
 from fabricstudio.cli.common import CliError, load_design_arg, positive_float
 from fabricstudio.cli.output import write_err, write_out
 
@@ -47,6 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "default: the end of the run")
     cable_plan_export.add_arguments(parser)
     interop_export.add_arguments(parser)
+    recording_export.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,6 +60,9 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(f"--format writes one export; {' and '.join(others)} cannot be "
                            "combined with it (run export once for each)", 2)
         return interop_export.run(args)
+    if recording_export.wanted(args):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        return recording_export.run(args)
     plan = cable_plan_export.wanted(args)
     if not args.png and not args.svg and not plan:
         raise CliError("nothing to do: give --png FILE and/or --svg FILE, --cable-plan FILE, "
