@@ -383,3 +383,36 @@ def test_export_set_into_a_folder_refuses_before_writing_any_file(tmp_path):
     out = run_cli("export", design, "--format", "netbox", "-o", folder)
     one_line_error(out, "devices.csv", "is the input file")
     assert _only(folder) == ["devices.csv"] and design.read_bytes() == TINY.read_bytes()
+
+
+def test_gui_export_to_another_format_onto_the_open_design_is_refused(qtbot, tmp_path,
+                                                                       monkeypatch):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import (
+        QApplication,
+        QDialogButtonBox,
+        QFileDialog,
+        QMessageBox,
+    )
+
+    from fabricstudio.ui.interop_menu import ExportOptionsDialog
+    from fabricstudio.ui.main_window import MainWindow
+
+    design = tmp_path / "d.graphml"
+    design.write_bytes(TINY.read_bytes())
+    window = MainWindow()
+    qtbot.addWidget(window)
+    assert window.files.open(str(design))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(design), ""))
+    shown = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda *a: shown.append(a[2]))
+
+    def press():
+        dialog = next(w for w in QApplication.topLevelWidgets()
+                      if isinstance(w, ExportOptionsDialog) and w.isVisible())
+        dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok).click()
+
+    QTimer.singleShot(50, press)
+    window.interop.export_actions["graphml"].trigger()
+    assert shown and "is the input file" in shown[0]
+    assert design.read_bytes() == TINY.read_bytes()
