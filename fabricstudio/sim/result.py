@@ -125,6 +125,8 @@ class WorkEstimateInfo(ResultPart):
     concurrent_entries: int
     cell_seconds: Num = Field(description="predicted wall time on the cell engine")
     flow_seconds: Num = Field(description="predicted wall time on the flow engine")
+    explicit_flows: int = Field(0, description="entries of the scenario's flows list")
+    memory_bytes: int = Field(0, description="predicted peak memory of the explicit flows")
 
 
 class EngineInfo(ResultPart):
