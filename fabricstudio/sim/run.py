@@ -27,6 +27,7 @@ import networkx as nx
 
 from fabricstudio.model import Design, Plane, freeze
 from fabricstudio.model.devices import SERVER_TYPES
+from fabricstudio.model.failures import failure_problems
 from fabricstudio.sim.budget import check_timers, sample_budget
 from fabricstudio.sim.engine import Engine, EngineConfig, EngineError
 from fabricstudio.sim.metrics import MetricStream
@@ -82,6 +83,8 @@ class Simulation:
                             else estimate_s) / SLICES, 1e-9)
         self._last_mark = 0.0
         self._next_mark = self.slice_s
+        #: RunFigures of the no-failure twin (sim.failure_report), once run.
+        self.twin: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ state
     @property
@@ -154,13 +157,24 @@ class Simulation:
         self._window_base = {rec.id: rec.delivered_bytes for rec in self.engine.flows}
 
     def run(self, progress: Callable[[float], None] | None = None) -> Result:
-        """Run to the end headless, reporting the progress fraction after each slice."""
+        """Run to the end headless, reporting the progress fraction after each slice (a
+        scenario with failures then runs its no-failure twin: each takes half the bar)."""
+        share = 0.5 if self.scenario.failures else 1.0
         while not self.finished:
             self.advance(self.now + self.slice_s)
             if progress is not None:
-                progress(self.progress)
+                progress(share * self.progress)
         self.stream.close(self.flow_ends())
+        if self.scenario.failures:
+            self.run_twin(None if progress is None else lambda f: progress(0.5 + 0.5 * f))
         return self.result()
+
+    def run_twin(self, progress: Callable[[float], None] | None = None) -> None:
+        """Run the scenario without its failures (the failure cost's baseline)."""
+        from fabricstudio.sim.failure_report import run_twin
+
+        if self.scenario.failures and self.twin is None:
+            self.twin = run_twin(self, progress)
 
     def flow_ends(self) -> dict[int, tuple[str, str]]:
         """Flow id -> (src, dst) of every flow so far."""
@@ -192,7 +206,15 @@ class Simulation:
             "links": engine.link_stats(measure_from_s=window),
             "flows": flows,
             "flows_omitted": max(0, len(engine.flows) - MAX_RESULT_FLOWS),
+            "failures": self._failure_report(),
         })
+
+    def _failure_report(self) -> dict[str, Any] | None:
+        if not self.scenario.failures:
+            return None
+        from fabricstudio.sim.failure_report import failure_report
+
+        return failure_report(self, self.twin)
 
     @staticmethod
     def _flow_entry(rec: Any, base: dict[int, int], window: float,
@@ -278,6 +300,9 @@ def build_simulation(design: Design, scenario: Scenario,
     non-positive sizes and runs too big for the engine (``max_cell_hops``; None = no limit).
     """
     frozen = freeze(design)
+    problems = failure_problems(frozen, scenario.failures)
+    if problems:
+        raise ScenarioError("; ".join(problems[:5]))
     ctx = WorkloadContext(engine=None, design=frozen, rng=random.Random(scenario.seed))
     workloads = build_workloads(ctx, scenario)
     graph = _fabric_graph(frozen)
@@ -294,6 +319,10 @@ def build_simulation(design: Design, scenario: Scenario,
     except EngineError as exc:
         raise ScenarioError(f"the design cannot be simulated: {exc}") from None
     ctx.engine = engine
+    if scenario.failures:
+        from fabricstudio.sim.engine.failures import FailureInjector
+
+        FailureInjector(engine, scenario.failures, scenario.failover)
     sim = Simulation(frozen, scenario, engine, config, workloads, estimate,
                      samples.frame_limit_s)
     try:
