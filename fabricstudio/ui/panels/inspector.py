@@ -20,6 +20,7 @@ from fabricstudio.model.cabling import cable_for
 from fabricstudio.model.commands import RenameDesign, SetDeviceProperties, SetLinkProperties
 from fabricstudio.ui.forms import MIXED, FieldEditor, field_label
 from fabricstudio.ui.icons import kind_pixmap
+from fabricstudio.ui.model_signals import ModelSignals
 from fabricstudio.ui.theme import KIND_LABELS
 from fabricstudio.ui.undo import DesignUndoStack
 
@@ -71,20 +72,18 @@ class InspectorPanel(QWidget):
         layout.addLayout(self.form)
         layout.addWidget(self.error)
         layout.addStretch(1)
-        design.device_changed.connect(self._on_object_changed)
-        design.link_changed.connect(self._on_object_changed)
-        design.fabric_changed.connect(self._on_document_changed)
-        design.name_changed.connect(self._on_document_changed)
-        design.groups_changed.connect(self._on_groups_changed)
+        self.model_signals = ModelSignals(self)
+        for signal, slot in ((design.device_changed, self._on_object_changed),
+                             (design.link_changed, self._on_object_changed),
+                             (design.fabric_changed, self._on_document_changed),
+                             (design.name_changed, self._on_document_changed),
+                             (design.groups_changed, self._on_groups_changed)):
+            self.model_signals.connect(signal, slot)
         self.show_selection([], [])
 
     def detach(self) -> None:
         """Stop following the design."""
-        self.design.device_changed.disconnect(self._on_object_changed)
-        self.design.link_changed.disconnect(self._on_object_changed)
-        self.design.fabric_changed.disconnect(self._on_document_changed)
-        self.design.name_changed.disconnect(self._on_document_changed)
-        self.design.groups_changed.disconnect(self._on_groups_changed)
+        self.model_signals.disconnect_all()
 
     # -------------------------------------------------------------- building
     def show_selection(self, device_ids: list[str], link_ids: list[str]) -> None:
