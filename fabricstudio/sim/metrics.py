@@ -84,16 +84,21 @@ class MetricStream:
     """
 
     def __init__(self, links: tuple[DirectedLink, ...], sample_period_s: float,
-                 fabric: FabricSettings | None = None) -> None:
+                 fabric: FabricSettings | None = None,
+                 fields: tuple[str, ...] | None = None) -> None:
         self.links = links
         self.sample_period_s = sample_period_s
         #: The fabric settings the run used (after its overrides): views scale by these, not
         #: by the live design, so editing the design never changes how a recorded run looks.
         self.fabric = fabric or FabricSettings()
+        #: Per-link fields this stream records (None = all); the others read as zeros
+        #: (the flow-level engine records utilisation only: a 32k-GPU fabric has 200k links).
+        self.fields = tuple(LINK_FIELDS) if fields is None else fields
         self._lock = threading.Lock()
         self._times = np.zeros(64, dtype=np.float64)
-        self._columns: dict[str, np.ndarray] = {name: np.zeros((64, len(links)), dtype=dtype)
-                         for name, (dtype, _) in LINK_FIELDS.items()}
+        self._columns: dict[str, np.ndarray] = {
+            name: np.zeros((64, len(links)), dtype=dtype)
+            for name, (dtype, _) in LINK_FIELDS.items() if name in self.fields}
         self._flows: list[tuple[tuple[int, ...], dict[str, np.ndarray]]] = []
         self._count = 0
         self.finished = False
@@ -116,7 +121,7 @@ class MetricStream:
             i = self._count
             self._times[i] = frame.t
             for name, column in self._columns.items():
-                column[i] = frame.links[name]
+                column[i] = frame.links.get(name, 0)  # a field the engine does not record
             self._flows.append((frame.flow_ids, frame.flows))
             self._count += 1
 
@@ -147,7 +152,9 @@ class MetricStream:
                 index += n
             if not 0 <= index < n:
                 raise IndexError(f"frame {index} of {n}")
-            links = {name: column[index].copy() for name, column in self._columns.items()}
+            links = {name: self._columns[name][index].copy() if name in self._columns
+                     else np.zeros(len(self.links), dtype=dtype)
+                     for name, (dtype, _) in LINK_FIELDS.items()}
             flow_ids, flows = self._flows[index]
             return Frame(float(self._times[index]), links, flows, flow_ids)
 
@@ -170,14 +177,21 @@ class MetricStream:
 
     def link_series(self, name: str, link_index: int | None = None) -> np.ndarray:
         """History of a per-link field: shape (frames,) for one link, (frames, links) for all."""
-        column = self._columns[name][: self._count]
+        column = self._column(name)[: self._count]
         return column[:, link_index].copy() if link_index is not None else column.copy()
+
+    def _column(self, name: str) -> np.ndarray:
+        column = self._columns.get(name)
+        if column is None:  # a field this stream does not record: zeros
+            dtype = LINK_FIELDS[name][0]
+            column = np.zeros((self._count, len(self.links)), dtype=dtype)
+        return column
 
     def link_rows(self, name: str, start: int, stop: int | None = None) -> np.ndarray:
         """Rows ``start..stop`` (frames, links) of a per-link field: lets readers that keep
         running aggregates read only the frames they have not seen."""
         stop = self._count if stop is None else min(stop, self._count)
-        return self._columns[name][start:stop].copy()
+        return self._column(name)[start:stop].copy()
 
     def flow_frame(self, index: int) -> tuple[float, tuple[int, ...], dict[str, np.ndarray]]:
         """(time, flow ids, per-flow arrays) of frame ``index`` without copying link columns."""
@@ -198,13 +212,13 @@ class MetricStream:
 
     def first_time(self, name: str) -> float | None:
         """Time of the first frame where any link's ``name`` is non-zero (e.g. first PAUSE)."""
-        column = self._columns[name][: self._count]
+        column = self._column(name)[: self._count]
         rows = np.flatnonzero(column.any(axis=1)) if column.size else np.zeros(0, dtype=int)
         return float(self._times[rows[0]]) if len(rows) else None
 
     def peak_time(self, name: str) -> float | None:
         """Time of the frame holding the largest value of ``name`` over all links."""
-        column = self._columns[name][: self._count]
+        column = self._column(name)[: self._count]
         if not column.size:
             return None
         row = int(np.unravel_index(np.argmax(column), column.shape)[0])
