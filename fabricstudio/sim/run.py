@@ -368,11 +368,11 @@ def build_simulation(design: Design, scenario: Scenario,
     info = {"kind": kind, "requested": scenario.engine, "reason": reason,
             "estimate": work.as_dict()}
     if scenario.failures:
-        if kind != "cell":
-            raise ScenarioError("failures run on the cell engine for now (engine: cell)")
         from fabricstudio.sim.engine.failures import FailureInjector
+        from fabricstudio.sim.flow.failures import FlowFailureInjector
 
-        FailureInjector(engine, scenario.failures, scenario.failover)
+        injector = FlowFailureInjector if kind == "flow" else FailureInjector
+        injector(engine, scenario.failures, scenario.failover)
     sim = Simulation(frozen, scenario, engine, config, workloads, estimate,
                      samples.frame_limit_s, info)
     try:

@@ -186,3 +186,24 @@ def test_rail_failure_takes_the_rail_leaves_or_the_rail_cables():
                               speed_gbps=100.0))
     down = failed_elements(tor, [Failure(rail=1)])
     assert not down.devices and down.links == {"h1-n1", "h2-n1"}  # a shared top-of-rack
+
+
+def test_flow_engine_stops_flows_through_a_dead_element_and_moves_them_at_the_reroute():
+    failures = [{"at_s": 1e-4, "device": "spine1"}]
+    body = {"engine": "flow", "workloads": [{"type": "all_to_all", "size_bytes": "8MiB"}],
+            "flows": []}
+    result = build_simulation(two_tier(), scenario(failures, convergence=5e-4, **body)).run()
+    found = result.failures
+    assert result.finished
+    assert [e.event for e in found.events] == ["fail", "reroute"]
+    assert found.flows_rerouted > 0 and found.bytes_lost > 0
+    assert found.cost.completion_time_s > 0
+    # the flows through spine1 stood still for the 0.5 ms of convergence
+    assert found.cost.completion_time_s > 2e-4
+
+
+def test_flow_engine_waits_for_a_repaired_nic_cable():
+    failures = [{"at_s": 1e-4, "link": "h3-leaf2", "repair_s": 3e-3}]
+    result = build_simulation(two_tier(), scenario(failures, engine="flow")).run()
+    assert result.flows[0].finish_s > 3e-3  # h1 -> h3 waited for the cable
+    assert result.flows[1].finish_s < 1e-3  # h2 -> h4 ran on

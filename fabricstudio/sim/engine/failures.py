@@ -91,7 +91,15 @@ class FailoverRouter(Router):
         """Live minimal next hops of ``switch`` toward endpoint ``dst_ep`` (the healthy ones
         when none is left)."""
         view = self.switches.get(switch.id, switch)
-        return super().candidates(view, dst_ep) or self.healthy.candidates(switch, dst_ep)
+        return super().candidates(view, dst_ep) or self.healthy.candidates(
+            self.healthy.switches[switch.id], dst_ep)
+
+    def toward(self, switch: Any, attach: str) -> tuple[Port, ...]:
+        """Live minimal next hops of ``switch`` toward switch ``attach`` (the healthy ones
+        when none is left)."""
+        view = self.switches.get(switch.id, switch)
+        return super().toward(view, attach) or self.healthy.toward(
+            self.healthy.switches[switch.id], attach)
 
     def path(self, src: Any, dst: Any, sport: int, mode: str) -> tuple[Port, ...]:
         """A live path, or the healthy one when the failures left none (a NIC's own dead
@@ -101,7 +109,7 @@ class FailoverRouter(Router):
         except EngineError:
             self.unroutable += 1
             return self.healthy.path(src, dst, sport, mode)
-        if found[0].index in self.dead or found[-1].index in self.dead:
+        if any(port.index in self.dead for port in found):
             self.unroutable += 1
         return found
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import gc
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import simpy
@@ -43,6 +44,9 @@ from fabricstudio.sim.engine.flowlog import FlowLog
 from fabricstudio.sim.flow.allocation import Allocation
 from fabricstudio.sim.flow.network import FlowNetwork
 from fabricstudio.sim.metrics import Frame, MetricStream
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fabricstudio.sim.flow.failures import FlowFailureInjector
 
 #: What the flow-level engine leaves out (stated in the Result, the CLI and the live view).
 NOT_MODELLED = ("queues and queueing delay", "PFC pauses", "ECN marks and CNPs",
@@ -147,6 +151,8 @@ class FlowEngine:
         self._tick_last = 0.0
         self._tick_bytes = np.zeros(n_links)
         del n_links
+        #: The failure injector of the run (sim.flow.failures), told of every new flow slot.
+        self.failures: FlowFailureInjector | None = None
         self.clock.call(self.stream.sample_period_s, self._tick)
 
     def _sample_period(self) -> float:
@@ -305,6 +311,8 @@ class FlowEngine:
         self._slot_rec.append(rec)
         self._slot_done.append(on_done)
         self._slot_tail.append(max(0.0, delay - self.net.nic_latency))
+        if self.failures is not None:
+            self.failures.track_slot(slot, route)
         return slot
 
     def _activate(self, event: Call) -> None:
@@ -350,6 +358,8 @@ class FlowEngine:
         self._advance_fluid(now)
         added, removed = self._added, self._removed
         self._added, self._removed = [], []
+        if self.failures is not None and added:
+            self.failures.admit(added)
         self.alloc.change(added, removed, now)
         act = self._active
         if removed:
