@@ -12,19 +12,18 @@ from pathlib import Path
 
 from PySide6.QtWidgets import (
     QDialog,
-    QDialogButtonBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
 from fabricstudio.formats.costbook import CostBookError
 from fabricstudio.ui.cost_book import CostBookSetting
+from fabricstudio.ui.forms import validating_dialog_body
 
 COST_BOOK_FILTER = "Cost books (*.json);;All files (*)"
 
@@ -85,18 +84,7 @@ class PreferencesDialog(QDialog):
         hint.setWordWrap(True)
         hint.setStyleSheet("color: palette(placeholder-text);")
         form.addRow("", hint)
-        self.error = QLabel()
-        self.error.setObjectName("errorLabel")
-        self.error.setWordWrap(True)
-        self.error.hide()
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.error)
-        layout.addWidget(buttons)
+        self.error = validating_dialog_body(self, form)
 
     def accept(self) -> None:  # noqa: D102 - Qt override
         problem = self.cost_book.apply()
