@@ -22,6 +22,8 @@ from fabricstudio.cli.common import (
 from fabricstudio.cli.output import write_out
 from fabricstudio.formats import OutputError, check_output, write_output
 from fabricstudio.model import Design, Technology, format_validation_error
+from fabricstudio.model.units import format_bytes
+from fabricstudio.model.units import format_seconds as _t
 from fabricstudio.sim.engine import EngineError
 from fabricstudio.sim.export import write_metrics_csv
 from fabricstudio.sim.llm.models import GPUS, MODELS
@@ -34,7 +36,6 @@ from fabricstudio.sim.scenario import (
     WORKLOAD_TYPES,
     Scenario,
     ScenarioError,
-    format_size,
     load_scenario,
     parse_size,
 )
@@ -288,15 +289,6 @@ def _write(action) -> None:
 
 
 # ------------------------------------------------------------------ summary
-def _t(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if abs(seconds) >= scale:
-            return f"{seconds / scale:.4g} {unit}"
-    return f"{seconds / 1e-9:.4g} ns"
-
-
 def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
@@ -311,7 +303,7 @@ def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
     tech = run.technology.label
     if run.technology is Technology.ROCE:
         tech += " with DCQCN" if run.dcqcn else " (PFC only)"
-    grain = (f"{format_size(run.cell_bytes)} cells" if run.cell_bytes is not None
+    grain = (f"{format_bytes(run.cell_bytes)} cells" if run.cell_bytes is not None
              else "flow level (max-min fair rates)")
     lines = [f"{run.design}: {tech}, routing {run.routing}, {grain}, seed {run.seed}",
              f"engine: {eng.reason or eng.kind}"]
@@ -324,7 +316,7 @@ def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
         c = result.collective
         bw = (f"algbw {c.algbw_gbps:.1f} Gb/s, busbw {c.busbw_gbps:.1f} Gb/s"
               if c.algbw_gbps is not None and c.busbw_gbps is not None else "did not finish")
-        lines.append(f"collective: {c.name} of {format_size(c.size_bytes)} over "
+        lines.append(f"collective: {c.name} of {format_bytes(c.size_bytes)} over "
                      f"{c.ranks} ranks ({c.algorithm}): {_t(c.time_s)}, {bw}")
         if c.algorithm_reason.startswith("auto"):
             lines.append(f"algorithm {c.algorithm_reason}")
@@ -339,9 +331,9 @@ def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
     if result.llm_training is not None:
         lines += llm_lines(result.llm_training)
     lines.append(
-        f"traffic: offered {format_size(tot.offered_bytes)}, delivered "
-        f"{format_size(tot.delivered_bytes)}, dropped {format_size(tot.dropped_bytes)}, "
-        f"retransmitted {format_size(tot.retransmitted_bytes)}")
+        f"traffic: offered {format_bytes(tot.offered_bytes)}, delivered "
+        f"{format_bytes(tot.delivered_bytes)}, dropped {format_bytes(tot.dropped_bytes)}, "
+        f"retransmitted {format_bytes(tot.retransmitted_bytes)}")
     lines.append(f"events: {tot.pfc_pauses} PFC pauses ({_t(tot.paused_time_s)} paused), "
                  f"{tot.ecn_marks} ECN marks, {tot.cnps} CNPs, {tot.drops} drops, "
                  f"credit stalls {_t(tot.credit_stall_time_s)}")
@@ -357,15 +349,15 @@ def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
         lines += ["", "busiest links (statistics window):"]
         lines += _table(["link", "from > to", "util", "max queue", "pauses", "ECN", "drops"],
                         [[ln.id, f"{ln.src} > {ln.dst}", f"{ln.utilisation * 100:.1f}%",
-                          format_size(ln.max_queue_bytes), str(ln.pfc_pauses_sent),
+                          format_bytes(ln.max_queue_bytes), str(ln.pfc_pauses_sent),
                           str(ln.ecn_marks), str(ln.drops)] for ln in busiest])
     flows = result.flows[:top]
     if flows:
         more = len(result.flows) + result.flows_omitted - len(flows)
         lines += ["", f"flows{f' (first {top}; {more} more in --json)' if more > 0 else ''}:"]
         lines += _table(["id", "src > dst", "bytes", "delivered", "finish", "Gb/s"],
-                        [[str(f.id), f"{f.src} > {f.dst}", format_size(f.bytes),
-                          format_size(f.delivered_bytes), _t(f.finish_s),
+                        [[str(f.id), f"{f.src} > {f.dst}", format_bytes(f.bytes),
+                          format_bytes(f.delivered_bytes), _t(f.finish_s),
                           "-" if f.throughput_gbps is None else f"{f.throughput_gbps:.1f}"]
                          for f in flows])
     wall = eng.wall_time_s

@@ -12,29 +12,102 @@ from __future__ import annotations
 import threading
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
 from fabricstudio.model import FabricSettings
+from fabricstudio.model.units import format_bytes
 
-#: Per-directed-link fields of a frame, their dtype and meaning (all over one sample period
-#: unless marked "at the sample instant").
-LINK_FIELDS: dict[str, tuple[type, str]] = {
-    "utilisation": (np.float32, "fraction of the period the transmitter was sending (0..1)"),
-    "queue_bytes": (np.float32, "bytes queued for this link at the sending port (instant)"),
-    "queue_max_bytes": (np.float32, "largest queue at the sending port during the period"),
-    "paused": (np.float32, "fraction of the period the sender was held by PFC PAUSE (0..1)"),
-    "pauses_sent": (np.int32, "PFC PAUSE frames the receiving end sent upstream on this link"),
-    "ecn_marks": (np.int32, "packets ECN-marked when leaving this link's egress queue"),
-    "cnps": (np.int32, "CNPs caused by marks on this link"),
-    "drops": (np.int32, "packets dropped at this link's egress (tail drop or headroom overflow)"),
-    "credit_stall": (np.float32, "fraction of the period data waited for IB credits (0..1)"),
-}
+#: How a field reads over a sample period, and so how several periods combine:
+#: ``fraction`` of the period (0..1; periods average), ``count`` of events in the period
+#: (periods add up), ``level`` at the end of the period (the last one stands), ``peak`` during
+#: the period (the largest stands), ``rate`` over the period (periods average).
+MetricKind = Literal["fraction", "count", "level", "peak", "rate"]
+
+
+@dataclass(frozen=True)
+class MetricField:
+    """One field of a frame: the one declaration the sampler, window statistics, the CSV
+    columns, chart units and the overlay's tooltips derive from."""
+
+    name: str
+    kind: MetricKind
+    #: Unit of the stored value: "fraction", "B", "packets", "frames" or "Gb/s".
+    unit: str
+    #: Short name for charts and tooltips.
+    label: str
+    description: str
+    dtype: type = np.float32
+
+
+#: Per-directed-link fields of a frame, in column order (CSV, arrays).
+LINK_METRICS: tuple[MetricField, ...] = (
+    MetricField("utilisation", "fraction", "fraction", "utilisation",
+                "fraction of the period the transmitter was sending (0..1)"),
+    MetricField("queue_bytes", "level", "B", "queue",
+                "bytes queued for this link at the sending port (instant)"),
+    MetricField("queue_max_bytes", "peak", "B", "peak queue",
+                "largest queue at the sending port during the period"),
+    MetricField("paused", "fraction", "fraction", "paused",
+                "fraction of the period the sender was held by PFC PAUSE (0..1)"),
+    MetricField("pauses_sent", "count", "frames", "PAUSE frames sent",
+                "PFC PAUSE frames the receiving end sent upstream on this link", np.int32),
+    MetricField("ecn_marks", "count", "packets", "ECN marks",
+                "packets ECN-marked when leaving this link's egress queue", np.int32),
+    MetricField("cnps", "count", "packets", "CNPs", "CNPs caused by marks on this link",
+                np.int32),
+    MetricField("drops", "count", "packets", "drops",
+                "packets dropped at this link's egress (tail drop or headroom overflow)",
+                np.int32),
+    MetricField("credit_stall", "fraction", "fraction", "credit stall",
+                "fraction of the period data waited for IB credits (0..1)"),
+)
 #: Per-flow fields of a frame.
-FLOW_FIELDS: dict[str, tuple[type, str]] = {
-    "delivered_bytes": (np.float64, "bytes delivered to the destination so far (cumulative)"),
-    "rate_gbps": (np.float32, "goodput over the period (Gb/s)"),
-}
+FLOW_METRICS: tuple[MetricField, ...] = (
+    MetricField("delivered_bytes", "level", "B", "delivered",
+                "bytes delivered to the destination so far (cumulative)", np.float64),
+    MetricField("rate_gbps", "rate", "Gb/s", "goodput", "goodput over the period (Gb/s)"),
+)
+#: name -> field.
+METRICS: dict[str, MetricField] = {f.name: f for f in (*LINK_METRICS, *FLOW_METRICS)}
+#: name -> (dtype, description) of the per-link and per-flow fields (column order).
+LINK_FIELDS: dict[str, tuple[type, str]] = {f.name: (f.dtype, f.description)
+                                            for f in LINK_METRICS}
+FLOW_FIELDS: dict[str, tuple[type, str]] = {f.name: (f.dtype, f.description)
+                                            for f in FLOW_METRICS}
+
+
+def link_fields(*kinds: MetricKind) -> tuple[str, ...]:
+    """Names of the per-link fields of these kinds, in column order."""
+    return tuple(f.name for f in LINK_METRICS if f.kind in kinds)
+
+
+def combine(field: MetricField, values: list[np.ndarray]) -> np.ndarray:
+    """Several consecutive periods' values of ``field`` as one (see :data:`MetricKind`)."""
+    if field.kind in ("fraction", "rate"):
+        return np.mean(values, axis=0).astype(field.dtype)
+    if field.kind == "count":
+        return np.sum(values, axis=0).astype(field.dtype)
+    if field.kind == "peak":
+        return np.max(values, axis=0).astype(field.dtype)
+    return values[-1]
+
+
+def chart_unit(field: MetricField) -> tuple[str, float]:
+    """(axis unit, factor) a chart plots ``field`` in: fractions in %, bytes in KiB."""
+    return {"fraction": ("%", 100.0), "B": ("KiB", 1 / 1024)}.get(field.unit, (field.unit, 1.0))
+
+
+def format_value(field: MetricField, value: float) -> str:
+    """A field's value for people: fractions in %, bytes in binary units, counts whole."""
+    if field.unit == "fraction":
+        return f"{100 * value:.1f}%"
+    if field.unit == "B":
+        return format_bytes(value)
+    if field.unit == "Gb/s":
+        return f"{value:.1f} Gb/s"
+    return f"{value:,.0f}"
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
-from fabricstudio.model import Technology
+from fabricstudio.model import Technology, units
 from fabricstudio.sim.scenario import Routing
 
 RESULT_FORMAT: Final = "fabricstudio-result"
@@ -429,4 +429,4 @@ def throughput_gbps(delivered_bytes: float, seconds: float) -> float | None:
     """Gb/s of ``delivered_bytes`` over ``seconds`` (None for an empty window)."""
     if seconds <= 0:
         return None
-    return delivered_bytes * 8 / seconds / 1e9
+    return units.throughput_gbps(delivered_bytes, seconds)

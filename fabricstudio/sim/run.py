@@ -28,6 +28,7 @@ import networkx as nx
 from fabricstudio.model import Design, Plane, freeze
 from fabricstudio.model.devices import SERVER_TYPES
 from fabricstudio.model.failures import failure_problems
+from fabricstudio.model.units import gbps_to_bytes_per_s
 from fabricstudio.sim.budget import check_timers, sample_budget
 from fabricstudio.sim.engine import Engine, EngineConfig, EngineError
 from fabricstudio.sim.flow import NOT_MODELLED, FlowEngine
@@ -412,7 +413,7 @@ def _send_rate_bps(design: Design, address: str) -> float:
     device = design.devices[server_of(address)]
     assert isinstance(device, SERVER_TYPES)  # addresses were checked: they name servers
     speed = device.nic_speed_gbps if device.nics else device.storage_nic_speed_gbps
-    return speed * 1e9 / 8
+    return gbps_to_bytes_per_s(speed)
 
 
 def estimate_duration(design: Design, workloads: list[Workload]) -> float:
@@ -433,7 +434,7 @@ def check_run_timers(design: Design, config: EngineConfig, workloads: list[Workl
     fabric = config.fabric or design.fabric
     technology = config.technology or fabric.technology
     dcqcn = config.dcqcn if config.dcqcn is not None else fabric.dcqcn.enabled
-    concurrent = sum(min(w.planned_flows, len(w.hops)) for w in workloads)
+    concurrent = sum(w.planned_concurrent or w.planned_flows for w in workloads)
     return check_timers(fabric, technology, dcqcn, concurrent, horizon_s)
 
 

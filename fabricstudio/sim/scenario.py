@@ -82,14 +82,6 @@ def parse_size(value: Any) -> int:
     return int(round(size))
 
 
-def format_size(size: float) -> str:
-    """Short human form of a byte count, binary units (``268435456`` -> ``"256 MiB"``)."""
-    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if size >= scale:
-            return f"{size / scale:.4g} {unit}"
-    return f"{size:.0f} B"
-
-
 #: The one declaration of each set of names: scenario files, the CLI's choices and the GUI's
 #: combos all derive from these Literals (``get_args`` gives the tuples below).
 CollectiveType = Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
@@ -277,7 +269,7 @@ class Scenario(_Spec):
     description: str = Field(default="", max_length=100_000)
     seed: int = Field(default=1, ge=0, le=2**63 - 1)
     until_s: float | None = Field(
-        default=None, gt=0, le=1e4, allow_inf_nan=False,
+        default=None, ge=MIN_SAMPLE_PERIOD_S, le=1e4, allow_inf_nan=False,
         description="simulated horizon; None = until all traffic completes",
     )
     measure_from_s: Time = Field(default=0.0, description="start of the statistics window")

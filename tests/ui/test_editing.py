@@ -182,3 +182,29 @@ def test_history_dock_lists_steps_and_jumps_back(make_window, small_design):
     assert window.undo_stack.text(0).startswith("Connect gpu1")
     window.undo_stack.setIndex(0)  # what clicking "Opened design" in the list does
     assert not window.design.links
+
+
+def test_consecutive_edits_of_one_field_are_one_undo_step(make_window, small_design):
+    """Through the real QUndoStack: gpus 8 -> 4 -> 2 on one server is one step; another
+    field, or a move, is a step of its own."""
+    from fabricstudio.model.commands import MoveDevices, SetDeviceProperties
+
+    window = make_window(small_design)
+    stack = window.undo_stack
+    server = next(d for d in small_design.devices.values() if d.kind == "gpu_server")
+    before = server.gpus
+    stack.run(SetDeviceProperties([server.id], {"gpus": 4}))
+    stack.run(SetDeviceProperties([server.id], {"gpus": 2}))
+    assert stack.count() == 1 and small_design.device(server.id).gpus == 2
+    stack.run(SetDeviceProperties([server.id], {"nics": 1}))
+    stack.run(MoveDevices({server.id: (5.0, 5.0)}))
+    stack.run(MoveDevices({server.id: (9.0, 9.0)}))
+    assert stack.count() == 4
+    for _ in range(3):
+        stack.undo()
+    assert small_design.device(server.id).gpus == 2
+    stack.undo()
+    assert small_design.device(server.id).gpus == before
+    stack.redo()
+    assert small_design.device(server.id).gpus == 2
+    stack.setClean()

@@ -12,6 +12,7 @@ import simpy
 
 from fabricstudio.model import Design, FabricSettings, Technology, freeze
 from fabricstudio.model.devices import GpuServer
+from fabricstudio.model.units import transfer_time_s
 from fabricstudio.sim.engine.addressing import resolve_address
 from fabricstudio.sim.engine.clock import Call, Clock
 from fabricstudio.sim.engine.config import EngineConfig, EngineError, FlowRecord
@@ -287,7 +288,7 @@ class Engine:
                     on_done: Callable[[FlowRecord], None] | None) -> None:
         device = self.design.devices[rec.src.partition("/")[0]]
         assert isinstance(device, GpuServer)  # GPU-to-GPU on one server
-        duration = NVLINK_LATENCY_S + rec.size_bytes * 8 / (device.nvlink_gbps * 1e9)
+        duration = NVLINK_LATENCY_S + transfer_time_s(rec.size_bytes, device.nvlink_gbps)
         self.flows.append(rec)
         self.sampler.track(rec)
         self.sampler.track_fluid(rec, start + NVLINK_LATENCY_S, start + duration)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fabricstudio.model import Design, Technology
 from fabricstudio.model.devices import GpuServer, StorageServer
+from fabricstudio.model.units import format_kb as _kb
 from fabricstudio.sim.engine.config import EngineError
 from fabricstudio.sim.engine.nodes import EthernetSwitch, Host, IbSwitch, RoceSwitch, Switch
 from fabricstudio.sim.engine.ports import NicPort, Port
@@ -13,10 +14,6 @@ from fabricstudio.sim.metrics import DirectedLink
 
 SERVER_TYPES = (GpuServer, StorageServer)
 MAX_WARNINGS_PER_KIND = 8
-
-
-def _kb(n: float) -> str:
-    return f"{n / 1000:.0f} KB" if n < 10**6 else f"{n / 1e6:.1f} MB"
 
 
 class Network:

@@ -20,6 +20,7 @@ import itertools
 import math
 from typing import Any
 
+from fabricstudio.model.units import throughput_gbps
 from fabricstudio.sim.scenario import ScenarioError
 from fabricstudio.sim.workloads.addresses import group_by_server, rail_of, server_of
 from fabricstudio.sim.workloads.base import Workload, WorkloadContext
@@ -49,7 +50,7 @@ def bus_factor(name: str, n: int) -> float:
 
 def bandwidths(name: str, ranks: int, size_bytes: float, time_s: float) -> tuple[float, float]:
     """(algbw, busbw) in Gb/s (bits; divide by 8 for nccl-tests' GB/s)."""
-    algbw = size_bytes * 8 / time_s / 1e9
+    algbw = throughput_gbps(size_bytes, time_s)
     return algbw, algbw * bus_factor(name, ranks)
 
 
