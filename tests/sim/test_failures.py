@@ -207,3 +207,16 @@ def test_flow_engine_waits_for_a_repaired_nic_cable():
     result = build_simulation(two_tier(), scenario(failures, engine="flow")).run()
     assert result.flows[0].finish_s > 3e-3  # h1 -> h3 waited for the cable
     assert result.flows[1].finish_s < 1e-3  # h2 -> h4 ran on
+
+
+@pytest.mark.parametrize("engine", ["cell", "flow"])
+def test_an_element_down_from_time_0_failed_before_the_run(engine):
+    """``at_s`` 0 (the designer's marks, ``simulate --fail`` without ``--fail-at``): the
+    routes avoid it from the start, even with a long convergence time, so nothing is lost."""
+    failures = [{"at_s": 0.0, "device": "spine1"}]
+    result = build_simulation(two_tier(), scenario(failures, convergence=0.5,
+                                                   engine=engine)).run()
+    found = result.failures
+    assert [(e.event, e.at_s) for e in found.events[:2]] == [("fail", 0.0), ("reroute", 0.0)]
+    assert found.packets_lost == 0 and result.totals.drops == 0
+    assert result.finished and result.completion_time_s < 0.01  # not after the 0.5 s

@@ -200,7 +200,7 @@ class FailureInjector:
             port.__class__ = _DOWN[type(port)]
         self._flush(newly)
         self.log.append((self.engine.env.now, "fail", failure.label))
-        self._schedule_reroute(newly, repair=False)
+        self._schedule_reroute(newly, repair=False, at_once=failure.at_s == 0)
 
     def _repair(self, event: Call) -> None:
         failure, ports = event.arg
@@ -259,12 +259,14 @@ class FailureInjector:
         self.engine.drop(cell)
 
     # ------------------------------------------------------------------ rerouting
-    def _schedule_reroute(self, ports: list[Port], repair: bool) -> None:
-        """Routing learns of ``ports`` (down, or back with ``repair``) after the delay."""
+    def _schedule_reroute(self, ports: list[Port], repair: bool, at_once: bool = False) -> None:
+        """Routing learns of ``ports`` (down, or back with ``repair``) after the delay, or
+        ``at_once`` (an element down from time 0 failed before the run: routes avoid it)."""
         if not ports:
             return
         engine = self.engine
-        delay = convergence_delay(engine.technology, engine.routing, self.settings, repair)
+        delay = 0.0 if at_once else convergence_delay(engine.technology, engine.routing,
+                                                      self.settings, repair)
         change = (ports, repair)
         if delay > 0:
             engine.clock.call(delay, self._reroute, change)

@@ -139,7 +139,7 @@ class FlowFailureInjector:
                 s.remaining[slot] += lost
         self._rework(hit, self._cap)
         self.log.append((engine.env.now, "fail", failure.label))
-        self._schedule(sorted(newly), repair=False)
+        self._schedule(sorted(newly), repair=False, at_once=failure.at_s == 0)
 
     def _repair(self, event: Call) -> None:
         failure, links = event.arg
@@ -157,11 +157,14 @@ class FlowFailureInjector:
         self.log.append((engine.env.now, "repair", failure.label))
         self._schedule(back, repair=True)
 
-    def _schedule(self, links: list[int], repair: bool) -> None:
+    def _schedule(self, links: list[int], repair: bool, at_once: bool = False) -> None:
+        """Routes learn of ``links`` after the delay, or ``at_once`` (down from time 0:
+        failed before the run)."""
         if not links:
             return
         engine = self.engine
-        delay = convergence_delay(engine.technology, engine.routing, self.settings, repair)
+        delay = 0.0 if at_once else convergence_delay(engine.technology, engine.routing,
+                                                      self.settings, repair)
         if delay > 0:
             engine.clock.call(delay, self._reroute, (links, repair))
         else:
