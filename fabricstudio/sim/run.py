@@ -227,8 +227,13 @@ class Simulation:
             "hotspots": (engine.hotspots() if isinstance(engine, FlowEngine) else None),
             "flow_summary": engine.flows.summary.as_dict(),
             "llm_training": _llm_headline(self.workloads),
+            "focus": self._focus_summary(timing),
             "failures": self._failure_report(),
         })
+
+    def _focus_summary(self, timing: bool) -> dict[str, Any] | None:
+        """The cell-level region of a focused run (None otherwise)."""
+        return None
 
     def _failure_report(self) -> dict[str, Any] | None:
         if not self.scenario.failures:
@@ -356,8 +361,17 @@ def build_simulation(design: Design, scenario: Scenario,
     samples = sample_budget(frozen, scenario, horizon)
     work = estimate_work(frozen, graph, workloads, scenario, horizon, samples.period_s)
     kind, reason = choose_engine(scenario.engine, work)
+    region = None
+    if scenario.focus is not None:
+        from fabricstudio.sim.focus import resolve_region
+
+        region = resolve_region(frozen, scenario.focus)
+        kind, reason = "flow", (f"focused run: the whole fabric at flow level, "
+                                f"{region.description} at cell level")
     if max_cell_hops is not None:
         check_work(work, kind, scenario, max_cell_hops)
+    if kind == "flow":  # utilisation only: 4 bytes per link sample
+        samples = sample_budget(frozen, scenario, horizon, bytes_per_sample=4)
     config = engine_config(frozen, scenario, horizon, samples.period_s)
     if max_cell_hops is not None and kind == "cell":  # flow level has no per-flow timers
         check_run_timers(frozen, config, workloads, horizon)
@@ -374,8 +388,19 @@ def build_simulation(design: Design, scenario: Scenario,
 
         injector = FlowFailureInjector if kind == "flow" else FailureInjector
         injector(engine, scenario.failures, scenario.failover)
-    sim = Simulation(frozen, scenario, engine, config, workloads, estimate,
-                     samples.frame_limit_s, info)
+    sim: Simulation
+    if region is not None:
+        from fabricstudio.sim.focus import FocusedSimulation
+
+        assert isinstance(engine, FlowEngine)
+        engine.watch({link.index for link in engine.links
+                      if link.src in region.devices or link.dst in region.devices})
+        sim = FocusedSimulation(frozen, scenario, engine, config, workloads, estimate,
+                                samples.frame_limit_s, info, region=region,
+                                max_cell_hops=max_cell_hops)
+    else:
+        sim = Simulation(frozen, scenario, engine, config, workloads, estimate,
+                         samples.frame_limit_s, info)
     try:
         for workload in workloads:
             workload.start()
