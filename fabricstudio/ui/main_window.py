@@ -77,6 +77,10 @@ class MainWindow(QMainWindow):
         self.failures = FailureUi(self)
         self.simulation = SimulationUi(self)
         self.failures.install(self.simulation)
+        from fabricstudio.ui.panels.sweep_panel import install_sweep_dock
+
+        #: The Sweep dock (Simulation > Sweep…).
+        self.sweep = install_sweep_dock(self)
         self.resize(1440, 900)
         self._restore_state()
         self._update_title()
@@ -185,6 +189,7 @@ class MainWindow(QMainWindow):
         self.scene.detach()
         self.inspector.detach()
         self.analysis.shutdown()
+        self.sweep.shutdown()
         # A closed window's scene is destroyed later; its item removal must not reach
         # selection listeners (ours or a plug-in's) through a half-deleted window.
         self.scene.blockSignals(True)

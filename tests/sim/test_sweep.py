@@ -139,3 +139,11 @@ def test_local_pool_and_a_real_dask_local_cluster_give_the_same_rows():
     assert here == pool == dask
     assert here[0]["technology"] == "roce" and here[1]["technology"] == "infiniband"
     assert all(row["error"] is None for row in here)
+
+
+def test_the_documented_example_has_100_points(examples_dir):
+    from fabricstudio.sim.sweep import load_sweep
+
+    spec = load_sweep(examples_dir / "sweeps" / "oversubscription.sweep.json")
+    assert spec.size == 100 and list(spec.grid) == ["oversubscription", "technology",
+                                                    "size_bytes", "seed"]

@@ -85,8 +85,14 @@ class Executor:
 
 def run_sweep(spec: SweepSpec, *, cost_book: Any = None, cache: PointCache | None = None,
               executor: Executor = Executor(),
-              progress: Callable[[Progress], None] | None = None) -> list[dict[str, Any]]:
-    """Every point's row (parameters, then figures), in grid order."""
+              progress: Callable[[Progress], None] | None = None,
+              on_point: Callable[[dict[str, Any]], None] | None = None,
+              should_stop: Callable[[], bool] | None = None) -> list[dict[str, Any]]:
+    """Every point's row (parameters, then figures), in grid order.
+
+    ``on_point`` gets each row as soon as it is known (cached ones first); ``should_stop``
+    is asked after each point: when it says True the sweep ends early with the points done
+    so far (the others are left out of the list, and run next time)."""
     points = spec.points()
     inputs = [point_inputs(spec, params, cost_book) for params in points]
     keys = [point_key(i) for i in inputs]
@@ -110,15 +116,31 @@ def run_sweep(spec: SweepSpec, *, cost_book: Any = None, cache: PointCache | Non
         remaining = elapsed / ran * left if ran else None
         progress(Progress(cached_count + ran, len(points), cached_count, elapsed, remaining))
 
+    def full(i: int) -> dict[str, Any]:
+        return {"point": i, "key": keys[i], **_flat(points[i]), **(rows[i] or {})}
+
     report()
-    for index, row in _execute(executor, [(i, inputs[i]) for i in pending]):
-        rows[index] = row
-        if cache is not None and not str(row.get("error") or "").startswith("internal"):
-            cache.put(keys[index], row)
-        ran += 1
-        report()
-    return [{"point": i, "key": keys[i], **_flat(points[i]), **(rows[i] or {})}
-            for i in range(len(points))]
+    if on_point is not None:
+        for i in range(len(points)):
+            if rows[i] is not None:
+                on_point(full(i))
+    results = _execute(executor, [(i, inputs[i]) for i in pending])
+    try:
+        for index, row in results:
+            rows[index] = row
+            if cache is not None and not str(row.get("error") or "").startswith("internal"):
+                cache.put(keys[index], row)
+            ran += 1
+            report()
+            if on_point is not None:
+                on_point(full(index))
+            if should_stop is not None and should_stop():
+                break
+    finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()  # a pool or cluster cancels what has not started
+    return [full(i) for i in range(len(points)) if rows[i] is not None]
 
 
 def _flat(params: dict[str, Any]) -> dict[str, Any]:
