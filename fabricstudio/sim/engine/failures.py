@@ -230,7 +230,7 @@ class FailureInjector:
                 self.lose_queued(port, cell)
         dead = {id(p.peer_receive) for p in ports}
         lost = (self._lost_on_wire,)
-        for entry in engine.env._queue:
+        for entry in engine.clock.queue:  # (time, priority, id, event) entries
             event = entry[3]
             if id(getattr(event, "callbacks", None)) in dead and isinstance(event.arg, Cell):
                 event.callbacks = lost
@@ -328,7 +328,7 @@ class FailureInjector:
                 proxy = proxies[id(flow)] = _OldRoute(flow, old)
             cell.flow = proxy  # type: ignore[assignment]  # stands in for the flow
 
-        for entry in self.engine.env._queue:
+        for entry in self.engine.clock.queue:
             event = entry[3]
             cell = getattr(event, "arg", None)
             if isinstance(cell, Cell) and getattr(event, "callbacks", None) is \
