@@ -14,7 +14,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
-    QFormLayout,
     QHBoxLayout,
     QLabel,
     QProgressBar,
@@ -91,7 +90,7 @@ class SweepPanel(QWidget):
                 combo.addItem(axis_label(key), key)
             combo.currentIndexChanged.connect(lambda _i: self.redraw())
         self.plot = pg.PlotWidget()
-        self.plot.setMinimumHeight(160)
+        self.plot.setMinimumHeight(140)
         self.save_results_button = QPushButton("Save results…")
         self.save_results_button.clicked.connect(lambda _checked=False: self.save_results_dialog())
         self.save_plot_button = QPushButton("Save plot…")
@@ -107,9 +106,10 @@ class SweepPanel(QWidget):
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.stop_button)
         buttons.addStretch(1)
-        axes = QFormLayout()
-        axes.addRow("x", self.x_axis)
-        axes.addRow("y", self.y_axis)
+        axes = QHBoxLayout()
+        for text, combo in (("x", self.x_axis), ("y", self.y_axis)):
+            axes.addWidget(QLabel(text))
+            axes.addWidget(combo, 1)
         saves = QHBoxLayout()
         saves.addWidget(self.save_results_button)
         saves.addWidget(self.save_plot_button)
@@ -309,13 +309,17 @@ def install_sweep_dock(window) -> SweepPanel:
     """The Sweep dock of a MainWindow (bottom, behind Charts; Simulation > Sweep… shows it)."""
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QAction
-    from PySide6.QtWidgets import QDockWidget
+    from PySide6.QtWidgets import QDockWidget, QFrame, QScrollArea
 
     costs = window.costs
     panel = SweepPanel(lambda: costs.book)
     dock = QDockWidget("Sweep", window)
     dock.setObjectName("simSweepDock")
-    dock.setWidget(panel)
+    area = QScrollArea()  # scrolls on a short screen instead of squeezing the tabs
+    area.setWidget(panel)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QFrame.Shape.NoFrame)
+    dock.setWidget(area)
     window.add_dock(dock, Qt.DockWidgetArea.BottomDockWidgetArea)
     charts = window.simulation.docks.get("charts")
     if charts is not None:
