@@ -49,7 +49,7 @@ def training_utilisation(step: TrainingStep, end_s: float) -> float | None:
     if step.finish_s is None:
         in_step = end_s - (step.start_s + sum(s for s, _ in step.steps))
         busy += min(compute, max(0.0, in_step))
-    return busy / elapsed
+    return float(busy) / elapsed
 
 
 def run_figures(sim: Any) -> dict[str, Any]:

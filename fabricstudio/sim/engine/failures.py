@@ -60,6 +60,8 @@ class DownNicPort(NicPort):
 
 
 _DOWN = {Port: DownPort, NicPort: DownNicPort}
+#: A rerouted flow: (flow, old path, new path).
+_Move = tuple[Any, tuple[Any, ...], tuple[Any, ...]]
 _UP = {DownPort: Port, DownNicPort: NicPort}
 
 
@@ -291,7 +293,7 @@ class FailureInjector:
         engine._routes = {}
         live = [f for f in self.flows if f.rec.finish_s is None]
         self.flows = live
-        moved: dict[int, tuple[Any, tuple, tuple]] = {}
+        moved: dict[int, _Move] = {}
         for flow in live:
             key = keys.get(id(flow.path))
             if key is None:
@@ -308,7 +310,7 @@ class FailureInjector:
         self.log.append((engine.env.now, "reroute", f"{len(moved)} flows moved, "
                                                     f"{len(dead)} ports down"))
 
-    def _keep_old_routes(self, moved: dict[int, tuple[Any, tuple, tuple]]) -> None:
+    def _keep_old_routes(self, moved: dict[int, _Move]) -> None:
         """Cells of moved flows between two switches of the old path that the new path does
         not continue from keep their old path (see :class:`_OldRoute`)."""
         if not moved:

@@ -20,7 +20,7 @@ pushing into a dead link before the reroute (it stops instead) and the transport
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -38,7 +38,7 @@ class FlowFailureInjector:
         self.engine = engine
         self.settings = settings or FailoverSettings()
         self.healthy = engine.net.router
-        self.routes: dict[int, tuple] = {}  # slot -> its route (the cached tuple)
+        self.routes: dict[int, tuple[Any, ...]] = {}  # slot -> its route (the cached tuple)
         self.stalled: dict[int, float] = {}  # slot -> its rate cap before it stopped
         self.excluded: set[int] = set()
         self._down_count: dict[int, int] = {}
@@ -58,7 +58,7 @@ class FlowFailureInjector:
                 engine.clock.call(failure.repair_s - now, self._repair, (failure, links))
 
     # ------------------------------------------------------------------ engine hooks
-    def track_slot(self, slot: int, route: tuple) -> None:
+    def track_slot(self, slot: int, route: tuple[Any, ...]) -> None:
         """A new flow slot and the route it got (called by ``FlowEngine._new_slot``)."""
         self.routes[slot] = route
 
@@ -73,8 +73,9 @@ class FlowFailureInjector:
         return {i for i, n in self._down_count.items() if n > 0}
 
     def _links(self, slot: int) -> np.ndarray:
-        row = self.engine._slots.links[slot]
-        return row[row >= 0]
+        row: np.ndarray = self.engine._slots.links[slot]
+        live: np.ndarray = row[row >= 0]
+        return live
 
     def _crosses_dead(self, slot: int, dead: set[int] | None = None) -> bool:
         dead = self._dead() if dead is None else dead
@@ -104,7 +105,7 @@ class FlowFailureInjector:
         recs = self.engine._slot_rec
         return [slot for slot in self.routes if slot < len(recs) and recs[slot] is not None]
 
-    def _rework(self, slots: list[int], change) -> None:
+    def _rework(self, slots: list[int], change: Callable[[int], object]) -> None:
         """Take ``slots`` out of the allocation, apply ``change(slot)``, put them back."""
         engine = self.engine
         active = set(engine._active.tolist())
@@ -189,7 +190,7 @@ class FlowFailureInjector:
         engine._routes = {}
         engine._alone = {}
         endpoints = engine.net.endpoints
-        moves: dict[int, tuple] = {}
+        moves: dict[int, tuple[Any, ...]] = {}
         for slot in self._live():
             key = keys.get(id(self.routes[slot]))
             if key is None:
@@ -216,7 +217,7 @@ class FlowFailureInjector:
         self.log.append((engine.env.now, "reroute",
                          f"{len(moves)} flows moved, {len(self.excluded)} links down"))
 
-    def _write_route(self, slot: int, route: tuple) -> None:
+    def _write_route(self, slot: int, route: tuple[Any, ...]) -> None:
         engine = self.engine
         s = engine._slots
         links, weights, delay = route

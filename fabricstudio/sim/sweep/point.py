@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fabricstudio.sim.compare import DESIGN_KPIS, RUN_KPIS
 from fabricstudio.sim.sweep.spec import SweepSpec, apply, canonical
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fabricstudio.model import Design
+    from fabricstudio.sim.result import Result
 
 #: Figure columns of a result row, after the point's parameters.
 FIGURE_COLUMNS = tuple(k.key for k in DESIGN_KPIS) + tuple(k.key for k in RUN_KPIS)
@@ -61,7 +65,7 @@ class PointError(ValueError):
     """A point's inputs that cannot become a design or a scenario."""
 
 
-def _design(inputs: dict[str, Any]):
+def _design(inputs: dict[str, Any]) -> Design:
     from fabricstudio.formats import parse_design
     from fabricstudio.topology.builders import build_fabric, parse_spec
 
@@ -70,7 +74,7 @@ def _design(inputs: dict[str, Any]):
     return build_fabric(parse_spec(inputs["generator"])).to_design()
 
 
-def _cost_book(data: Any):
+def _cost_book(data: Any) -> Any:
     if data is None:
         return None
     from fabricstudio.model.costbook import CostBook
@@ -78,7 +82,7 @@ def _cost_book(data: Any):
     return CostBook.model_validate(data)
 
 
-def _run(design, scenario_data: dict[str, Any]):
+def _run(design: Design, scenario_data: dict[str, Any]) -> Result:
     from fabricstudio.sim.run import build_simulation
     from fabricstudio.sim.scenario import parse_scenario
 

@@ -68,7 +68,8 @@ def read_results(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     if output_format(path) == "parquet":
         import pyarrow.parquet as pq
 
-        return pq.read_table(path).to_pylist()
+        table: list[dict[str, Any]] = pq.read_table(path).to_pylist()
+        return table
     import csv
 
     with open(path, encoding="utf-8-sig", newline="") as handle:

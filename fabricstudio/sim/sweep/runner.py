@@ -52,7 +52,8 @@ class PointCache:
         if not isinstance(doc, dict) or doc.get("format") != CACHE_FORMAT or \
                 doc.get("key") != key or not isinstance(doc.get("row"), dict):
             return None
-        return doc["row"]
+        row: dict[str, Any] = doc["row"]
+        return row
 
     def put(self, key: str, row: dict[str, Any]) -> None:
         """Store a finished point (atomically, through the safe writer)."""
@@ -193,11 +194,15 @@ def _pool(workers: int, jobs: list[tuple[int, dict[str, Any]]]
 
 def _dask(executor: Executor, jobs: list[tuple[int, dict[str, Any]]]
           ) -> Iterator[tuple[int, dict[str, Any]]]:
-    try:
-        from dask.distributed import Client, LocalCluster, as_completed
+    import importlib
+    import logging
+
+    try:  # imported only here: the GUI and the other commands never load Dask
+        distributed: Any = importlib.import_module("dask.distributed")
     except ImportError:  # pragma: no cover - a dependency of the package
         raise RuntimeError("Dask is not installed: pip install 'dask[distributed]'") from None
-    import logging
+    Client, LocalCluster, as_completed = (distributed.Client, distributed.LocalCluster,
+                                          distributed.as_completed)
 
     cluster = None
     if executor.dask_local:
