@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable
 from random import Random
 from typing import cast
 
-import simpy
-
 from fabricstudio.model import Design, FabricSettings, Technology, freeze
 from fabricstudio.model.devices import GpuServer
 from fabricstudio.model.units import transfer_time_s
 from fabricstudio.sim.engine.addressing import resolve_address
-from fabricstudio.sim.engine.clock import Call, Clock
+from fabricstudio.sim.engine.clock import Call, Clock, environment
 from fabricstudio.sim.engine.config import EngineConfig, EngineError, FlowRecord
 from fabricstudio.sim.engine.dcqcn import DcqcnRp
 from fabricstudio.sim.engine.flowlog import FlowLog
@@ -57,7 +54,7 @@ class Engine:
         self.tcp_params = TcpParams.from_fabric(fabric)
         self.ibcc_params = IbCcParams()
         self.rng = Random(self.config.seed)
-        self.env = simpy.Environment()
+        self.env = environment()
         self.clock = Clock(self.env)
         # totals
         self.offered = self.delivered = self.dropped = self.retransmitted = 0
@@ -323,18 +320,12 @@ class Engine:
         if until <= self.env.now:
             return
         started = time.perf_counter()
-        # Cells, events and records form no reference cycles on the hot path; pausing the
-        # cyclic collector avoids rescanning millions of live objects (collected afterwards).
-        collecting = gc.isenabled()
-        gc.disable()
         try:
             env = self.env
             env.run(until=until)
             while env.peek() <= until:  # events due exactly at ``until`` (e.g. its frame)
                 env.step()
         finally:
-            if collecting:
-                gc.enable()
             self._wall += time.perf_counter() - started
 
     # ------------------------------------------------------------------ reports
