@@ -48,7 +48,7 @@ class Ledger:
     start: float = 0.0
     end: float = 0.0
     clock: Callable[[], float] | None = None
-    spans: list[list] = field(default_factory=list)
+    spans: list[list[Any]] = field(default_factory=list)
 
     def add(self, kind: str, seconds: float) -> None:
         if seconds > 0:

@@ -179,7 +179,7 @@ class LlmTraining(Workload):
         return out
 
 
-def _merged(spans: list[list]) -> list[tuple[str, float, float | None]]:
+def _merged(spans: list[list[Any]]) -> list[tuple[str, float, float | None]]:
     """Ledger spans as activity kinds ("compute" or "comm"), touching spans of one kind
     joined (an open span, end None, stays last)."""
     out: list[tuple[str, float, float | None]] = []
