@@ -408,6 +408,7 @@ def build_simulation(design: Design, scenario: Scenario,
 
         injector = FlowFailureInjector if kind == "flow" else FailureInjector
         injector(engine, scenario.failures, scenario.failover)
+    engine.stream.engine_reason = reason
     sim: Simulation
     if region is not None:
         from fabricstudio.sim.focus import FocusedSimulation
