@@ -239,6 +239,11 @@ def summary_text(result: Result, top: int = 8) -> str:
              f"{format_size(run['cell_bytes'])} cells, seed {run['seed']}",
              f"simulated {_t(result.end_s)}; completion "
              f"{_t(result.completion_time_s) if result.finished else 'not reached (unfinished)'}"]
+    deadlock = tot.get("deadlock") or {}
+    if deadlock.get("detected"):
+        lines.append(f"DEADLOCK at {_t(deadlock['at_s'])} (frozen since "
+                     f"{_t(deadlock['since_s'])}): cycle {' > '.join(deadlock['path'])}, "
+                     f"links {', '.join(deadlock['cycle'])}")
     if result.collective:
         c = result.collective
         bw = (f"algbw {c['algbw_gbps']:.1f} Gb/s, busbw {c['busbw_gbps']:.1f} Gb/s"

@@ -213,6 +213,11 @@ class Scenario(_Spec):
     routing: Literal["default", "ecmp", "static", "adaptive"] = "default"
     cell_bytes: Size = Field(default=16384, ge=256, le=16 * 2**20)
     sample_period_s: float | None = Field(default=None, gt=0, le=100, allow_inf_nan=False)
+    deadlock_after_s: float | None = Field(
+        default=1e-3, ge=1e-7, le=1e3, allow_inf_nan=False,
+        description="a cycle of paused or credit-starved ports frozen this long ends the run "
+                    "as a deadlock; null = never check",
+    )
     fabric: dict[str, Any] = Field(
         default_factory=dict,
         description="overrides of the design's fabric settings (same keys as in a design file)",
@@ -227,6 +232,9 @@ class Scenario(_Spec):
                              f"until_s ({self.until_s:g} s)")
         if not self.flows and not self.workloads:
             raise ValueError("the scenario has no flows and no workloads")
+        if self.until_s is None and self.deadlock_after_s is None:
+            raise ValueError("a run without a horizon (until_s null) needs deadlock detection "
+                             "(deadlock_after_s), or it could run forever")
         if self.fabric:
             fabric_with_overrides(FabricSettings(), self.fabric)
         return self

@@ -20,7 +20,8 @@ def snapshot(ports: list, now: float) -> np.ndarray:
     marks, CNPs, drops, queue bytes and peak queue bytes of the current period (read-only;
     the running intervals are added, as ``Port.busy_until`` and friends do)."""
     return np.array([(
-        p.busy_time + ((p.free_at if p.free_at < now else now) - p.tx_start if p.busy else 0.0),
+        p.busy_time + ((p.free_at if p.free_at < now else now) - p.tx_start
+                       if p.busy and now > p.tx_start else 0.0),
         p.paused_time + (now - p.paused_since if p.paused else 0.0),
         p.stall_time + (now - p.stalled_since if p.stalled_since >= 0 else 0.0),
         p.pauses_sent, p.marks, p.cnps, p.drops, p.q_bytes, p.frame_max_q,

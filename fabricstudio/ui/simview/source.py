@@ -227,7 +227,10 @@ class _EngineSource:
     def __init__(self, simulation: Any, scenario: Any) -> None:
         self._simulation = simulation
         self.stream = simulation.stream
+        #: The horizon, or inf when the run goes on until its traffic completes.
         self.until_s = float(simulation.stop_s)
+        #: Expected length of the run (paces the worker's slices when there is no horizon).
+        self.expected_s = float(simulation.estimate_s)
 
     @property
     def now(self) -> float:

@@ -6,6 +6,7 @@ takes effect within one slice and the GIL is handed back to the UI thread often.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from typing import Any
@@ -39,17 +40,21 @@ def progress_of(source: SimulationSource) -> float:
     progress = getattr(source, "progress", None)
     if progress is not None:
         return float(progress)
-    return min(1.0, source.now / source.until_s) if source.until_s else 0.0
+    if not source.until_s or not math.isfinite(source.until_s):
+        return 0.0
+    return min(1.0, source.now / source.until_s)
 
 
 def _run_source(source: SimulationSource, stop: threading.Event,
                 on_slice: Any = None) -> None:
     """Advance ``source`` to its end in adaptive slices; raise _Stopped on request."""
-    step = max(source.stream.sample_period_s, source.until_s / 2000.0)
+    horizon = source.until_s  # inf: the run goes on until its traffic completes
+    expected = horizon if math.isfinite(horizon) else getattr(source, "expected_s", 0.0)
+    step = max(source.stream.sample_period_s, expected / 2000.0)
     while not is_finished(source):
         if stop.is_set():
             raise _Stopped
-        target = min(source.until_s, source.now + step)
+        target = min(horizon, source.now + step)
         started = time.perf_counter()
         source.advance(target)
         spent = time.perf_counter() - started
