@@ -21,6 +21,8 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest
 
 screenshots: $(STAMP)
@@ -28,4 +30,4 @@ screenshots: $(STAMP)
 	$(PY) tools/screenshots_simulation.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache

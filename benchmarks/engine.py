@@ -20,8 +20,7 @@ import simpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fabricstudio.model import (  # noqa: E402
-    Design, FabricSettings, GpuServer, Leaf, Link, Spine, Technology)
+from fabricstudio.model import Design, FabricSettings, GpuServer, Leaf, Link, Spine, Technology  # noqa: E402
 from fabricstudio.sim.engine import Engine, EngineConfig, window_goodput_gbps  # noqa: E402
 
 

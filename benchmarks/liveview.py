@@ -38,6 +38,7 @@ import os
 import statistics
 import sys
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -47,10 +48,11 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from fabricstudio.model import Design, Technology  # noqa: E402
 from fabricstudio.sim.metrics import DirectedLink, Frame, MetricStream, empty_link_arrays  # noqa: E402
+from fabricstudio.sim.request import RunRequest  # noqa: E402
+from fabricstudio.sim.result import EngineInfo, Result, RunInfo  # noqa: E402
 from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric  # noqa: E402
 from fabricstudio.ui.app import ensure_app  # noqa: E402
-from fabricstudio.ui.simview.source import RunRequest, engine_source  # noqa: E402
-
+from fabricstudio.ui.simview.source import engine_source  # noqa: E402
 
 BUSY = os.environ.get("LV_SLEEP") is None
 
@@ -88,6 +90,14 @@ class WaveSource:
     def now(self) -> float:
         return self._now
 
+    @property
+    def finished(self) -> bool:
+        return self._now >= self.until_s
+
+    @property
+    def progress(self) -> float:
+        return min(1.0, self._now / self.until_s)
+
     def advance(self, until_s: float) -> None:
         while self._now + 1e-6 <= min(until_s, self.until_s) + 1e-12:
             i = len(self.stream)
@@ -108,8 +118,16 @@ class WaveSource:
             self._now = (i + 1) * 1e-6
             self.stream.append(Frame(self._now, arrays))
 
-    def result(self) -> dict:
-        return {"completion_time_s": self._now}
+    def result(self) -> Result:
+        run = RunInfo(design="wave", scenario="wave", technology=Technology.ROCE, dcqcn=True,
+                      routing="default", cell_bytes=16384, seed=1, until_s=self.until_s,
+                      measure_from_s=0.0, sample_period_s=1e-6)
+        return Result(run=run, completion_time_s=self._now, end_s=self._now,
+                      engine=EngineInfo(events=0, cell_bytes=16384, cell_hops=0,
+                                        wall_time_s=None, events_per_s=None))
+
+    def flow_ends(self) -> dict[int, tuple[str, str]]:
+        return {}
 
 
 def idle_intervals(app, window, seconds: float) -> list[float]:
@@ -127,7 +145,7 @@ def idle_intervals(app, window, seconds: float) -> list[float]:
         app.processEvents()
         time.sleep(0.001)
     timer.stop()
-    return [1000 * (b - a) for a, b in zip(stamps, stamps[1:])]
+    return [1000 * (b - a) for a, b in pairwise(stamps)]
 
 
 def main() -> int:
@@ -194,7 +212,7 @@ def main() -> int:
     if os.environ.get("LV_TRACE"):
         print("gaps over time (ms):", [round(1000 * g) for g in sim.controller.frame_gaps])
         print("UI-thread CPU per gap (ms):", [round(1000 * (b[1] - a[1])) for a, b in
-                                              zip(cpu_marks, cpu_marks[1:])])
+                                              pairwise(cpu_marks)])
     gaps = sorted(1000 * g for g in sim.controller.frame_gaps)
     ticks = sorted(1000 * c for c in costs)
     if not gaps:

@@ -79,9 +79,9 @@ def measure(gpus: int, cell_bytes: int, size: int) -> dict:
     c = result.collective
     return {"gpus": gpus, "builder": builder, "devices": len(design.devices),
             "links": len(design.links),
-            "algorithm": f"{c['algorithm']} x{c['channels']}", "time_s": c["time_s"],
-            "busbw_gbps": c["busbw_gbps"], "flows": len(sim.engine.flows),
-            "events": result.engine["events"], "cell_hops": result.engine["cell_hops"],
+            "algorithm": f"{c.algorithm} x{c.channels}", "time_s": c.time_s,
+            "busbw_gbps": c.busbw_gbps, "flows": len(sim.engine.flows),
+            "events": result.engine.events, "cell_hops": result.engine.cell_hops,
             "build_s": t1 - t0, "run_s": t2 - t1,
             "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
@@ -111,10 +111,10 @@ def main() -> None:
             print(f"{gpus:>6} failed: {out.stderr.strip().splitlines()[-1]}")
             continue
         r = json.loads(out.stdout)
-        print(f"{r['gpus']:>6} {r['links']:>6} {r['algorithm']:>16} "
-              f"{r['time_s'] * 1e3:>7.3f} ms {r['busbw_gbps']:>5.0f} Gb/s {r['flows']:>9,} "
-              f"{r['events']:>11,} {r['cell_hops']:>10,} {r['build_s']:>6.1f}s "
-              f"{r['run_s']:>6.1f}s {r['peak_mb']:>6.0f} MB  ({r['builder']})")
+        print(f"{r.gpus:>6} {r.links:>6} {r.algorithm:>16} "
+              f"{r.time_s * 1e3:>7.3f} ms {r.busbw_gbps:>5.0f} Gb/s {r.flows:>9,} "
+              f"{r.events:>11,} {r.cell_hops:>10,} {r.build_s:>6.1f}s "
+              f"{r.run_s:>6.1f}s {r.peak_mb:>6.0f} MB  ({r.builder})")
     print("target: 1,024 GPUs in under 60 s (build + run), memory well under 2 GB")
 
 

@@ -42,11 +42,11 @@ def main() -> None:
     print(f"{'fabric':<20} {'GPUs':>6} {'devices':>8} {'links':>7} {'generate':>9} "
           f"{'design':>8} {'load':>8} {'analyse':>8} {'an/load':>8} {'sampled':>8}")
     for label, gpus, spec in CASES:
-        t_build, build = best_of(args.repeat, lambda: build_fabric(spec))
+        t_build, build = best_of(args.repeat, lambda spec=spec: build_fabric(spec))
         t_design, design = best_of(args.repeat, build.to_design)
         text = dump_design(design)
-        t_load, _ = best_of(args.repeat, lambda: parse_design(text))
-        t_analyse, report = best_of(args.repeat, lambda: analyze(design))
+        t_load, _ = best_of(args.repeat, lambda text=text: parse_design(text))
+        t_analyse, report = best_of(args.repeat, lambda design=design: analyze(design))
         print(f"{label:<20} {gpus:>6,} {len(build.devices):>8,} {len(build.links):>7,} "
               f"{t_build:>8.3f}s {t_design:>7.3f}s {t_load:>7.3f}s {t_analyse:>7.3f}s "
               f"{t_analyse / t_load:>8.2f} {str(report.paths.sampled):>8}")

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 QT_FREE = ["fabricstudio.model", "fabricstudio.formats", "fabricstudio.topology",
-           "fabricstudio.sim", "fabricstudio.cli"]
+           "fabricstudio.sim", "fabricstudio.interop", "fabricstudio.cli"]
 
 
 @pytest.mark.parametrize("package", QT_FREE)
@@ -28,4 +28,14 @@ def test_model_imports_no_engines():
     code = ("import sys, fabricstudio.model, fabricstudio.model.commands\n"
             "print(','.join(m for m in ('networkx', 'simpy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_gui_start_does_not_load_the_interop_formats():
+    """YAML, XML and the format registry load when File > Export to first opens."""
+    code = ("import sys, fabricstudio.ui.main_window\n"
+            "print(','.join(m for m in ('yaml', 'defusedxml', 'fabricstudio.interop.api') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
     assert out.stdout.strip() == ""

@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CHECK = """
 import fabricstudio, sys
 from pathlib import Path
-assert Path(fabricstudio.__file__).resolve().is_relative_to(Path(sys.argv[1]).resolve()), fabricstudio.__file__
+where = Path(fabricstudio.__file__).resolve()
+assert where.is_relative_to(Path(sys.argv[1]).resolve()), fabricstudio.__file__
 from fabricstudio.model import DeviceKind
 from fabricstudio.ui.app import ensure_app
 from fabricstudio.ui.icons import svg_renderer

@@ -37,7 +37,6 @@ def _wait(app, until, timeout_s: float) -> bool:
 
 from PySide6.QtCore import Qt  # noqa: E402
 
-
 _SETTINGS_DIR = tempfile.TemporaryDirectory()
 
 
@@ -139,7 +138,8 @@ def demo_compare(app, out: Path) -> None:
                    for label, values in sim.compare.results.items()}
     sim.shutdown()
     window.close()
-    print(f"sim-demo-compare.png ({'GPU utilisation ' + str(utilisation) if done else 'timed out'})")
+    state = f"GPU utilisation {utilisation}" if done else "timed out"
+    print(f"sim-demo-compare.png ({state})")
 
 
 def moment(out: Path) -> None:

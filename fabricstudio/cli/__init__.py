@@ -15,9 +15,10 @@ from collections.abc import Sequence
 
 from fabricstudio import __version__
 from fabricstudio.cli.common import CliError, CliParser
+from fabricstudio.cli.output import write_err
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMAND_MODULES = ("gui", "validate", "generate", "analyze", "simulate", "export")
+COMMAND_MODULES = ("gui", "validate", "generate", "analyze", "simulate", "export", "import")
 
 
 def _available_commands() -> list:
@@ -59,18 +60,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(args_list)
         return int(modules[args.command].run(args) or 0)
     except CliError as exc:
-        print(f"fabricstudio: error: {exc}", file=sys.stderr)
+        write_err(f"fabricstudio: error: {exc}")
         return exc.exit_code
     except KeyboardInterrupt:
-        print("fabricstudio: interrupted", file=sys.stderr)
+        write_err("fabricstudio: interrupted")
         return 130
     except BrokenPipeError:
         return 1
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no tracebacks
         if os.environ.get("FABRICSTUDIO_DEBUG"):
             raise
-        print(f"fabricstudio: internal error: {type(exc).__name__}: {exc} "
-              "(set FABRICSTUDIO_DEBUG=1 for a traceback)", file=sys.stderr)
+        write_err(f"fabricstudio: internal error: {type(exc).__name__}: {exc} "
+                  "(set FABRICSTUDIO_DEBUG=1 for a traceback)")
         return 3
 
 

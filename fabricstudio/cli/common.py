@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import NoReturn
 
+from fabricstudio.cli.output import write_err
 from fabricstudio.formats import DesignFileError, load_design
 from fabricstudio.model import Design
 
@@ -23,7 +23,7 @@ class CliParser(argparse.ArgumentParser):
     """ArgumentParser whose errors are one line on stderr and exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        print(f"{self.prog}: error: {message} (see '{self.prog} --help')", file=sys.stderr)
+        write_err(f"{self.prog}: error: {message} (see '{self.prog} --help')")
         raise SystemExit(2)
 
 

@@ -1,4 +1,5 @@
-"""``fabricstudio export DESIGN --png FILE [--svg FILE] [--scale N]``: images without a display.
+"""``fabricstudio export DESIGN --png FILE [--svg FILE] [--scale N]``: images without a display;
+``--format FMT -o FILE`` exports to other tools (containerlab, NetBox, ...: interop_export.py).
 
 With ``--scenario FILE --at SECONDS`` the PNG shows a simulation moment instead: the scenario
 runs headless up to that simulated time and the picture shows link utilisation, PFC pauses, ECN
@@ -12,18 +13,21 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
+from fabricstudio.cli import interop_export
 from fabricstudio.cli.common import CliError, load_design_arg, positive_float
+from fabricstudio.cli.output import write_err, write_out
 
 NAME = "export"
-HELP = ("write a PNG and/or SVG picture of a design, or a PNG of a simulation moment "
-        "(--scenario FILE --at SECONDS); works without a display")
+HELP = ("write a PNG and/or SVG picture of a design, a PNG of a simulation moment "
+        "(--scenario FILE --at SECONDS), or another tool's format (--format FMT -o FILE: "
+        "containerlab, NetBox, NVIDIA Air, Slurm, draw.io, GraphML, DOT); works without a "
+        "display")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``export``."""
-    parser.add_argument("design", metavar="DESIGN", help="design file to draw")
+    parser.add_argument("design", metavar="DESIGN", nargs="?", help="design file to export")
     parser.add_argument("--png", metavar="FILE", help="write a PNG image")
     parser.add_argument("--svg", metavar="FILE", help="write an SVG drawing")
     parser.add_argument("--scale", type=positive_float, default=2.0, metavar="N",
@@ -38,12 +42,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--at", metavar="SECONDS", type=float,
                         help="simulated time of the moment (with --scenario), e.g. 25e-6; "
                              "default: the end of the run")
+    interop_export.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Load, lay out if needed, render, write; print what was written."""
+    if interop_export.wanted(args):
+        return interop_export.run(args)
     if not args.png and not args.svg:
-        raise CliError("nothing to do: give --png FILE and/or --svg FILE", 2)
+        raise CliError("nothing to do: give --png FILE and/or --svg FILE, or --format FMT "
+                       "-o FILE", 2)
+    if args.design is None:
+        raise CliError("give the DESIGN file to export", 2)
     if args.scale > 16:
         raise CliError(f"--scale {args.scale:g} is too large (at most 16)", 2)
     if args.at is not None and args.scenario is None:
@@ -65,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     for path, detail in written:
-        print(f"wrote {path} ({detail})", file=sys.stdout)
+        write_out(f"wrote {path} ({detail})")
     return 0
 
 
@@ -74,13 +84,13 @@ def _export_moment(design, args: argparse.Namespace) -> int:
     from fabricstudio.sim.scenario import ScenarioError, load_scenario
     from fabricstudio.ui.app import ensure_app
     from fabricstudio.ui.simview.moment import export_moment
-    from fabricstudio.ui.simview.source import SimulationUnavailable, scenario_source
+    from fabricstudio.ui.simview.source import scenario_source
 
     ensure_app()
     try:
         scenario = load_scenario(args.scenario)
         source = scenario_source(design, scenario)
-    except (ScenarioError, SimulationUnavailable) as exc:
+    except ScenarioError as exc:
         raise CliError(str(exc)) from None
     at = source.until_s if args.at is None else args.at
     source.advance(min(at, source.until_s))
@@ -89,11 +99,11 @@ def _export_moment(design, args: argparse.Namespace) -> int:
         raise CliError(f"no frame recorded by t = {at:g} s (the first sample is at "
                        f"{stream.sample_period_s:g} s)")
     if at > stream.times[-1] + stream.sample_period_s:
-        print(f"fabricstudio export: note: the run ended at {stream.times[-1]:g} s; "
-              "showing its last frame", file=sys.stderr)
+        write_err(f"fabricstudio export: note: the run ended at {stream.times[-1]:g} s; "
+                  "showing its last frame")
     try:
         export_moment(design, stream, at, args.png, label=scenario.name, scale=args.scale)
     except OSError as exc:
         raise CliError(f"{args.png}: cannot write: {exc.strerror or exc}") from None
-    print(f"wrote {args.png} (t = {stream.frame_at(at).t:g} s)")
+    write_out(f"wrote {args.png} (t = {stream.frame_at(at).t:g} s)")
     return 0

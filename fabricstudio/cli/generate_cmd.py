@@ -7,6 +7,7 @@ import json
 import sys
 
 from fabricstudio.cli.common import CliError
+from fabricstudio.cli.output import write_out
 from fabricstudio.formats import DesignFileError, atomic_write_text, dump_design
 from fabricstudio.model import Technology
 from fabricstudio.topology.builders import TOPOLOGIES, BuildError, build_fabric, parse_spec
@@ -101,14 +102,14 @@ def run(args: argparse.Namespace) -> int:
     except DesignFileError as exc:
         raise CliError(str(exc)) from None
     if args.json:
-        print(json.dumps(build.summary))
+        write_out(json.dumps(build.summary))
     elif not args.quiet:
         s = build.summary
         sw = s["switches"]
         ratio = s["oversubscription"]["leaf"]
-        print(f"wrote {args.output}: {s['gpus']:,} GPUs on {s['servers']:,} servers, "
-              f"{sw['leaf']} leaves, {sw['spine']} spines, {sw['core']} cores, "
-              f"{s['links']:,} links, {s['tiers']} tiers, leaf "
-              f"{'%g:1' % ratio if ratio else 'only'}, bisection "
-              f"{s['bisection_gbps'] / 1000:,.1f} Tb/s")
+        write_out(f"wrote {args.output}: {s['gpus']:,} GPUs on {s['servers']:,} servers, "
+                  f"{sw['leaf']} leaves, {sw['spine']} spines, {sw['core']} cores, "
+                  f"{s['links']:,} links, {s['tiers']} tiers, leaf "
+                  f"{f'{ratio:g}:1' if ratio else 'only'}, bisection "
+                  f"{s['bisection_gbps'] / 1000:,.1f} Tb/s")
     return 0

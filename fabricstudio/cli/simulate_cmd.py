@@ -8,12 +8,18 @@ import argparse
 import sys
 from typing import Any
 
+from pydantic import ValidationError
+
 from fabricstudio.cli.common import CliError, load_design_arg, positive_float, positive_int
+from fabricstudio.cli.output import write_out
 from fabricstudio.formats import DesignFileError, atomic_write_text
+from fabricstudio.model import Design, Technology, format_validation_error
 from fabricstudio.sim.export import write_metrics_csv
+from fabricstudio.sim.request import RunRequest, scenario_for
 from fabricstudio.sim.result import Result
 from fabricstudio.sim.run import MAX_CELL_HOPS, build_simulation
 from fabricstudio.sim.scenario import (
+    ROUTINGS,
     WORKLOAD_TYPES,
     Scenario,
     ScenarioError,
@@ -21,11 +27,9 @@ from fabricstudio.sim.scenario import (
     load_scenario,
     parse_size,
 )
-from fabricstudio.sim.workloads.addresses import gpu_servers, server_of
 
 NAME = "simulate"
 HELP = "simulate traffic on a design (scenario file or one workload) and summarise the result"
-_COLLECTIVES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all")
 
 
 def _size(text: str) -> int:
@@ -71,10 +75,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--iterations", metavar="N", type=positive_int, default=1,
                        help="training: iterations")
     run = parser.add_argument_group("run settings (override the scenario)")
-    run.add_argument("--technology", choices=("infiniband", "roce", "ethernet"))
+    run.add_argument("--technology", choices=[t.value for t in Technology])
     run.add_argument("--dcqcn", action=argparse.BooleanOptionalAction, default=None,
                      help="DCQCN on RoCE (--no-dcqcn: PFC only)")
-    run.add_argument("--routing", choices=("default", "ecmp", "static", "adaptive"))
+    run.add_argument("--routing", choices=ROUTINGS)
     run.add_argument("--cell-size", metavar="BYTES", type=_size, help="engine cell size")
     run.add_argument("--seed", type=int)
     run.add_argument("--until", metavar="SECONDS", type=positive_float,
@@ -91,69 +95,60 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           f"{MAX_CELL_HOPS / 1e6:.0f} million cell-hops")
 
 
-def build_scenario(args: argparse.Namespace, design: Any) -> Scenario:
-    """The scenario file (if any) plus the command-line workload and overrides."""
+def build_request(args: argparse.Namespace) -> RunRequest:
+    """The RunRequest the command line asks for: the scenario file (if any) as the base, the
+    command-line workload on top, and the run settings that were given."""
     if not args.scenario and not args.workload:
         raise CliError("give a scenario (--scenario FILE) or a workload (--workload NAME "
                        "--size BYTES)", 2)
-    base: dict[str, Any] = {}
+    fields: dict[str, Any] = {"workload": args.workload}
     if args.scenario:
         try:
-            base = load_scenario(args.scenario).model_dump()
+            fields["scenario"] = load_scenario(args.scenario)
         except ScenarioError as exc:
             raise CliError(str(exc)) from None
+    else:
+        fields["name"] = f"{args.workload} from the command line"
     if args.workload:
-        base.setdefault("workloads", [])
-        base["workloads"] = [*base.get("workloads", []), _cli_workload(args, design)]
-        base.setdefault("name", f"{args.workload} from the command line")
-    overrides = {"technology": args.technology, "dcqcn": args.dcqcn, "routing": args.routing,
-                 "cell_bytes": args.cell_size, "seed": args.seed, "until_s": args.until,
-                 "measure_from_s": args.measure_from}
-    base.update({k: v for k, v in overrides.items() if v is not None})
+        fields.update(_workload_fields(args))
+    settings = {"technology": args.technology, "dcqcn": args.dcqcn, "routing": args.routing,
+                "cell_bytes": args.cell_size, "seed": args.seed, "until_s": args.until,
+                "measure_from_s": args.measure_from}
+    fields.update({k: v for k, v in settings.items() if v is not None})
     try:
-        return Scenario.model_validate(base)
-    except ValueError as exc:
-        raise CliError(f"bad scenario: {_first_line(exc)}") from None
+        return RunRequest.model_validate(fields)
+    except ValidationError as exc:
+        raise CliError(f"bad scenario: {format_validation_error(exc, limit=1)}") from None
 
 
-def _first_line(exc: Exception) -> str:
-    errors = getattr(exc, "errors", None)
-    if callable(errors):
-        items = errors()
-        if items:
-            loc = ".".join(str(p) for p in items[0]["loc"])
-            return f"{loc}: {items[0]['msg']}" if loc else items[0]["msg"]
-    return str(exc).splitlines()[0]
+def build_scenario(args: argparse.Namespace, design: Design) -> Scenario:
+    """The scenario the command line asks for on ``design``."""
+    try:
+        return scenario_for(design, build_request(args))
+    except ScenarioError as exc:
+        raise CliError(f"bad scenario: {exc}") from None
 
 
-def _list(text: str | None) -> list[str] | str:
+def _ranks(text: str | None) -> tuple[str, ...]:
     if text is None or text.strip() == "all":
-        return "all"
-    return [item.strip() for item in text.split(",") if item.strip()]
+        return ()
+    return tuple(item.strip() for item in text.split(",") if item.strip())
 
 
-def _cli_workload(args: argparse.Namespace, design: Any) -> dict[str, Any]:
+def _workload_fields(args: argparse.Namespace) -> dict[str, Any]:
     name = args.workload
     if args.size is None:
         raise CliError(f"--workload {name.replace('_', '-')} needs --size BYTES", 2)
-    if name in _COLLECTIVES:
-        return {"type": name, "ranks": _list(args.ranks), "size_bytes": args.size}
-    if name == "training":
-        if args.compute is None:
-            raise CliError("--workload training needs --compute SECONDS", 2)
-        return {"type": name, "ranks": _list(args.ranks), "gradient_bytes": args.size,
-                "compute_s": args.compute, "overlap": args.overlap,
-                "iterations": args.iterations}
-    if name == "incast":
-        if not args.receiver:
-            raise CliError("--workload incast needs --receiver ADDR", 2)
-        senders = _list(args.senders)
-        if senders == "all":
-            senders = [s for s in gpu_servers(design) if s != server_of(args.receiver)]
-        return {"type": name, "senders": senders, "receiver": args.receiver, "bytes": args.size}
-    if name == "permutation":
-        return {"type": name, "hosts": _list(args.ranks), "bytes": args.size}
-    return {"type": name, "bytes": args.size}
+    if name == "training" and args.compute is None:
+        raise CliError("--workload training needs --compute SECONDS", 2)
+    if name == "incast" and not args.receiver:
+        raise CliError("--workload incast needs --receiver ADDR", 2)
+    fields: dict[str, Any] = {"size_bytes": args.size, "ranks": _ranks(args.ranks),
+                              "overlap": args.overlap, "iterations": args.iterations,
+                              "receiver": args.receiver, "senders": _ranks(args.senders)}
+    if args.compute is not None:
+        fields["compute_s"] = args.compute
+    return fields
 
 
 class _ProgressBar:
@@ -195,12 +190,11 @@ def run(args: argparse.Namespace) -> int:
     if args.json == "-":
         sys.stdout.write(text)
     else:
-        print(summary_text(result))
+        write_out(summary_text(result))
         if args.json:
             _write(args.json, lambda: atomic_write_text(args.json, text))
     if args.metrics:
-        ends = {rec.id: (rec.src, rec.dst) for rec in sim.engine.flows}
-        _write(args.metrics, lambda: write_metrics_csv(sim.stream, args.metrics, ends))
+        _write(args.metrics, lambda: write_metrics_csv(sim.stream, args.metrics))
     return 0
 
 
@@ -223,64 +217,63 @@ def _t(seconds: float | None) -> str:
 
 def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths))
+    line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
     return [line.rstrip(), "  ".join("-" * w for w in widths),
-            *("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)]
+            *("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)]
 
 
 def summary_text(result: Result, top: int = 8) -> str:
     """A readable multi-line summary of a Result."""
     run, tot, eng = result.run, result.totals, result.engine
-    tech = {"infiniband": "InfiniBand", "roce": "RoCE", "ethernet": "lossy Ethernet"}[
-        run["technology"]]
-    if run["technology"] == "roce":
-        tech += " with DCQCN" if run["dcqcn"] else " (PFC only)"
-    lines = [f"{run['design']}: {tech}, routing {run['routing']}, "
-             f"{format_size(run['cell_bytes'])} cells, seed {run['seed']}",
+    tech = run.technology.label
+    if run.technology is Technology.ROCE:
+        tech += " with DCQCN" if run.dcqcn else " (PFC only)"
+    lines = [f"{run.design}: {tech}, routing {run.routing}, "
+             f"{format_size(run.cell_bytes)} cells, seed {run.seed}",
              f"simulated {_t(result.end_s)}; completion "
              f"{_t(result.completion_time_s) if result.finished else 'not reached (unfinished)'}"]
-    deadlock = tot.get("deadlock") or {}
-    if deadlock.get("detected"):
-        lines.append(f"DEADLOCK at {_t(deadlock['at_s'])} (frozen since "
-                     f"{_t(deadlock['since_s'])}): cycle {' > '.join(deadlock['path'])}, "
-                     f"links {', '.join(deadlock['cycle'])}")
+    deadlock = tot.deadlock
+    if deadlock.detected:
+        lines.append(f"DEADLOCK at {_t(deadlock.at_s)} (frozen since {_t(deadlock.since_s)}): "
+                     f"cycle {' > '.join(deadlock.path or [])}, "
+                     f"links {', '.join(deadlock.cycle or [])}")
     if result.collective:
         c = result.collective
-        bw = (f"algbw {c['algbw_gbps']:.1f} Gb/s, busbw {c['busbw_gbps']:.1f} Gb/s"
-              if c["algbw_gbps"] is not None else "did not finish")
-        lines.append(f"collective: {c['name']} of {format_size(c['size_bytes'])} over "
-                     f"{c['ranks']} ranks ({c['algorithm']}): {_t(c['time_s'])}, {bw}")
+        bw = (f"algbw {c.algbw_gbps:.1f} Gb/s, busbw {c.busbw_gbps:.1f} Gb/s"
+              if c.algbw_gbps is not None and c.busbw_gbps is not None else "did not finish")
+        lines.append(f"collective: {c.name} of {format_size(c.size_bytes)} over "
+                     f"{c.ranks} ranks ({c.algorithm}): {_t(c.time_s)}, {bw}")
     if result.training:
         t = result.training
-        lines.append(f"training: step {_t(t['step_time_s'])} (compute {_t(t['compute_s'])}, "
-                     f"exposed communication {_t(t['exposed_comm_s'])}), "
-                     f"GPU utilisation {t['gpu_utilisation'] * 100:.1f}%")
+        lines.append(f"training: step {_t(t.step_time_s)} (compute {_t(t.compute_s)}, "
+                     f"exposed communication {_t(t.exposed_comm_s)}), "
+                     f"GPU utilisation {t.gpu_utilisation * 100:.1f}%")
     lines.append(
-        f"traffic: offered {format_size(tot['offered_bytes'])}, delivered "
-        f"{format_size(tot['delivered_bytes'])}, dropped {format_size(tot['dropped_bytes'])}, "
-        f"retransmitted {format_size(tot['retransmitted_bytes'])}")
-    lines.append(f"events: {tot['pfc_pauses']} PFC pauses ({_t(tot['paused_time_s'])} paused), "
-                 f"{tot['ecn_marks']} ECN marks, {tot['cnps']} CNPs, {tot['drops']} drops, "
-                 f"credit stalls {_t(tot['credit_stall_time_s'])}")
-    busiest = sorted(result.links, key=lambda l: (-l["utilisation"], l["id"]))[:top]
+        f"traffic: offered {format_size(tot.offered_bytes)}, delivered "
+        f"{format_size(tot.delivered_bytes)}, dropped {format_size(tot.dropped_bytes)}, "
+        f"retransmitted {format_size(tot.retransmitted_bytes)}")
+    lines.append(f"events: {tot.pfc_pauses} PFC pauses ({_t(tot.paused_time_s)} paused), "
+                 f"{tot.ecn_marks} ECN marks, {tot.cnps} CNPs, {tot.drops} drops, "
+                 f"credit stalls {_t(tot.credit_stall_time_s)}")
+    busiest = sorted(result.links, key=lambda ln: (-ln.utilisation, ln.id))[:top]
     if busiest:
         lines += ["", "busiest links (statistics window):"]
         lines += _table(["link", "from > to", "util", "max queue", "pauses", "ECN", "drops"],
-                        [[l["id"], f"{l['from']} > {l['to']}", f"{l['utilisation'] * 100:.1f}%",
-                          format_size(l["max_queue_bytes"]), str(l["pfc_pauses_sent"]),
-                          str(l["ecn_marks"]), str(l["drops"])] for l in busiest])
+                        [[ln.id, f"{ln.src} > {ln.dst}", f"{ln.utilisation * 100:.1f}%",
+                          format_size(ln.max_queue_bytes), str(ln.pfc_pauses_sent),
+                          str(ln.ecn_marks), str(ln.drops)] for ln in busiest])
     flows = result.flows[:top]
     if flows:
         more = len(result.flows) + result.flows_omitted - len(flows)
         lines += ["", f"flows{f' (first {top}; {more} more in --json)' if more > 0 else ''}:"]
         lines += _table(["id", "src > dst", "bytes", "delivered", "finish", "Gb/s"],
-                        [[str(f["id"]), f"{f['src']} > {f['dst']}", format_size(f["bytes"]),
-                          format_size(f["delivered_bytes"]), _t(f["finish_s"]),
-                          "-" if f["throughput_gbps"] is None else f"{f['throughput_gbps']:.1f}"]
+                        [[str(f.id), f"{f.src} > {f.dst}", format_size(f.bytes),
+                          format_size(f.delivered_bytes), _t(f.finish_s),
+                          "-" if f.throughput_gbps is None else f"{f.throughput_gbps:.1f}"]
                          for f in flows])
-    wall = eng.get("wall_time_s")
-    lines += ["", f"engine: {eng['events']:,} events, {eng.get('cell_hops') or 0:,} cell-hops"
-                  + (f", {wall:.2f} s wall, {eng['events_per_s']:,.0f} events/s"
+    wall = eng.wall_time_s
+    lines += ["", f"engine: {eng.events:,} events, {eng.cell_hops:,} cell-hops"
+                  + (f", {wall:.2f} s wall, {eng.events_per_s or 0:,.0f} events/s"
                      if wall else "")]
     lines += [f"warning: {w}" for w in result.warnings]
     return "\n".join(lines)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
+from fabricstudio.cli.output import write_err, write_out
 from fabricstudio.formats import DesignFileError, load_design
 
 NAME = "validate"
@@ -23,22 +23,22 @@ def run(args: argparse.Namespace) -> int:
     """Load the file; report the verdict on stdout (valid) or stderr (invalid)."""
     if not Path(args.design).is_file():
         what = "is a folder" if Path(args.design).is_dir() else "no such file"
-        print(f"fabricstudio validate: error: {args.design}: {what}", file=sys.stderr)
+        write_err(f"fabricstudio validate: error: {args.design}: {what}")
         return 2
     try:
         design = load_design(args.design)
     except DesignFileError as exc:
         if args.json:
-            print(json.dumps({"valid": False, "file": args.design, "error": exc.problem}))
+            write_out(json.dumps({"valid": False, "file": args.design, "error": exc.problem}))
         else:
-            print(f"invalid: {exc}", file=sys.stderr)
+            write_err(f"invalid: {exc}")
         return 1
     summary = {"valid": True, "file": args.design, "name": design.name,
                "devices": len(design.devices), "links": len(design.links),
                "technology": design.fabric.technology.value}
     if args.json:
-        print(json.dumps(summary))
+        write_out(json.dumps(summary))
     else:
-        print(f"valid: {args.design}: {design.name!r}, {summary['devices']} devices, "
-              f"{summary['links']} links, {design.fabric.technology.label}")
+        write_out(f"valid: {args.design}: {design.name!r}, {summary['devices']} devices, "
+                  f"{summary['links']} links, {design.fabric.technology.label}")
     return 0

@@ -20,12 +20,25 @@ from pydantic import ConfigDict, ValidationError
 from fabricstudio.model import Design, DesignData, DesignError, format_validation_error
 
 FORMAT_NAME = "fabricstudio-design"
-CURRENT_VERSION = 1
+#: Version 1: devices, links, fabric settings.  Version 2 adds ``groups`` (racks with
+#: optional U positions, scalable units, pods, user groups).
+CURRENT_VERSION = 2
 #: Largest design file accepted (a 16k-GPU fabric is a few MB).
 MAX_FILE_BYTES = 32 * 1024 * 1024
 
+
+def _v1_to_v2(doc: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 had no groups: the design keeps its devices and links, in no group."""
+    if "groups" in doc:
+        raise ValueError("\"groups\" needs format version 2 (this file says version 1)")
+    out = dict(doc)
+    out["groups"] = []
+    out["version"] = 2
+    return out
+
+
 #: Migrations: version N -> function turning a version-N dict into a version-(N+1) dict.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
 
 
 class DesignFileError(ValueError):
@@ -43,7 +56,7 @@ class DesignFile(DesignData):
     model_config = ConfigDict(extra="forbid", frozen=True, title="FabricStudio design file")
 
     format: Literal["fabricstudio-design"]
-    version: Literal[1]
+    version: Literal[2]
 
 
 def load_design(path: str | os.PathLike[str]) -> Design:
@@ -117,7 +130,8 @@ def _check_envelope(doc: Any, source: str | os.PathLike[str]) -> dict[str, Any]:
                                       f"(expected \"{FORMAT_NAME}\")")
     version = doc.get("version")
     if isinstance(version, bool) or not isinstance(version, int):
-        raise DesignFileError(source, f"\"version\" must be an integer, found {_json_type(version)}")
+        raise DesignFileError(
+            source, f"\"version\" must be an integer, found {_json_type(version)}")
     if version > CURRENT_VERSION:
         raise DesignFileError(
             source, f"written by a newer FabricStudio (format version {version}; this version "
@@ -125,10 +139,14 @@ def _check_envelope(doc: Any, source: str | os.PathLike[str]) -> dict[str, Any]:
         )
     if version < 1:
         raise DesignFileError(source, f"unknown format version {version}")
+    migrated: dict[str, Any] = doc
     while version < CURRENT_VERSION:
-        doc = MIGRATIONS[version](doc)
+        try:
+            migrated = MIGRATIONS[version](migrated)
+        except ValueError as exc:
+            raise DesignFileError(source, str(exc)) from None
         version += 1
-    return doc
+    return migrated
 
 
 def _json_type(value: Any) -> str:

@@ -20,12 +20,14 @@ from fabricstudio.model.fabric import (
     PfcSettings,
     TcpSettings,
 )
+from fabricstudio.model.groups import Group, GroupKind, GroupTree
 from fabricstudio.model.links import Link
 from fabricstudio.model.validation import DesignError
 
 __all__ = [
     "DEVICE_CLASSES", "Core", "DcqcnSettings", "Design", "DesignData", "DesignError", "Device",
-    "DeviceKind", "EcnSettings", "FabricSettings", "GpuServer", "InfinibandSettings", "Leaf",
+    "DeviceKind", "EcnSettings", "FabricSettings", "GpuServer", "Group", "GroupKind",
+    "GroupTree", "InfinibandSettings", "Leaf",
     "Link", "MgmtSwitch", "PfcSettings", "Plane", "Spine", "StorageServer", "TcpSettings",
     "Technology", "format_validation_error", "parse_device",
 ]

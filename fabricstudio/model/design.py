@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from psygnal import Signal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 from fabricstudio.model.devices import Device
 from fabricstudio.model.enums import DeviceKind
 from fabricstudio.model.fabric import FabricSettings
+from fabricstudio.model.groups import Group, GroupTree, group_problems
 from fabricstudio.model.links import Link
 from fabricstudio.model.validation import (
     DesignError,
@@ -26,6 +27,7 @@ from fabricstudio.model.validation import (
 )
 
 _DEVICE_ADAPTER: TypeAdapter[Device] = TypeAdapter(Device)
+_V = TypeVar("_V")
 
 
 class DesignData(BaseModel):
@@ -38,6 +40,7 @@ class DesignData(BaseModel):
     fabric: FabricSettings = FabricSettings()
     nodes: tuple[Device, ...] = ()
     links: tuple[Link, ...] = ()
+    groups: tuple[Group, ...] = ()
 
 
 def format_validation_error(error: ValidationError, limit: int = 5) -> str:
@@ -69,6 +72,8 @@ class Design:
     link_removed = Signal(str)
     #: Emitted with the id after a link's properties changed.
     link_changed = Signal(str)
+    #: Emitted with a tuple of the ids of groups added, removed or changed.
+    groups_changed = Signal(tuple)
     #: Emitted after the fabric settings changed.
     fabric_changed = Signal()
     #: Emitted after the design's name or description changed.
@@ -85,6 +90,8 @@ class Design:
         self._devices: dict[str, Device] = {}
         self._links: dict[str, Link] = {}
         self._ports: dict[str, dict[int, str]] = {}
+        self._groups: dict[str, Group] = {}
+        self._tree: GroupTree | None = None
         self.revision = 0
 
     # ----------------------------------------------------------------- reading
@@ -112,6 +119,28 @@ class Design:
     def links(self) -> Mapping[str, Link]:
         """Read-only view of links by id, in insertion order."""
         return MappingProxyType(self._links)
+
+    @property
+    def groups(self) -> Mapping[str, Group]:
+        """Read-only view of groups (racks, scalable units, pods, user groups) by id."""
+        return MappingProxyType(self._groups)
+
+    def group(self, group_id: str) -> Group:
+        """The group with ``group_id`` (DesignError if there is none)."""
+        try:
+            return self._groups[group_id]
+        except KeyError:
+            raise DesignError(f"no group with id {group_id!r}") from None
+
+    def group_tree(self) -> GroupTree:
+        """Parent/child relations of the groups (cached until the groups change)."""
+        if self._tree is None:
+            self._tree = GroupTree(self._groups)
+        return self._tree
+
+    def group_of(self, object_id: str) -> str | None:
+        """Id of the group directly containing a device or group, or None."""
+        return self.group_tree().parent.get(object_id)
 
     def device(self, device_id: str) -> Device:
         """The device with ``device_id`` (DesignError if there is none)."""
@@ -142,14 +171,14 @@ class Design:
         return [d for d in self._devices.values() if DeviceKind(d.kind) in wanted]
 
     def unique_id(self, prefix: str) -> str:
-        """An id ``prefix<N>`` not used by any device or link."""
+        """An id ``prefix<N>`` not used by any device, link or group."""
         n = 1
-        while f"{prefix}{n}" in self._devices or f"{prefix}{n}" in self._links:
+        while f"{prefix}{n}" in self:
             n += 1
         return f"{prefix}{n}"
 
     def __contains__(self, object_id: object) -> bool:
-        return object_id in self._devices or object_id in self._links
+        return object_id in self._devices or object_id in self._links or object_id in self._groups
 
     # ---------------------------------------------------------------- devices
     def add_device(self, device: Device, index: int | None = None) -> None:
@@ -163,10 +192,13 @@ class Design:
         self.changed.emit()
 
     def remove_device(self, device_id: str) -> Device:
-        """Remove a device that has no links left; returns it."""
+        """Remove a device that has no links left and is in no group; returns it."""
         device = self.device(device_id)
         if self._ports[device_id]:
             raise DesignError(f"device {device_id} still has links; remove them first")
+        group = self.group_of(device_id)
+        if group is not None:
+            raise DesignError(f"device {device_id} is in group {group}; take it out first")
         del self._devices[device_id]
         del self._ports[device_id]
         self._bump()
@@ -178,7 +210,8 @@ class Design:
         """Replace a device by a new value with the same id, if its links still fit."""
         old = self.device(device.id)
         if type(old) is not type(device):
-            raise DesignError(f"device {device.id}: kind cannot change ({old.kind} -> {device.kind})")
+            raise DesignError(
+                f"device {device.id}: kind cannot change ({old.kind} -> {device.kind})")
         problems = device_fits_links(device, self.links_of(device.id))
         if problems:
             raise DesignError("; ".join(problems))
@@ -192,7 +225,8 @@ class Design:
         old = self.device(device_id)
         if "id" in changes and changes["id"] != device_id:
             raise DesignError("a device's id cannot be changed")
-        new = _with_changes(_DEVICE_ADAPTER.validate_python, old, changes, f"device {device_id}")
+        new: Device = _with_changes(_DEVICE_ADAPTER.validate_python, old, changes,
+                                    f"device {device_id}")
         self.replace_device(new)
         return new
 
@@ -259,7 +293,7 @@ class Design:
         for fixed in ("id", "a", "b"):
             if fixed in changes and changes[fixed] != getattr(old, fixed):
                 raise DesignError(f"link {link_id}: {fixed} cannot be changed; reconnect instead")
-        new = _with_changes(Link.model_validate, old, changes, f"link {link_id}")
+        new: Link = _with_changes(Link.model_validate, old, changes, f"link {link_id}")
         problems = []
         for end, port in ((new.a, new.a_port), (new.b, new.b_port)):
             used = {p: lid for p, lid in self._ports[end].items() if lid != link_id}
@@ -275,6 +309,59 @@ class Design:
         self.link_changed.emit(link_id)
         self.changed.emit()
         return new
+
+    # ----------------------------------------------------------------- groups
+    def set_groups(self, groups: Iterable[Group]) -> None:
+        """Replace every group at once (validated as a whole; unchanged on error)."""
+        new = {}
+        for group in groups:
+            if group.id in new:
+                raise DesignError(f"duplicate group id {group.id!r}")
+            new[group.id] = group
+        problems = group_problems(new.values(), self._devices, self._links)
+        if problems:
+            raise DesignError("; ".join(problems[:8]))
+        changed = tuple(g for g in dict.fromkeys([*self._groups, *new])
+                        if self._groups.get(g) != new.get(g))
+        order_changed = list(self._groups) != list(new)
+        if not changed and not order_changed:
+            return
+        self._groups = new
+        self._tree = None
+        self._bump()
+        self.groups_changed.emit(changed)
+        self.changed.emit()
+
+    def add_group(self, group: Group, index: int | None = None) -> None:
+        """Add a group (at ``index`` of the order, default last); its id must be new."""
+        if group.id in self:
+            raise DesignError(f"id {group.id!r} is already used")
+        items = list(self._groups.values())
+        items.insert(len(items) if index is None else index, group)
+        self.set_groups(items)
+
+    def replace_group(self, group: Group) -> None:
+        """Replace a group by a new value with the same id."""
+        self.group(group.id)
+        self.set_groups(group if g.id == group.id else g for g in self._groups.values())
+
+    def update_group(self, group_id: str, **changes: Any) -> Group:
+        """Change fields of a group (validated); returns the new value."""
+        old = self.group(group_id)
+        if "id" in changes and changes["id"] != group_id:
+            raise DesignError("a group's id cannot be changed")
+        new: Group = _with_changes(Group.model_validate, old, changes, f"group {group_id}")
+        self.replace_group(new)
+        return new
+
+    def remove_group(self, group_id: str) -> Group:
+        """Remove a group that is in no other group (its members stay); returns it."""
+        group = self.group(group_id)
+        parent = self.group_of(group_id)
+        if parent is not None:
+            raise DesignError(f"group {group_id} is in group {parent}; take it out first")
+        self.set_groups(g for g in self._groups.values() if g.id != group_id)
+        return group
 
     # ------------------------------------------------------------- document
     def set_fabric(self, fabric: FabricSettings) -> None:
@@ -303,6 +390,7 @@ class Design:
             fabric=self._fabric,
             nodes=tuple(self._devices.values()),
             links=tuple(self._links.values()),
+            groups=tuple(self._groups.values()),
         )
 
     def load_data(self, data: DesignData) -> None:
@@ -310,12 +398,13 @@ class Design:
         fresh = Design.from_data(data)
         self._name, self._description, self._fabric = fresh._name, fresh._description, fresh._fabric
         self._devices, self._links, self._ports = fresh._devices, fresh._links, fresh._ports
+        self._groups, self._tree = fresh._groups, None
         self._bump()
         self.reset.emit()
         self.changed.emit()
 
     @classmethod
-    def from_data(cls, data: DesignData) -> "Design":
+    def from_data(cls, data: DesignData) -> Design:
         """Build a design from plain data; DesignError lists the problems found."""
         design = cls(data.name, data.fabric)
         design._description = data.description
@@ -335,6 +424,9 @@ class Design:
             design._links[link.id] = resolved
             design._ports[resolved.a][resolved.a_port] = link.id  # type: ignore[index]
             design._ports[resolved.b][resolved.b_port] = link.id  # type: ignore[index]
+        problems += group_problems(data.groups, design._devices, design._links)
+        if not problems:
+            design._groups = {g.id: g for g in data.groups}
         if problems:
             shown = problems[:8]
             if len(problems) > 8:
@@ -342,7 +434,7 @@ class Design:
             raise DesignError("; ".join(shown))
         return design
 
-    def copy(self) -> "Design":
+    def copy(self) -> Design:
         """An independent copy (signals not connected); used to freeze a design for a run."""
         twin = Design.from_data(self.to_data())
         twin.revision = self.revision
@@ -362,7 +454,7 @@ def _with_changes(validate: Any, old: BaseModel, changes: Mapping[str, Any], wha
         raise DesignError(f"{what}: {format_validation_error(exc)}") from None
 
 
-def _insert(mapping: dict, key: str, value: object, index: int | None) -> None:
+def _insert(mapping: dict[str, _V], key: str, value: _V, index: int | None) -> None:
     """Insert into an ordered dict at ``index`` (append when None or past the end)."""
     if index is None or index >= len(mapping):
         mapping[key] = value

@@ -7,7 +7,7 @@ alike (``0 .. radix-1``).
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -202,10 +202,14 @@ class MgmtSwitch(_SwitchBase):
 
 
 Device = Annotated[
-    Union[GpuServer, StorageServer, Leaf, Spine, Core, MgmtSwitch],
+    GpuServer | StorageServer | Leaf | Spine | Core | MgmtSwitch,
     Field(discriminator="kind"),
 ]
-Switch = Union[Leaf, Spine, Core, MgmtSwitch]
+Switch = Leaf | Spine | Core | MgmtSwitch
+Server = GpuServer | StorageServer
+#: For ``isinstance``: narrows a Device to the switch or server classes.
+SWITCH_TYPES = (Leaf, Spine, Core, MgmtSwitch)
+SERVER_TYPES = (GpuServer, StorageServer)
 
 DEVICE_CLASSES: dict[DeviceKind, type] = {
     DeviceKind.GPU_SERVER: GpuServer,

@@ -92,7 +92,7 @@ class EcnSettings(_Settings):
     pmax: float = Field(default=0.2, ge=0, le=1, description="Marking probability at Kmax")
 
     @model_validator(mode="after")
-    def _ordered(self) -> "EcnSettings":
+    def _ordered(self) -> EcnSettings:
         if self.kmax_bytes_at_100g < self.kmin_bytes_at_100g:
             raise ValueError("ECN Kmax must not be below Kmin")
         return self

@@ -31,7 +31,7 @@ class Link(BaseModel):
     plane: Plane = Plane.COMPUTE
 
     @model_validator(mode="after")
-    def _no_self_loop(self) -> "Link":
+    def _no_self_loop(self) -> Link:
         if self.a == self.b:
             raise ValueError(f"link {self.id} connects {self.a} to itself")
         return self

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from fabricstudio.model.devices import Device
+from fabricstudio.model.enums import Plane
 from fabricstudio.model.links import Link
 
 
@@ -15,7 +16,7 @@ class DesignError(ValueError):
     """A change or a file would make the design invalid; the message says why."""
 
 
-def first_free_port(device: Device, plane, used: Iterable[int]) -> int | None:
+def first_free_port(device: Device, plane: Plane, used: Iterable[int]) -> int | None:
     """Lowest port of ``device`` usable by ``plane`` that is not in ``used``."""
     taken = set(used)
     for port in device.ports_for_plane(plane):
@@ -24,7 +25,8 @@ def first_free_port(device: Device, plane, used: Iterable[int]) -> int | None:
     return None
 
 
-def end_problems(link: Link, device: Device, port: int | None, used: Mapping[int, str]) -> list[str]:
+def end_problems(link: Link, device: Device, port: int | None,
+                 used: Mapping[int, str]) -> list[str]:
     """Problems with one end of ``link`` on ``device`` at ``port`` (None = no free port)."""
     where = f"link {link.id}: {device.id}"
     if link.plane not in device.planes:

@@ -1,9 +1,12 @@
-"""CSV export of a run's metric stream (one row per frame and directed link, then per flow).
+"""The metrics CSV of a run: the one writer the CLI (``simulate --metrics``) and the GUI
+(Results panel, Simulation menu) both use, so the same run gives the same file.
 
+One row per frame and directed link, then one per frame and flow listed in the frame.
 Columns: ``t_s, kind, id, from, to`` then every per-link field of
 :data:`fabricstudio.sim.metrics.LINK_FIELDS` (rows of kind ``link``) and every per-flow field of
 :data:`~fabricstudio.sim.metrics.FLOW_FIELDS` (rows of kind ``flow``); fields that do not apply
-to a row are empty.  ``t_s`` is the end of the sample period.
+to a row are empty.  ``t_s`` is the end of the sample period; a flow row's ``from``/``to`` are
+its endpoints (``MetricStream.flow_ends``, filled when the run ends).
 """
 
 from __future__ import annotations
@@ -11,19 +14,21 @@ from __future__ import annotations
 import csv
 import io
 import os
+from typing import Any
 
 from fabricstudio.formats import atomic_write_text
 from fabricstudio.sim.metrics import FLOW_FIELDS, LINK_FIELDS, MetricStream
 
 
-def metrics_csv(stream: MetricStream, flow_ends: dict[int, tuple[str, str]] | None = None) -> str:
-    """The stream as CSV text; ``flow_ends`` maps flow id -> (src, dst) for the flow rows."""
+def metrics_csv(stream: MetricStream) -> tuple[str, int]:
+    """(CSV text, number of data rows) of the stream."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     link_names, flow_names = list(LINK_FIELDS), list(FLOW_FIELDS)
     writer.writerow(["t_s", "kind", "id", "from", "to", *link_names, *flow_names])
     blank_links, blank_flows = [""] * len(link_names), [""] * len(flow_names)
-    flow_ends = flow_ends or {}
+    flow_ends = stream.flow_ends
+    rows = 0
     for i in range(len(stream)):
         frame = stream.frame(i)
         t = repr(frame.t)
@@ -35,15 +40,17 @@ def metrics_csv(stream: MetricStream, flow_ends: dict[int, tuple[str, str]] | No
             src, dst = flow_ends.get(flow_id, ("", ""))
             values = [_cell(frame.flows[name][k]) for name in flow_names]
             writer.writerow([t, "flow", flow_id, src, dst, *blank_links, *values])
-    return out.getvalue()
+        rows += len(stream.links) + len(frame.flow_ids)
+    return out.getvalue(), rows
 
 
-def _cell(value) -> str:
+def _cell(value: Any) -> str:
     number = value.item() if hasattr(value, "item") else value
     return f"{number:.7g}" if isinstance(number, float) else str(number)
 
 
-def write_metrics_csv(stream: MetricStream, path: str | os.PathLike[str],
-                      flow_ends: dict[int, tuple[str, str]] | None = None) -> None:
-    """Write :func:`metrics_csv` atomically to ``path``."""
-    atomic_write_text(path, metrics_csv(stream, flow_ends))
+def write_metrics_csv(stream: MetricStream, path: str | os.PathLike[str]) -> int:
+    """Write :func:`metrics_csv` atomically to ``path``; returns the number of data rows."""
+    text, rows = metrics_csv(stream)
+    atomic_write_text(path, text)
+    return rows

@@ -86,11 +86,18 @@ class MetricStream:
         self.sample_period_s = sample_period_s
         self._lock = threading.Lock()
         self._times = np.zeros(64, dtype=np.float64)
-        self._columns = {name: np.zeros((64, len(links)), dtype=dtype)
+        self._columns: dict[str, np.ndarray] = {name: np.zeros((64, len(links)), dtype=dtype)
                          for name, (dtype, _) in LINK_FIELDS.items()}
         self._flows: list[tuple[tuple[int, ...], dict[str, np.ndarray]]] = []
         self._count = 0
         self.finished = False
+        #: Flow id -> (src, dst) of the run's flows, set when the run ends (:meth:`close`).
+        self.flow_ends: dict[int, tuple[str, str]] = {}
+
+    def close(self, flow_ends: dict[int, tuple[str, str]]) -> None:
+        """The run is over: no more frames; ``flow_ends`` names its flows (CSV export)."""
+        self.flow_ends = dict(flow_ends)
+        self.finished = True
 
     # ---------------------------------------------------------------- writing
     def append(self, frame: Frame) -> None:
@@ -177,7 +184,7 @@ class MetricStream:
     def flow_series(self, name: str, flow_id: int) -> tuple[np.ndarray, np.ndarray]:
         """(times, values) of a per-flow field over the frames in which the flow existed."""
         times, values = [], []
-        for t, (ids, flows) in zip(self.times, self._flows[: self._count]):
+        for t, (ids, flows) in zip(self.times, self._flows[: self._count], strict=True):
             if flow_id in ids:
                 times.append(t)
                 values.append(flows[name][ids.index(flow_id)])
@@ -186,7 +193,7 @@ class MetricStream:
     def first_time(self, name: str) -> float | None:
         """Time of the first frame where any link's ``name`` is non-zero (e.g. first PAUSE)."""
         column = self._columns[name][: self._count]
-        rows = np.flatnonzero(column.any(axis=1)) if column.size else []
+        rows = np.flatnonzero(column.any(axis=1)) if column.size else np.zeros(0, dtype=int)
         return float(self._times[rows[0]]) if len(rows) else None
 
     def peak_time(self, name: str) -> float | None:

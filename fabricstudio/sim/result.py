@@ -1,83 +1,293 @@
-"""The Result of a run: a summary with stable, documented JSON keys (docs/simulation.md).
+"""The Result of a run: a typed summary with stable, documented JSON keys (docs/simulation.md).
 
-Every value is a plain JSON type.  Same design + scenario + seed give byte-identical JSON
+Every part is a pydantic model whose attribute order is the JSON key order, so the document
+reads the same whether it is built by the engine, loaded back with :meth:`Result.from_json`
+or written by :meth:`Result.to_json`.  Same design + scenario + seed give byte-identical JSON
 except the wall-clock fields ``engine.wall_time_s`` and ``engine.events_per_s``;
 ``to_json(timing=False)`` writes those as null so whole documents can be compared.
+
+Adding a field (e.g. ``totals.deadlock``):
+
+1. add the attribute to the sub-model where it belongs, at the position its key should take
+   in the JSON (new keys go after the existing ones; existing keys never change name, order
+   or meaning), with a type, a default when old documents lack it, and a ``description``;
+2. fill it where the run produces it (``sim/run.py``, or the engine's ``totals()``/
+   ``stats()``, whose dicts are validated into these models: ``extra="forbid"`` makes a key
+   the model does not declare an error, so nothing is silently dropped);
+3. document the key in docs/simulation.md; ``tests/sim/test_result_schema.py`` checks the
+   published keys of every example run and the round trip.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any, Final, Literal
 
-RESULT_FORMAT = "fabricstudio-result"
-RESULT_VERSION = 1
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    SerializerFunctionWrapHandler,
+    Tag,
+    model_serializer,
+)
+
+from fabricstudio.model import Technology
+from fabricstudio.sim.scenario import Routing
+
+RESULT_FORMAT: Final = "fabricstudio-result"
+RESULT_VERSION: Final = 1
 #: Engine fields measured on the wall clock (not reproducible).
 TIMING_FIELDS = ("wall_time_s", "events_per_s")
 
+#: A JSON number kept exactly as the run produced it: SimPy's clock starts at the integer 0,
+#: so a time may be ``0`` or ``0.25``; converting would change the JSON text.
+Num = int | float
 
-@dataclass
-class Result:
-    """Summary of one simulation run (see :meth:`to_dict` for the JSON layout)."""
 
-    run: dict[str, Any]
-    completion_time_s: float | None
-    end_s: float
-    flows: list[dict[str, Any]]
-    flows_omitted: int
-    links: list[dict[str, Any]]
-    totals: dict[str, Any]
-    collective: dict[str, Any] | None
-    training: dict[str, Any] | None
-    workloads: list[dict[str, Any]]
-    engine: dict[str, Any]
-    warnings: list[str] = field(default_factory=list)
+class ResultPart(BaseModel):
+    """Base of every part of a Result: plain values, unknown keys refused, JSON keys by
+    alias (``from``/``to`` of a link are ``src``/``dst`` attributes)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_by_name=True,
+                              validate_by_alias=True, serialize_by_alias=True)
+
+
+class RunInfo(ResultPart):
+    """What was run: design, scenario and the effective run settings."""
+
+    design: str = Field(description="design name")
+    scenario: str = Field(description="scenario name")
+    technology: Technology = Field(description="infiniband, roce or ethernet (after overrides)")
+    dcqcn: bool = Field(description="DCQCN in effect (RoCE)")
+    routing: Routing = Field(description="routing mode asked for (default = the technology's)")
+    cell_bytes: int = Field(description="engine cell size")
+    seed: int
+    until_s: Num | None = Field(description="horizon; null = until the traffic completed")
+    measure_from_s: Num = Field(description="start of the statistics window")
+    sample_period_s: Num = Field(description="metric frame period")
+
+
+class Deadlock(ResultPart):
+    """``{"detected": false}``, or when a frozen dependency cycle ended the run: when it was
+    detected, since when the cycle had not moved, its links (cable ids in dependency order)
+    and the devices along it (the first repeated at the end)."""
+
+    detected: bool = False
+    at_s: Num | None = None
+    since_s: Num | None = None
+    cycle: list[str] | None = None
+    path: list[str] | None = None
+
+    @model_serializer(mode="wrap")
+    def _only_when_detected(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        return data if self.detected else {"detected": False}
+
+
+class Totals(ResultPart):
+    """Fabric-wide counts over the whole run (offered = delivered + dropped + in flight)."""
+
+    offered_bytes: int = 0
+    delivered_bytes: int = 0
+    dropped_bytes: int = 0
+    retransmitted_bytes: int = 0
+    in_flight_bytes: int = 0
+    duplicate_bytes: int = 0
+    goodput_bytes: int = 0
+    nvlink_bytes: int = 0
+    drops: int = Field(default=0, description="packets dropped")
+    pfc_pauses: int = Field(default=0, description="PFC PAUSE frames sent")
+    paused_time_s: Num = Field(default=0.0, description="sender-seconds held by PAUSE")
+    ecn_marks: int = 0
+    cnps: int = 0
+    credit_stall_time_s: Num = Field(default=0.0, description="seconds waiting for IB credits")
+    lossless_violations: int = Field(default=0, description="drops on a lossless fabric")
+    watchdog_drops: int = 0
+    timeouts: int = Field(default=0, description="retransmission timeouts (lossy Ethernet)")
+    pfc_frames: int = Field(default=0, description="PFC frames sent (PAUSE, refresh, RESUME)")
+    pfc_watchdog_triggers: int = Field(default=0, description="switch PFC watchdog triggers")
+    deadlock: Deadlock = Field(default_factory=lambda: Deadlock(),
+                               description="a frozen cycle of paused/credit-starved links")
+
+
+class CollectiveSummary(ResultPart):
+    """A collective's nccl-tests figures (``time_s`` is the mean over its runs)."""
+
+    name: str
+    ranks: int
+    size_bytes: int
+    algorithm: str
+    channels: int
+    time_s: Num | None
+    algbw_gbps: Num | None
+    busbw_gbps: Num | None
+
+
+class TrainingSummary(ResultPart):
+    """Means over the completed training iterations."""
+
+    iterations: int
+    compute_s: Num
+    overlap: Num
+    step_time_s: Num
+    allreduce_time_s: Num
+    exposed_comm_s: Num
+    gpu_utilisation: Num = Field(description="compute time over step time (0..1)")
+
+
+class EngineInfo(ResultPart):
+    """Engine work and speed (the last two are wall-clock figures)."""
+
+    events: int
+    cell_bytes: int
+    cell_hops: int
+    wall_time_s: Num | None
+    events_per_s: Num | None
+
+
+class LinkStats(ResultPart):
+    """One direction of a cable over the statistics window."""
+
+    id: str
+    src: str = Field(alias="from")
+    dst: str = Field(alias="to")
+    from_port: int
+    to_port: int
+    speed_gbps: Num
+    utilisation: Num
+    max_queue_bytes: int
+    pfc_pauses_sent: int
+    paused_time_s: Num
+    ecn_marks: int
+    cnps: int
+    drops: int
+    credit_stall_time_s: Num
+
+
+class FlowStats(ResultPart):
+    """One flow; ``throughput_gbps`` over its part of the statistics window."""
+
+    id: int
+    src: str
+    dst: str
+    bytes: int
+    delivered_bytes: int
+    start_s: Num
+    finish_s: Num | None
+    throughput_gbps: Num | None
+    tag: str
+
+
+class WorkloadReport(ResultPart):
+    """What every workload reports."""
+
+    type: str
+    tag: str
+    start_s: Num | None
+    finish_s: Num | None
+    time_s: Num | None
+    flows: int
+
+
+class FlowsReport(WorkloadReport):
+    """Explicit flows, incast, permutation, storage bursts."""
+
+    bytes: int
+
+
+class CollectiveReport(WorkloadReport):
+    """A collective workload (its ``time_s`` is the collective's mean run time)."""
+
+    name: str
+    ranks: int
+    size_bytes: int
+    algorithm: str
+    channels: int
+    algbw_gbps: Num | None
+    busbw_gbps: Num | None
+
+
+class TrainingReport(WorkloadReport):
+    """A training workload: its gradient all-reduce and the step figures."""
+
+    collective: CollectiveSummary
+    training: TrainingSummary | None
+
+
+#: Workload ``type`` values reported by each report class (the rest are flow sets).
+_COLLECTIVE_TYPES = frozenset({"all_reduce", "all_gather", "reduce_scatter", "all_to_all"})
+
+
+def _report_kind(value: Any) -> str:
+    kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
+    if kind == "training":
+        return "training"
+    return "collective" if kind in _COLLECTIVE_TYPES else "flows"
+
+
+AnyWorkloadReport = Annotated[
+    Annotated[TrainingReport, Tag("training")] | Annotated[CollectiveReport, Tag("collective")]
+    | Annotated[FlowsReport, Tag("flows")],
+    Discriminator(_report_kind),
+]
+
+
+class Result(ResultPart):
+    """Summary of one simulation run; attribute order is the JSON key order."""
+
+    format: Literal["fabricstudio-result"] = RESULT_FORMAT
+    version: Literal[1] = RESULT_VERSION
+    run: RunInfo
+    completion_time_s: Num | None = Field(
+        description="when the last workload finished; null when the run did not finish")
+    end_s: Num = Field(description="simulated time reached")
+    collective: CollectiveSummary | None = Field(
+        default=None, description="the first collective (or training all-reduce)")
+    training: TrainingSummary | None = Field(default=None, description="the training workload")
+    totals: Totals = Totals()
+    engine: EngineInfo
+    warnings: list[str] = Field(default_factory=list)
+    workloads: list[AnyWorkloadReport] = Field(default_factory=list)
+    links: list[LinkStats] = Field(default_factory=list)
+    flows: list[FlowStats] = Field(default_factory=list)
+    flows_omitted: int = Field(default=0, description="flows beyond the listed ones")
 
     @property
     def finished(self) -> bool:
         """True when every flow and workload completed within the horizon."""
         return self.completion_time_s is not None
 
-    def flow(self, flow_id: int) -> dict[str, Any]:
+    def flow(self, flow_id: int) -> FlowStats:
         """The entry of ``flows`` with this id."""
         for entry in self.flows:
-            if entry["id"] == flow_id:
+            if entry.id == flow_id:
                 return entry
         raise KeyError(flow_id)
 
-    def link(self, src: str, dst: str) -> dict[str, Any]:
+    def link(self, src: str, dst: str) -> LinkStats:
         """The entry of ``links`` for the direction ``src`` -> ``dst`` (first if parallel)."""
         for entry in self.links:
-            if entry["from"] == src and entry["to"] == dst:
+            if entry.src == src and entry.dst == dst:
                 return entry
         raise KeyError(f"{src}>{dst}")
 
     def to_dict(self, timing: bool = True) -> dict[str, Any]:
         """The JSON document as a dict; ``timing=False`` nulls the wall-clock fields."""
-        engine = dict(self.engine)
+        data = self.model_dump()
         if not timing:
-            engine.update({name: None for name in TIMING_FIELDS})
-        return {
-            "format": RESULT_FORMAT,
-            "version": RESULT_VERSION,
-            "run": self.run,
-            "completion_time_s": self.completion_time_s,
-            "end_s": self.end_s,
-            "collective": self.collective,
-            "training": self.training,
-            "totals": self.totals,
-            "engine": engine,
-            "warnings": self.warnings,
-            "workloads": self.workloads,
-            "links": self.links,
-            "flows": self.flows,
-            "flows_omitted": self.flows_omitted,
-        }
+            data["engine"].update({name: None for name in TIMING_FIELDS})
+        return data
 
     def to_json(self, timing: bool = True, indent: int | None = 1) -> str:
         """The JSON text (stable key order; ``timing=False`` for byte-comparable output)."""
         return json.dumps(self.to_dict(timing), indent=indent, allow_nan=False) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Result:
+        """Read a Result JSON document back (ValueError when it is not one)."""
+        return cls.model_validate_json(text)
 
 
 def throughput_gbps(delivered_bytes: float, seconds: float) -> float | None:

@@ -25,10 +25,14 @@ from typing import Any
 import networkx as nx
 
 from fabricstudio.model import Design, Plane
+from fabricstudio.model.devices import SERVER_TYPES
 from fabricstudio.sim.engine import Engine, EngineConfig, EngineError
-from fabricstudio.sim.result import Result, throughput_gbps
+from fabricstudio.sim.metrics import MetricStream
+from fabricstudio.sim.result import EngineInfo, Result, throughput_gbps
 from fabricstudio.sim.scenario import Scenario, ScenarioError, fabric_with_overrides
 from fabricstudio.sim.workloads import Workload, WorkloadContext, build_workloads, server_of
+from fabricstudio.sim.workloads.collectives import Collective
+from fabricstudio.sim.workloads.training import TrainingStep
 from fabricstudio.topology.graph import design_graph
 
 #: Refuse runs estimated above this many cell-hops (~10 minutes at ~200k cell-hops/s).
@@ -67,10 +71,17 @@ class Simulation:
         self._stall_from: float | None = None
         self._window_base: dict[int, int] | None = None
         self._planned = sum(w.planned_bytes for w in workloads) or 1
+        #: Length of one slice (s).  A run without a horizon ends at the first slice boundary
+        #: after its traffic completes, whatever steps the caller advances in, so the CLI
+        #: (:meth:`run`) and the GUI (adaptive steps) end at the same time with the same frames.
+        self.slice_s = max((scenario.until_s if scenario.until_s is not None
+                            else estimate_s) / SLICES, 1e-9)
+        self._last_mark = 0.0
+        self._next_mark = self.slice_s
 
     # ------------------------------------------------------------------ state
     @property
-    def stream(self):
+    def stream(self) -> MetricStream:
         """The engine's MetricStream (frames of per-link and per-flow metrics)."""
         return self.engine.stream
 
@@ -85,7 +96,7 @@ class Simulation:
         return all(w.done for w in self.workloads)
 
     @property
-    def deadlock(self) -> dict | None:
+    def deadlock(self) -> dict[str, Any] | None:
         """The deadlock that ended the run (``totals.deadlock``), or None."""
         return self.engine.deadlock
 
@@ -96,7 +107,11 @@ class Simulation:
         more.  With an explicit horizon the run otherwise goes on to ``until_s``."""
         if self.now >= self.stop_s or self.engine.deadlock is not None or self.stalled:
             return True
-        return self.scenario.until_s is None and self.complete
+        return self.scenario.until_s is None and self._ended()
+
+    def _ended(self) -> bool:
+        """All traffic done, and the run stands on a slice boundary."""
+        return self.complete and self.now == self._last_mark
 
     @property
     def progress(self) -> float:
@@ -132,13 +147,15 @@ class Simulation:
 
     def _advance_until_complete(self, target: float) -> None:
         engine = self.engine
-        step = max(self.estimate_s / SLICES, 1e-6)
         # once nothing can move, the deadlock watch still gets its stretch to name the cycle
         grace = 1.5 * (engine.deadlock_stretch or 0.0)
-        while (self.now < target and not self.complete and engine.deadlock is None
+        while (self.now < target and not self._ended() and engine.deadlock is None
                and not self.stalled):
+            mark = self._next_mark
             moved = engine.offered + engine.delivered
-            engine.advance(min(target, self.now + step))
+            engine.advance(min(target, mark))
+            if self.now >= mark:
+                self._last_mark, self._next_mark = mark, mark + self.slice_s
             if engine.offered + engine.delivered != moved or not engine.stalled():
                 self._stall_from = None
             elif self._stall_from is None:
@@ -151,13 +168,16 @@ class Simulation:
 
     def run(self, progress: Callable[[float], None] | None = None) -> Result:
         """Run to the end headless, reporting the progress fraction after each slice."""
-        horizon = self.scenario.until_s
-        step = (horizon if horizon is not None else self.estimate_s) / SLICES
         while not self.finished:
-            self.advance(self.now + max(step, 1e-9))
+            self.advance(self.now + self.slice_s)
             if progress is not None:
                 progress(self.progress)
+        self.stream.close(self.flow_ends())
         return self.result()
+
+    def flow_ends(self) -> dict[int, tuple[str, str]]:
+        """Flow id -> (src, dst) of every flow so far."""
+        return {rec.id: (rec.src, rec.dst) for rec in self.engine.flows}
 
     # ---------------------------------------------------------------- results
     def result(self, timing: bool = True) -> Result:
@@ -169,26 +189,27 @@ class Simulation:
         flows = [self._flow_entry(rec, base, window, end)
                  for rec in engine.flows[:MAX_RESULT_FLOWS]]
         collective, training = _headline(self.workloads)
-        completion = (max(w.finish_s for w in self.workloads) if self.complete else None)
+        completion = (max(w.finish_s for w in self.workloads if w.finish_s is not None)
+                      if self.complete else None)
         stats = engine.stats()
-        return Result(
-            run=self._run_info(),
-            completion_time_s=completion,
-            end_s=end,
-            flows=flows,
-            flows_omitted=max(0, len(engine.flows) - MAX_RESULT_FLOWS),
-            links=engine.link_stats(measure_from_s=window),
-            totals=engine.totals(),
-            collective=collective,
-            training=training,
-            workloads=[w.report() for w in self.workloads],
-            engine={key: stats.get(key) for key in
-                    ("events", "cell_bytes", "cell_hops", "wall_time_s", "events_per_s")},
-            warnings=self._warnings(),
-        )
+        return Result.model_validate({
+            "run": self._run_info(),
+            "completion_time_s": completion,
+            "end_s": end,
+            "collective": collective,
+            "training": training,
+            "totals": engine.totals(),
+            "engine": {key: stats.get(key) for key in EngineInfo.model_fields},
+            "warnings": self._warnings(),
+            "workloads": [w.report() for w in self.workloads],
+            "links": engine.link_stats(measure_from_s=window),
+            "flows": flows,
+            "flows_omitted": max(0, len(engine.flows) - MAX_RESULT_FLOWS),
+        })
 
     @staticmethod
-    def _flow_entry(rec: Any, base: dict[int, int], window: float, end: float) -> dict:
+    def _flow_entry(rec: Any, base: dict[int, int], window: float,
+                    end: float) -> dict[str, Any]:
         start = max(rec.start_s, window)
         stop = rec.finish_s if rec.finish_s is not None else end
         if stop > start:
@@ -236,7 +257,7 @@ class Simulation:
         return warnings
 
 
-def deadlock_sentence(deadlock: dict) -> str:
+def deadlock_sentence(deadlock: dict[str, Any]) -> str:
     """One line naming a detected deadlock's cycle (for warnings, the CLI and the GUI)."""
     path = " > ".join(deadlock["path"])
     return (f"deadlock at {deadlock['at_s']:.6g} s: a cycle of paused/credit-starved links "
@@ -244,13 +265,14 @@ def deadlock_sentence(deadlock: dict) -> str:
             f"(links {', '.join(deadlock['cycle'])})")
 
 
-def _headline(workloads: list[Workload]) -> tuple[dict | None, dict | None]:
+def _headline(workloads: list[Workload]) -> tuple[dict[str, Any] | None,
+                                                  dict[str, Any] | None]:
     """The first collective's (or training all-reduce's) summary and the training summary."""
     collective = training = None
     for w in workloads:
-        if collective is None and hasattr(w, "summary") and w.kind != "training":
+        if collective is None and isinstance(w, Collective):
             collective = w.summary()
-        if w.kind == "training":
+        if isinstance(w, TrainingStep):
             training = training or w.summary()
             if collective is None:
                 collective = w.allreduce.summary()
@@ -329,6 +351,7 @@ def _check_paths(graph: nx.Graph, workloads: list[Workload]) -> None:
 
 def _send_rate_bps(design: Design, address: str) -> float:
     device = design.devices[server_of(address)]
+    assert isinstance(device, SERVER_TYPES)  # addresses were checked: they name servers
     speed = device.nic_speed_gbps if device.nics else device.storage_nic_speed_gbps
     return speed * 1e9 / 8
 

@@ -19,7 +19,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
@@ -85,11 +85,23 @@ def format_size(size: float) -> str:
     return f"{size:.0f} B"
 
 
+#: The one declaration of each set of names: scenario files, the CLI's choices and the GUI's
+#: combos all derive from these Literals (``get_args`` gives the tuples below).
+CollectiveType = Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
+StorageType = Literal["storage_read", "storage_write"]
+WorkloadType = Literal[CollectiveType, "incast", "permutation", StorageType, "training"]
+Routing = Literal["default", "ecmp", "static", "adaptive"]
+Algorithm = Literal["auto", "ring", "hierarchical"]
+#: Workload type names (as in scenario files; the CLI also accepts dashes).
+WORKLOAD_TYPES: tuple[WorkloadType, ...] = get_args(WorkloadType)
+COLLECTIVE_TYPES: tuple[CollectiveType, ...] = get_args(CollectiveType)
+ROUTINGS: tuple[Routing, ...] = get_args(Routing)
+
 Size = Annotated[int, BeforeValidator(parse_size), Field(gt=0, description="bytes")]
 Time = Annotated[float, Field(ge=0, le=1e6, allow_inf_nan=False, description="seconds")]
 Address = Annotated[str, Field(min_length=1, max_length=300,
                                description='"server", "server/gpuN" or "server/nicN"')]
-Ranks = Union[Literal["all"], Annotated[list[Address], Field(min_length=2)]]
+Ranks = Literal["all"] | Annotated[list[Address], Field(min_length=2)]
 
 
 class _Spec(BaseModel):
@@ -106,7 +118,7 @@ class FlowSpec(_Spec):
     tag: str = Field(default="", max_length=200, description="free label, copied to the result")
 
     @model_validator(mode="after")
-    def _distinct(self) -> "FlowSpec":
+    def _distinct(self) -> FlowSpec:
         if self.src == self.dst:
             raise ValueError(f"flow from {self.src} to itself")
         return self
@@ -119,7 +131,7 @@ class CollectiveSpec(_Spec):
     buffer for all-gather and reduce-scatter, the bytes each rank sends in total for all-to-all.
     """
 
-    type: Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
+    type: CollectiveType
     ranks: Ranks = "all"
     size_bytes: Size
     start_s: Time = 0.0
@@ -131,7 +143,7 @@ class CollectiveSpec(_Spec):
         default=None, ge=1, le=64,
         description="parallel rings; None = one per rail used by the ranks (NCCL channels)",
     )
-    algorithm: Literal["auto", "ring", "hierarchical"] = Field(
+    algorithm: Algorithm = Field(
         default="auto",
         description="ring = NCCL flat ring; hierarchical = NVLink rings + per-rail rings; "
                     "auto = the flat ring unless it needs more than two million flows",
@@ -162,9 +174,9 @@ class StorageSpec(_Spec):
     ``storage_write`` (a checkpoint) from each client to the storage servers, spread evenly
     over the servers."""
 
-    type: Literal["storage_read", "storage_write"]
+    type: StorageType
     clients: Ranks = "all"
-    servers: Union[Literal["all"], Annotated[list[Address], Field(min_length=1)]] = "all"
+    servers: Literal["all"] | Annotated[list[Address], Field(min_length=1)] = "all"
     bytes: Size = Field(description="bytes per client")
     start_s: Time = 0.0
 
@@ -183,16 +195,13 @@ class TrainingSpec(_Spec):
     start_s: Time = 0.0
     slice_bytes: Size = 512 * 1024
     channels: int | None = Field(default=None, ge=1, le=64)
-    algorithm: Literal["auto", "ring", "hierarchical"] = "auto"
+    algorithm: Algorithm = "auto"
 
 
 Workload = Annotated[
-    Union[CollectiveSpec, IncastSpec, PermutationSpec, StorageSpec, TrainingSpec],
+    CollectiveSpec | IncastSpec | PermutationSpec | StorageSpec | TrainingSpec,
     Field(discriminator="type"),
 ]
-#: Workload type names (as in scenario files; the CLI also accepts dashes).
-WORKLOAD_TYPES = ("all_reduce", "all_gather", "reduce_scatter", "all_to_all", "incast",
-                  "permutation", "storage_read", "storage_write", "training")
 
 
 class Scenario(_Spec):
@@ -210,7 +219,7 @@ class Scenario(_Spec):
     measure_from_s: Time = Field(default=0.0, description="start of the statistics window")
     technology: Technology | None = Field(default=None, description="None = the design's")
     dcqcn: bool | None = Field(default=None, description="None = the design's setting")
-    routing: Literal["default", "ecmp", "static", "adaptive"] = "default"
+    routing: Routing = "default"
     cell_bytes: Size = Field(default=16384, ge=256, le=16 * 2**20)
     sample_period_s: float | None = Field(default=None, gt=0, le=100, allow_inf_nan=False)
     deadlock_after_s: float | None = Field(
@@ -226,7 +235,7 @@ class Scenario(_Spec):
     workloads: list[Workload] = Field(default_factory=list)
 
     @model_validator(mode="after")
-    def _consistent(self) -> "Scenario":
+    def _consistent(self) -> Scenario:
         if self.until_s is not None and self.measure_from_s >= self.until_s:
             raise ValueError(f"measure_from_s ({self.measure_from_s:g} s) must be before "
                              f"until_s ({self.until_s:g} s)")
@@ -239,7 +248,7 @@ class Scenario(_Spec):
             fabric_with_overrides(FabricSettings(), self.fabric)
         return self
 
-    def with_changes(self, **changes: Any) -> "Scenario":
+    def with_changes(self, **changes: Any) -> Scenario:
         """A validated copy with some fields replaced (e.g. CLI overrides)."""
         data = self.model_dump()
         data.update(changes)

@@ -9,8 +9,8 @@ left, the storage network to its right, management switches below the servers th
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
 from fabricstudio.model import Design, Device, DeviceKind, Link, Plane
 from fabricstudio.topology.builders.fabric_layout import (
@@ -22,13 +22,11 @@ from fabricstudio.topology.builders.fabric_layout import (
 from fabricstudio.topology.builders.placement import (
     BOTTOM,
     PITCH,
-    ROW_GAP,
     TOP,
     UNIT_GAP,
     Block,
     arrange,
     rack_block,
-    spread,
     unit_block,
 )
 from fabricstudio.topology.builders.planes import MgmtPlan, StoragePlan

@@ -12,7 +12,7 @@ from typing import Any
 from PySide6.QtCore import QMimeData, QPointF
 from PySide6.QtWidgets import QApplication
 
-from fabricstudio.model import Design, DesignError, Device, DeviceKind, Link, parse_device
+from fabricstudio.model import Design, DesignError, Device, DeviceKind, Group, Link, parse_device
 from fabricstudio.model.commands import AddFragment, Connect, Disconnect, MoveDevices, RemoveDevices
 from fabricstudio.ui.canvas.scene import GRID, FabricScene
 from fabricstudio.ui.linking import LinkCandidate, propose_link
@@ -129,12 +129,15 @@ class Editor:
 
     # ------------------------------------------------------- clipboard & copy
     def fragment(self, device_ids: Sequence[str]) -> dict:
-        """Plain data of devices and the links among them."""
+        """Plain data of devices, the links among them and the groups wholly among them."""
         ids = set(device_ids)
         devices = [self.design.device(d).model_dump(mode="json") for d in device_ids]
         links = [lk.model_dump(mode="json") for lk in self.design.links.values()
                  if lk.a in ids and lk.b in ids]
-        return {"devices": devices, "links": links}
+        tree = self.design.group_tree()
+        groups = [g.model_dump(mode="json") for g in self.design.groups.values()
+                  if ids.issuperset(tree.devices(g.id))]
+        return {"devices": devices, "links": links, "groups": groups}
 
     def copy(self) -> bool:
         """Put the selected devices (and links among them) on the clipboard."""
@@ -195,14 +198,32 @@ class Editor:
                 new_id = self._fresh_id("l", taken)
                 links.append(Link.model_validate({**data, "id": new_id, "a": renamed[data["a"]],
                                                   "b": renamed[data["b"]]}))
+            groups = self._fragment_groups(fragment.get("groups", ()), renamed, taken)
         except (KeyError, TypeError, ValueError) as exc:
             self.notify(f"Cannot paste: {exc}")
             return []
         if not self._run(AddFragment(devices, links, label=label if not mark_copies
-                                     else f"{label} {len(devices)} devices")):
+                                     else f"{label} {len(devices)} devices", groups=groups)):
             return []
         self.select_ids(renamed.values())
         return list(renamed.values())
+
+    def _fragment_groups(self, data: Sequence[dict], renamed: dict[str, str],
+                         taken: set[str]) -> list[Group]:
+        """A fragment's groups under fresh ids (members renamed like the devices)."""
+        groups = []
+        names = dict(renamed)
+        for group in data:
+            names[group["id"]] = self._fresh_id(_prefix(group["id"]), taken)
+        for group in data:
+            members = tuple(names[m] for m in group["members"] if m in names)
+            if not members:
+                continue
+            positions = {names[k]: v for k, v in group.get("u_positions", {}).items()
+                         if k in names}
+            groups.append(Group.model_validate({**group, "id": names[group["id"]],
+                                                "members": members, "u_positions": positions}))
+        return groups
 
     # ------------------------------------------------------------------ align
     def align(self, how: str) -> None:

@@ -6,7 +6,7 @@ from a checkout.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 
 from PySide6.QtCore import QByteArray, QRectF, Qt
@@ -22,7 +22,7 @@ def resource_bytes(name: str) -> bytes:
     return resources.files("fabricstudio").joinpath("resources", name).read_bytes()
 
 
-@lru_cache(maxsize=None)
+@cache
 def svg_renderer(name: str) -> QSvgRenderer:
     """A cached renderer for ``resources/icons/<name>.svg``."""
     renderer = QSvgRenderer(QByteArray(resource_bytes(f"icons/{name}.svg")))

@@ -17,13 +17,12 @@ from fabricstudio.ui.editor import Editor
 from fabricstudio.ui.icons import action_icon, app_icon
 from fabricstudio.ui.panels.inspector import InspectorPanel, design_summary
 from fabricstudio.ui.panels.palette import PalettePanel
-from fabricstudio.ui.theme import THEMES, apply_theme
 from fabricstudio.ui.simview import install_simulation_ui
+from fabricstudio.ui.theme import THEMES, apply_theme
 from fabricstudio.ui.undo import DesignUndoStack
 from fabricstudio.ui.window_actions import ActionsAndMenus
 from fabricstudio.ui.window_dialogs import DialogActions
 from fabricstudio.ui.window_files import FileActions
-
 
 
 class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QComboBox, QLabel
+from PySide6.QtWidgets import QComboBox, QLabel, QMenu
 
 from fabricstudio.model import Plane, Technology
+from fabricstudio.ui.interop_menu import InteropMenu
 
 
 class ActionsAndMenus:
@@ -126,12 +127,15 @@ class ActionsAndMenus:
     def _build_menus(self) -> None:
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
+        self.interop = InteropMenu(self)
         file_menu.addActions([self.act_new, self.act_open])
         self.recent_menu = file_menu.addMenu("Open &Recent")
+        file_menu.addAction(self.interop.act_import)
         file_menu.addSeparator()
         file_menu.addActions([self.act_save, self.act_save_as])
         file_menu.addSeparator()
         file_menu.addActions([self.act_export_png, self.act_export_svg])
+        file_menu.addMenu(self.interop.export_menu)
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
         edit = bar.addMenu("&Edit")

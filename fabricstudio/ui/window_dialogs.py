@@ -43,7 +43,8 @@ class DialogActions:
         left = min(d.x for d in build.devices)
         build_top = min(d.y for d in build.devices)
         fragment = {"devices": [d.model_dump(mode="json") for d in build.devices],
-                    "links": [lk.model_dump(mode="json") for lk in build.links]}
+                    "links": [lk.model_dump(mode="json") for lk in build.links],
+                    "groups": [g.model_dump(mode="json") for g in build.groups]}
         offset = QPointF(right + 300 - left, top - build_top)
         ids = self.editor.add_fragment(fragment, offset, f"Add {build.name}", mark_copies=False)
         if ids:

@@ -9,7 +9,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fabricstudio.formats import DesignFileError, dump_design, load_design, parse_design, save_design
+from fabricstudio.formats import (
+    DesignFileError,
+    dump_design,
+    load_design,
+    parse_design,
+    save_design,
+)
 from fabricstudio.formats.schema import design_schema_text
 from fabricstudio.model import Design, GpuServer, Leaf, Link, Spine, Technology
 
@@ -61,7 +67,7 @@ def designs(draw):
     d.set_fabric(d.fabric.model_copy(update={"technology": tech,
                                             "mtu_bytes": draw(st.sampled_from([4096, 9000]))}))
     names = draw(st.lists(ids, min_size=1, max_size=8, unique=True))
-    for i, name in enumerate(names):
+    for name in names:
         kind = draw(st.sampled_from([GpuServer, Leaf, Spine]))
         pos = dict(x=draw(st.floats(-1e4, 1e4)), y=draw(st.floats(-1e4, 1e4)))
         if kind is GpuServer:
@@ -107,7 +113,7 @@ def _doc(**changes):
     ("[1, 2]", "expected a JSON object at the top, found an array"),
     (_doc(format="something-else"), "not a FabricStudio design"),
     ('{"name": "x"}', "has no \"format\" field"),
-    (_doc(version=2), "newer FabricStudio.*version 2"),
+    (_doc(version=3), "newer FabricStudio.*version 3"),
     (_doc(version=0), "unknown format version 0"),
     (_doc(version="1"), "\"version\" must be an integer"),
     (_doc(nodes="lots"), "nodes"),
@@ -134,7 +140,8 @@ def test_hostile_inputs_give_clear_messages(raw, message):
 
 
 def test_deep_nesting_is_refused_quickly():
-    deep = '{"format":"fabricstudio-design","version":1,"name":' + "[" * 200_000 + "]" * 200_000 + "}"
+    deep = ('{"format":"fabricstudio-design","version":1,"name":'
+            + "[" * 200_000 + "]" * 200_000 + "}")
     start = time.perf_counter()
     with pytest.raises(DesignFileError, match="nested too deeply|name"):
         parse_design(deep)

@@ -2,10 +2,27 @@
 
 import pytest
 
-from fabricstudio.model import Design, DesignError, FabricSettings, GpuServer, Leaf, Link, Technology
+from fabricstudio.model import (
+    Design,
+    DesignError,
+    FabricSettings,
+    GpuServer,
+    Leaf,
+    Link,
+    Technology,
+)
 from fabricstudio.model.commands import (
-    AddDevice, AddFragment, Connect, Disconnect, MoveDevices, RemoveDevices, RenameDesign,
-    ReplaceContents, SetDeviceProperties, SetFabric, SetLinkProperties,
+    AddDevice,
+    AddFragment,
+    Connect,
+    Disconnect,
+    MoveDevices,
+    RemoveDevices,
+    RenameDesign,
+    ReplaceContents,
+    SetDeviceProperties,
+    SetFabric,
+    SetLinkProperties,
 )
 
 

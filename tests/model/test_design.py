@@ -3,7 +3,15 @@
 import pytest
 
 from fabricstudio.model import (
-    Design, DesignError, GpuServer, Leaf, Link, MgmtSwitch, Plane, Spine, StorageServer,
+    Design,
+    DesignError,
+    GpuServer,
+    Leaf,
+    Link,
+    MgmtSwitch,
+    Plane,
+    Spine,
+    StorageServer,
 )
 
 
@@ -109,7 +117,8 @@ def test_planes_default_by_kind_and_ports_follow_planes():
 def test_gpu_to_nic_rail_mapping():
     server = GpuServer(id="g", gpus=8, nics=8)
     assert [server.gpu_nic(i) for i in range(8)] == list(range(8))
-    assert [GpuServer(id="g", gpus=8, nics=4).gpu_nic(i) for i in range(8)] == [0, 0, 1, 1, 2, 2, 3, 3]
+    rails = [GpuServer(id="g", gpus=8, nics=4).gpu_nic(i) for i in range(8)]
+    assert rails == [0, 0, 1, 1, 2, 2, 3, 3]
 
 
 def test_copy_is_independent_and_keeps_revision():

@@ -2,7 +2,7 @@
 run with its short horizon and checked against its headline expectation and tolerance."""
 
 import json
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +10,7 @@ import pytest
 
 from fabricstudio.formats import load_design
 from fabricstudio.sim import build_simulation, load_scenario
+from fabricstudio.sim.result import CollectiveSummary
 from fabricstudio.sim.workloads import bus_factor
 
 FOLDER = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
@@ -41,7 +42,7 @@ def simulate(name: str, **changes):
     return _simulate(name, json.dumps(changes, sort_keys=True))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _simulate(name: str, changes_json: str):
     changes = json.loads(changes_json)
     design = load_design(FOLDER / f"{PAIRS[name]}.design.json")
@@ -53,13 +54,13 @@ def _simulate(name: str, changes_json: str):
 
 
 def gbps(result, src, dst=None):
-    return next(f["throughput_gbps"] for f in result.flows
-                if f["src"] == src and (dst is None or f["dst"] == dst))
+    return next(f.throughput_gbps for f in result.flows
+                if f.src == src and (dst is None or f.dst == dst))
 
 
 def assert_conserved(result):
     t = result.totals
-    assert t["offered_bytes"] == t["delivered_bytes"] + t["dropped_bytes"] + t["in_flight_bytes"]
+    assert t.offered_bytes == t.delivered_bytes + t.dropped_bytes + t.in_flight_bytes
 
 
 def test_every_scenario_file_is_paired_and_shipped():
@@ -78,37 +79,37 @@ def test_v2_incast_with_pfc_shares_fairly_without_loss():
     for sender in ("h1", "h2", "h3", "h4"):
         assert gbps(result, sender) * 1e9 == pytest.approx(GOODPUT / 4, rel=0.10)
     hot = result.link("s1", "r")
-    assert hot["utilisation"] >= 0.97
-    assert result.totals["drops"] == 0 and result.totals["lossless_violations"] == 0
+    assert hot.utilisation >= 0.97
+    assert result.totals.drops == 0 and result.totals.lossless_violations == 0
     for sender in ("h1", "h2", "h3", "h4"):  # PAUSEs on every ingress feeding the hot port
-        assert result.link(sender, "s1")["pfc_pauses_sent"] > 0
+        assert result.link(sender, "s1").pfc_pauses_sent > 0
     pfc = sim.engine_config.fabric or sim.design.fabric
     buffer = sim.design.devices["s1"].buffer_bytes
-    cell = result.run["cell_bytes"]
+    cell = result.run.cell_bytes
     t_prop = 3 * pfc.propagation_ns_per_m * 1e-9
     headroom = C / 8 * (2 * t_prop + pfc.pfc.response_time_ns * 1e-9) + 2 * MTU + cell
     per_ingress = pfc.pfc.alpha * buffer + headroom + pfc.pfc.reserve_bytes
-    assert hot["max_queue_bytes"] <= 4 * per_ingress
+    assert hot.max_queue_bytes <= 4 * per_ingress
     assert_conserved(result)
 
 
 def test_v2b_lossy_incast_drops_retransmits_and_finishes_later():
     _, lossy = simulate("v2b-incast-ethernet")
-    assert lossy.totals["drops"] > 0 and lossy.totals["retransmitted_bytes"] > 0
+    assert lossy.totals.drops > 0 and lossy.totals.retransmitted_bytes > 0
     assert lossy.finished
     for technology in ("roce", "infiniband"):  # V2 and V2c: RoCE with PFC only, InfiniBand
         _, lossless = simulate("v2b-incast-ethernet", technology=technology, dcqcn=False)
-        assert lossless.totals["drops"] == 0
+        assert lossless.totals.drops == 0
         assert lossy.completion_time_s > 1.1 * lossless.completion_time_s
     assert_conserved(lossy)
 
 
 def test_v2c_infiniband_incast_uses_credits_not_pauses():
     _, result = simulate("v2c-incast-infiniband")
-    assert result.totals["drops"] == 0 and result.totals["pfc_pauses"] == 0
-    assert result.link("s1", "r")["utilisation"] >= 0.97
+    assert result.totals.drops == 0 and result.totals.pfc_pauses == 0
+    assert result.link("s1", "r").utilisation >= 0.97
     for sender in ("h1", "h2", "h3", "h4"):
-        assert result.link(sender, "s1")["credit_stall_time_s"] > 0
+        assert result.link(sender, "s1").credit_stall_time_s > 0
         assert gbps(result, sender) * 1e9 == pytest.approx(C * MTU / (MTU + 30) / 4, rel=0.10)
     assert_conserved(result)
 
@@ -116,8 +117,8 @@ def test_v2c_infiniband_incast_uses_credits_not_pauses():
 def test_v4_pfc_only_spreads_congestion_to_the_victim():
     _, result = simulate("v4-victim-pfc-only")
     assert gbps(result, "V", "W") == pytest.approx(0.25 * C / 1e9, rel=0.10)
-    assert result.link("S2", "R")["utilisation"] >= 0.97
-    assert result.totals["pfc_pauses"] > 100
+    assert result.link("S2", "R").utilisation >= 0.97
+    assert result.totals.pfc_pauses > 100
 
 
 def test_v4_dcqcn_frees_the_victim_and_stops_pausing():
@@ -127,7 +128,7 @@ def test_v4_dcqcn_frees_the_victim_and_stops_pausing():
     for seed in (1, 2, 3):
         _, result = simulate("v4-victim-dcqcn", seed=seed)
         victims.append(gbps(result, "V", "W"))
-        assert sum(link["pfc_pauses_sent"] for link in result.links) == 0  # in the late window
+        assert sum(link.pfc_pauses_sent for link in result.links) == 0  # in the late window
     assert np.mean(victims) == pytest.approx(0.75 * C / 1e9, rel=0.10)
 
 
@@ -137,11 +138,11 @@ V5_SEEDS = (1, 2, 3, 4)
 def test_v5_dcqcn_two_to_one_fills_the_link_without_pauses():
     for seed in V5_SEEDS:
         sim, result = simulate("v5-dcqcn-2to1", seed=seed)
-        assert result.link("s1", "r")["utilisation"] >= 0.97
-        assert sum(link["pfc_pauses_sent"] for link in result.links) == 0
+        assert result.link("s1", "r").utilisation >= 0.97
+        assert sum(link.pfc_pauses_sent for link in result.links) == 0
         kmin, kmax = sim.design.fabric.ecn.thresholds(100)
-        hot = next(i for i, l in enumerate(sim.stream.links) if l.src == "s1" and l.dst == "r")
-        late = sim.stream.times > result.run["measure_from_s"]
+        hot = next(i for i, ln in enumerate(sim.stream.links) if ln.src == "s1" and ln.dst == "r")
+        late = sim.stream.times > result.run.measure_from_s
         queue = sim.stream.link_series("queue_bytes", hot)[late].mean()
         assert 0.25 * kmin <= queue <= 2 * kmin  # hovers around Kmin: neither empty nor high
 
@@ -150,7 +151,7 @@ def test_v5_dcqcn_two_to_one_is_fair_late_in_the_run():
     jains = []
     for seed in V5_SEEDS:
         _, result = simulate("v5-dcqcn-2to1", seed=seed)
-        rates = np.array([f["throughput_gbps"] for f in result.flows])
+        rates = np.array([f.throughput_gbps for f in result.flows])
         jains.append(rates.sum() ** 2 / (len(rates) * (rates ** 2).sum()))
     # congestion control is seed-dependent (SIMULATION.md: 10%, several seeds): single seeds
     # reach 0.87-1.0, so the mean over the seeds is judged
@@ -160,8 +161,8 @@ def test_v5_dcqcn_two_to_one_is_fair_late_in_the_run():
 def test_v6_marked_fraction_follows_the_red_ramp():
     sim, result = simulate("v6-ecn-ramp")
     stream = sim.stream
-    hot = next(i for i, l in enumerate(stream.links) if l.src == "s1" and l.dst == "r")
-    late = stream.times > result.run["measure_from_s"]
+    hot = next(i for i, ln in enumerate(stream.links) if ln.src == "s1" and ln.dst == "r")
+    late = stream.times > result.run.measure_from_s
     # marking looks at the queue a departing cell leaves behind (HPCC ShouldSendCN)
     queue = stream.link_series("queue_bytes", hot)[late]
     kmin, kmax = sim.design.fabric.ecn.thresholds(100)
@@ -172,25 +173,25 @@ def test_v6_marked_fraction_follows_the_red_ramp():
     marks = stream.link_series("ecn_marks", hot)[late].sum()
     assert marks == pytest.approx((packets * p).sum(), rel=0.02)
     # nothing is marked on the idle, empty-queued links
-    assert sum(l["ecn_marks"] for l in result.links if l["to"] != "r") == 0
+    assert sum(ln.ecn_marks for ln in result.links if ln.dst != "r") == 0
 
 
 def test_v7_too_little_headroom_is_reported_not_hidden():
     _, result = simulate("v7-headroom-too-small")
-    assert result.totals["drops"] > 0 and result.totals["lossless_violations"] > 0
+    assert result.totals.drops > 0 and result.totals.lossless_violations > 0
     assert any("configuration error" in w for w in result.warnings)
     assert any("headroom" in w for w in result.warnings)
     assert_conserved(result)
     _, healthy = simulate("v7-headroom-too-small", fabric={})
-    assert healthy.totals["drops"] == 0
+    assert healthy.totals.drops == 0
 
 
 @pytest.mark.parametrize("technology", ["roce", "infiniband"])
 def test_a_pfc_or_credit_deadlock_ends_the_run_and_names_the_cycle(technology):
     sim, result = simulate("deadlock-ring", technology=technology)
-    deadlock = result.totals["deadlock"]
-    assert deadlock["detected"] and deadlock["cycle"] == ["r0", "r1", "r2", "r3", "r4"]
-    assert result.end_s == deadlock["at_s"] < 2e-3  # no horizon: the deadlock ended it
+    deadlock = result.totals.deadlock
+    assert deadlock.detected and deadlock.cycle == ["r0", "r1", "r2", "r3", "r4"]
+    assert result.end_s == deadlock.at_s < 2e-3  # no horizon: the deadlock ended it
     assert result.completion_time_s is None
     assert any("deadlock" in w and "s0 > s1 > s2 > s3 > s4 > s0" in w for w in result.warnings)
     assert_conserved(result)
@@ -198,8 +199,8 @@ def test_a_pfc_or_credit_deadlock_ends_the_run_and_names_the_cycle(technology):
 
 def test_lossy_ethernet_cannot_deadlock_it_drops():
     _, result = simulate("deadlock-ring", technology="ethernet")
-    assert result.totals["deadlock"] == {"detected": False}
-    assert result.finished and result.totals["drops"] > 0
+    assert result.to_dict()["totals"]["deadlock"] == {"detected": False}
+    assert result.finished and result.totals.drops > 0
 
 
 def alpha_of(sim) -> float:
@@ -213,38 +214,39 @@ def alpha_of(sim) -> float:
 def test_v12_ring_allreduce_time_and_busbw():
     sim, result = simulate("v12-ring-allreduce")
     c = result.collective
-    n, size = c["ranks"], c["size_bytes"]
+    n, size = c.ranks, c.size_bytes
     expected = 2 * (n - 1) * alpha_of(sim) + 2 * (n - 1) / n * size * 8 / GOODPUT
-    assert c["time_s"] == pytest.approx(expected, rel=0.02)
-    assert c["busbw_gbps"] * 1e9 == pytest.approx(GOODPUT, rel=0.02)
-    assert result.completion_time_s == pytest.approx(c["time_s"])
+    assert c.time_s == pytest.approx(expected, rel=0.02)
+    assert c.busbw_gbps * 1e9 == pytest.approx(GOODPUT, rel=0.02)
+    assert result.completion_time_s == pytest.approx(c.time_s)
     assert_conserved(result)
 
 
 def test_v13_busbw_bookkeeping_is_exact():
     _, result = simulate("v13-busbw-bookkeeping")
-    assert [w["type"] for w in result.workloads] == ["all_reduce", "all_gather",
-                                                     "reduce_scatter", "all_to_all"]
+    assert [w.type for w in result.workloads] == ["all_reduce", "all_gather",
+                                                  "reduce_scatter", "all_to_all"]
     for w in result.workloads:
-        assert w["time_s"] == w["finish_s"] - w["start_s"]
-        assert w["algbw_gbps"] == w["size_bytes"] * 8 / w["time_s"] / 1e9
-        assert w["busbw_gbps"] == w["algbw_gbps"] * bus_factor(w["type"], w["ranks"])
-    assert result.collective == {k: result.workloads[0][k] for k in result.collective}
+        assert w.time_s == w.finish_s - w.start_s
+        assert w.algbw_gbps == w.size_bytes * 8 / w.time_s / 1e9
+        assert w.busbw_gbps == w.algbw_gbps * bus_factor(w.type, w.ranks)
+    first = result.workloads[0].model_dump()
+    assert result.collective.model_dump() == {k: first[k] for k in CollectiveSummary.model_fields}
 
 
 def test_training_step_reports_gpu_utilisation():
     _, result = simulate("training-step")
     t = result.training
-    assert t["iterations"] == 2
-    assert t["step_time_s"] == pytest.approx(t["compute_s"] * 0.5 + t["allreduce_time_s"])
-    assert t["gpu_utilisation"] == pytest.approx(t["compute_s"] / t["step_time_s"])
-    assert 0 < t["gpu_utilisation"] < 1
+    assert t.iterations == 2
+    assert t.step_time_s == pytest.approx(t.compute_s * 0.5 + t.allreduce_time_s)
+    assert t.gpu_utilisation == pytest.approx(t.compute_s / t.step_time_s)
+    assert 0 < t.gpu_utilisation < 1
 
 
 @pytest.mark.parametrize("name, measure", [
     ("v1-one-flow", lambda r: gbps(r, "h1")),
     ("v2-incast-roce-pfc", lambda r: gbps(r, "h3")),
-    ("v12-ring-allreduce", lambda r: r.collective["busbw_gbps"]),
+    ("v12-ring-allreduce", lambda r: r.collective.busbw_gbps),
 ])
 def test_results_agree_across_cell_sizes(name, measure):
     values = [measure(simulate(name, cell_bytes=cell)[1]) for cell in (4096, 16384, 65536)]
@@ -254,7 +256,7 @@ def test_results_agree_across_cell_sizes(name, measure):
 def demo(technology: str, dcqcn: bool | None = None):
     _, result = simulate("demo-training-incast", technology=technology, dcqcn=dcqcn)
     assert_conserved(result)
-    assert result.training["iterations"] == 2
+    assert result.training.iterations == 2
     return result
 
 
@@ -262,10 +264,10 @@ def test_demo_lossless_fabrics_keep_gpus_busier_than_lossy_ethernet():
     """The product's story, measured: a training step whose all-reduce meets a second job's
     incast. Lossy Ethernet drops, retransmits and times out; the GPUs wait for it."""
     lossy = demo("ethernet")
-    assert lossy.totals["drops"] > 0 and lossy.totals["retransmitted_bytes"] > 0
-    assert lossy.totals["timeouts"] > 0
+    assert lossy.totals.drops > 0 and lossy.totals.retransmitted_bytes > 0
+    assert lossy.totals.timeouts > 0
     for technology, dcqcn in (("infiniband", None), ("roce", True), ("roce", False)):
         lossless = demo(technology, dcqcn)
-        assert lossless.totals["drops"] == 0 and lossless.totals["retransmitted_bytes"] == 0
+        assert lossless.totals.drops == 0 and lossless.totals.retransmitted_bytes == 0
         # With the default 10 ms minimum RTO the two tail losses stall the whole ring.
-        assert lossless.training["gpu_utilisation"] >= 1.5 * lossy.training["gpu_utilisation"]
+        assert lossless.training.gpu_utilisation >= 1.5 * lossy.training.gpu_utilisation

@@ -7,7 +7,8 @@ from fabricstudio.sim.metrics import DirectedLink, Frame, MetricStream, empty_li
 
 
 def make_stream(n_frames: int) -> MetricStream:
-    links = (DirectedLink(0, "l1", "a", 0, "b", 0, 100.0), DirectedLink(1, "l1", "b", 0, "a", 0, 100.0))
+    links = (DirectedLink(0, "l1", "a", 0, "b", 0, 100.0),
+             DirectedLink(1, "l1", "b", 0, "a", 0, 100.0))
     stream = MetricStream(links, 1e-5)
     for i in range(n_frames):
         arrays = empty_link_arrays(2)
@@ -46,4 +47,5 @@ def test_frames_must_move_forward():
 
 def test_empty_stream():
     stream = make_stream(0)
-    assert stream.latest() is None and stream.frame_at(1.0) is None and stream.peak_time("drops") is None
+    assert stream.latest() is None and stream.frame_at(1.0) is None
+    assert stream.peak_time("drops") is None

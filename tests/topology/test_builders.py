@@ -184,15 +184,18 @@ def test_fragment_for_renames_clashing_ids_and_places_beside_existing_devices():
 
     design = build_fabric(LeafSpineSpec(gpus=16, servers_per_leaf=1)).to_design()
     build = build_fabric(RailOptimizedSpec(gpus=64, servers_per_su=8))
-    devices, links = build.fragment_for(design)
+    devices, links, groups = build.fragment_for(design)
     assert devices[0].id == "f2-server1" and links[0].a == "f2-server1"
+    assert groups[0].id == "f2-rack1" and groups[0].members[0] == "f2-server1"
     assert min(d.x for d in devices) > max(d.x for d in design.devices.values())
-    command = AddFragment(devices, links)
+    groups_before = dict(design.groups)
+    command = AddFragment(devices, links, groups=groups)
     command.do(design)
     assert len(design.devices) == 4 + 2 + len(build.devices)
+    assert design.group("f2-su1").members[0] == "f2-rack1"
     command.undo(design)
-    assert "f2-server1" not in design
-    assert build.fragment_for(None) == (build.devices, build.links)
+    assert "f2-server1" not in design and dict(design.groups) == groups_before
+    assert build.fragment_for(None) == (build.devices, build.links, build.groups)
 
 
 @pytest.mark.parametrize("spec,message", [

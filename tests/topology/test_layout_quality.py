@@ -1,6 +1,8 @@
 """The builders' layouts read well: no cable drawn across a device it does not end at, bundle
 counts clear of the devices, a screen-friendly shape from 16 to 2,048 GPUs."""
 
+from itertools import pairwise
+
 import pytest
 
 from fabricstudio.topology.builders import (
@@ -76,6 +78,6 @@ def test_racks_and_units_are_grouped_with_gaps_between_them():
     x = {d.id: d.x for d in build.devices}
     rack1 = [x[f"server{i}"] for i in range(1, 5)]
     rack2 = [x[f"server{i}"] for i in range(5, 9)]
-    inside = max(b - a for a, b in zip(rack1, rack1[1:]))
+    inside = max(b - a for a, b in pairwise(rack1))
     assert min(rack2) - max(rack1) > inside
     assert min(rack1) < x["leaf1"] < max(rack1) and min(rack2) < x["leaf2"] < max(rack2)

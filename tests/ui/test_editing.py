@@ -91,6 +91,21 @@ def test_paste_keeps_links_between_copied_devices(make_window, small_design):
         == set(new_ids)
 
 
+def test_paste_keeps_whole_groups(make_window, small_design):
+    from fabricstudio.model import Group
+
+    small_design.set_groups([Group(id="rack1", kind="rack", members=("gpu1", "leaf1"),
+                                   u_positions={"gpu1": 1}),
+                             Group(id="g", members=("rack1", "leaf2"))])
+    window = make_window(small_design)
+    window.editor.select_ids(["gpu1", "leaf1", "mgmt1"])
+    window.editor.copy()
+    new_ids = window.editor.paste()
+    copies = [g for g in window.design.groups.values() if g.id not in ("rack1", "g")]
+    assert len(copies) == 1 and set(copies[0].members) <= set(new_ids)  # only rack1 was whole
+    assert copies[0].kind == "rack" and len(copies[0].u_positions) == 1
+
+
 def test_delete_removes_devices_with_their_links(make_window, small_design, qtbot):
     window = make_window(small_design)
     _connected(window)
@@ -104,7 +119,7 @@ def test_delete_removes_devices_with_their_links(make_window, small_design, qtbo
 def test_bundles_draw_many_parallel_links_as_one(make_window, small_design):
     window = make_window(small_design)
     window.design.update_device("gpu1", nics=8)
-    for i in range(6):
+    for _ in range(6):
         window.editor.connect("gpu1", "leaf1")
     items = [window.scene.link_items[lk] for lk in window.design.links]
     visible = [it for it in items if it.isVisible()]

@@ -150,7 +150,7 @@ def test_middle_button_pans(make_window, small_design, qtbot):
 
 def test_space_drag_pans(make_window, small_design, qtbot):
     window = make_window(small_design)
-    view, viewport = window.view, window.view.viewport()
+    view = window.view
     view.setFocus()
     before = view.mapToScene(QPoint(100, 100))
     qtbot.keyPress(view, Qt.Key.Key_Space)

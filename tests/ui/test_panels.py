@@ -205,6 +205,8 @@ def test_wizard_can_add_next_to_the_design(make_window, small_design, monkeypatc
     assert sum(window.design.device(d).gpus for d in added
                if window.design.device(d).kind == "gpu_server") == 64
     assert min(window.design.device(d).x for d in added) > 300
+    racks = [g for g in window.design.groups.values() if g.kind == "rack"]
+    assert sorted(m for r in racks for m in r.members) == sorted(added)  # racks came along
     assert window.undo_stack.count() == 1
     window.undo_stack.undo()
-    assert set(window.design.devices) == before
+    assert set(window.design.devices) == before and not window.design.groups

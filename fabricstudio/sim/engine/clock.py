@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from heapq import heappush
+from typing import Any
 
 import simpy
 from simpy.events import NORMAL
@@ -23,6 +24,8 @@ class Call:
     """
 
     __slots__ = ("callbacks", "arg")
+    callbacks: tuple[Callable[[Call], object], ...]
+    arg: Any
     _ok = True  # SimPy checks ``event._ok`` after running the callbacks
     _value = None
 
@@ -36,14 +39,16 @@ class Clock:
         self.env = env
         self.events = 0
         # SimPy's own heap and id counter (Environment.schedule pushes onto the same).
-        self.queue = env._queue
+        # Entries are (time, priority, id, event); Call stands in for simpy.Event.
+        self.queue: list[Any] = env._queue
         self.eid = env._eid
 
     def call(self, delay: float, fn: Callable[[Call], None], arg: object = None) -> None:
         """Run ``fn(event)`` after ``delay`` seconds; ``event.arg`` is ``arg``."""
         self.post(delay, (fn,), arg)
 
-    def post(self, delay: float, callbacks: tuple, arg: object = None) -> None:
+    def post(self, delay: float, callbacks: tuple[Callable[[Call], object], ...],
+             arg: object = None) -> None:
         """Like :meth:`call` with a prebuilt callbacks tuple (hot path)."""
         event = Call()
         event.callbacks = callbacks

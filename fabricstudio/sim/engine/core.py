@@ -6,6 +6,7 @@ import gc
 import time
 from collections.abc import Callable
 from random import Random
+from typing import cast
 
 import simpy
 from simpy.core import StopSimulation
@@ -234,12 +235,13 @@ class Engine:
         qp = int(qp)
         path, delay = self._route(sep, dep, qp)
         cls = self._flow_class()
+        flow: Flow
         if cls is DcqcnFlow:
-            flow = cls(self, rec, sep.up, path, dep.index, delay, on_done,
-                       rp=self._rate_state(sep, dep, qp))
+            flow = DcqcnFlow(self, rec, sep.up, path, dep.index, delay, on_done,
+                             rp=cast(DcqcnRp, self._rate_state(sep, dep, qp)))
         elif cls is IbCcFlow:
-            flow = cls(self, rec, sep.up, path, dep.index, delay, on_done,
-                       cc=self._rate_state(sep, dep, qp))
+            flow = IbCcFlow(self, rec, sep.up, path, dep.index, delay, on_done,
+                            cc=cast(IbCcState, self._rate_state(sep, dep, qp)))
         else:
             flow = cls(self, rec, sep.up, path, dep.index, delay, on_done)
         self.flows.append(rec)
@@ -311,6 +313,7 @@ class Engine:
     def _add_nvlink(self, rec: FlowRecord, start: float,
                     on_done: Callable[[FlowRecord], None] | None) -> None:
         device = self.design.devices[rec.src.partition("/")[0]]
+        assert isinstance(device, GpuServer)  # GPU-to-GPU on one server
         duration = NVLINK_LATENCY_S + rec.size_bytes * 8 / (device.nvlink_gbps * 1e9)
         self.flows.append(rec)
         self.sampler.track(rec)

@@ -158,6 +158,8 @@ class Flow:
 
     def _drain(self) -> None:
         ooo = self.ooo
+        if ooo is None:
+            return
         while self.rcv_nxt in ooo:
             ooo.discard(self.rcv_nxt)
             self.rcv_nxt += 1
@@ -273,7 +275,7 @@ class TcpFlow(Flow):
         self.rto_deadline = INF
         self.rto_pending = False
         self.retx: list[int] = []
-        self.ooo = set()
+        self.ooo: set[int] = set()
 
     # ------------------------------------------------------------------ sender
     def has_data(self) -> bool:

@@ -11,4 +11,4 @@ def window_goodput_gbps(eng: Engine, flow_ids: list[int], t0: float, t1: float) 
     before = [eng.flows[i].delivered_bytes for i in flow_ids]
     eng.advance(t1)
     return [(eng.flows[i].delivered_bytes - b) * 8 / (t1 - t0) / 1e9
-            for i, b in zip(flow_ids, before)]
+            for i, b in zip(flow_ids, before, strict=True)]

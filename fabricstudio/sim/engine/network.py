@@ -102,6 +102,7 @@ class Network:
         for host in self.hosts.values():
             for number in sorted(host.out):
                 up = host.out[number]
+                assert isinstance(up, NicPort)  # a host's egress ports are NIC ports
                 down = self.node(up.dst).out.get(up.dst_port)
                 if down is None or down.dst != host.id:  # pragma: no cover - cables are duplex
                     continue
@@ -144,6 +145,7 @@ class Network:
                     f"of {engine.cell_bytes} B: almost every cell will be dropped")
         if tech is Technology.ROCE:
             for switch in self.switches.values():
+                assert isinstance(switch, RoceSwitch)  # a RoCE fabric builds RoCE switches
                 ingress = self._ingress_ports(switch)
                 switch.finish_wiring(ingress)
                 self._check_buffer(switch, ingress)
@@ -180,7 +182,7 @@ class Network:
     def _check_headroom(self) -> None:
         if not self.engine.fabric.pfc.enabled:
             return
-        short = []
+        short: list[str] = []
         for port in self.ports:
             if not isinstance(port.peer, Switch):
                 continue

@@ -83,7 +83,7 @@ class Switch(Node):
         self._rr += 1
         n = len(ports)
         now = self.clock.env._now
-        best = None
+        best = ports[0]
         best_key = None
         for k in range(n):
             port = ports[(self._rr + k) % n]
@@ -107,6 +107,11 @@ class Switch(Node):
             self.engine.ecn_marks += k
             if cell.mark < 0:
                 cell.mark = port.index
+
+    def on_dequeue(self, cell: Cell, out: Port, start: float) -> None:
+        """``cell`` is committed to leave this switch by ``out`` at ``start``: release its
+        buffer (per flavour)."""
+        raise NotImplementedError
 
     def drop(self, cell: Cell, port: Port) -> None:
         """Lose ``cell``; counted on ``port``."""

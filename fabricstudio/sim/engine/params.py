@@ -26,7 +26,7 @@ class DcqcnParams:
     cnp_interval: float
 
     @classmethod
-    def from_fabric(cls, fabric: FabricSettings) -> "DcqcnParams":
+    def from_fabric(cls, fabric: FabricSettings) -> DcqcnParams:
         d = fabric.dcqcn
         return cls(d.g, 1.0 - d.g, d.alpha_update_us * 1e-6, d.rate_increase_timer_us * 1e-6,
                    d.byte_counter_bytes, d.fast_recovery_steps, d.rai_mbps * 1e6 / 8,
@@ -51,7 +51,7 @@ class TcpParams:
     initial_window: int
 
     @classmethod
-    def from_fabric(cls, fabric: FabricSettings) -> "TcpParams":
+    def from_fabric(cls, fabric: FabricSettings) -> TcpParams:
         t = fabric.tcp
         return cls(t.min_rto_us * 1e-6, t.dupack_threshold, t.initial_window_bytes)
 

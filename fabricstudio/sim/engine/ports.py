@@ -25,17 +25,26 @@ storms.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from heapq import heappush
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from simpy.events import NORMAL
 
 from fabricstudio.sim.engine.clock import Call, Clock
 
 if TYPE_CHECKING:  # pragma: no cover
+    from fabricstudio.sim.engine.core import Engine
     from fabricstudio.sim.engine.flows import Flow
+    from fabricstudio.sim.engine.stall import ReceiverStall
 
 INF = float("inf")
+#: ``Cell.via`` before the cell's first transmit (never read before it is set).
+_NOT_YET = cast("Port", None)
+
+
+def _no_owner_hook(cell: Cell, port: Port, start: float) -> None:
+    """``Port.on_dequeue`` until the network wires the owning switch's hook."""
 
 
 class Cell:
@@ -51,7 +60,7 @@ class Cell:
     __slots__ = ("flow", "bytes", "npkts", "wire", "hop", "tail", "via", "mark", "seq", "sent_at",
                  "ready")
 
-    def __init__(self, flow: "Flow", size: int, npkts: int, wire: int, seq: int,
+    def __init__(self, flow: Flow, size: int, npkts: int, wire: int, seq: int,
                  now: float) -> None:
         self.flow = flow
         self.bytes = size
@@ -59,7 +68,7 @@ class Cell:
         self.wire = wire
         self.hop = 0
         self.tail = now
-        self.via: Port | None = None
+        self.via: Port = _NOT_YET  # the port it last crossed (set by the first transmit)
         self.mark = -1
         self.seq = seq
         self.sent_at = now
@@ -99,7 +108,7 @@ class Port:
 
     def __init__(self, index: int, link_id: str, src: str, src_port: int, dst: str,
                  dst_port: int, speed_gbps: float, prop_s: float, clock: Clock,
-                 engine: object) -> None:
+                 engine: Engine) -> None:
         self.index = index
         self.link_id = link_id
         self.src, self.src_port, self.dst, self.dst_port = src, src_port, dst, dst_port
@@ -111,15 +120,16 @@ class Port:
         self.heap = clock.queue
         self.eid = clock.eid
         self.engine = engine
-        self.owner = None  # the node that transmits (Switch or Host)
-        self.peer = None  # the node that receives
+        self.owner: Any = None  # the node that transmits (Switch or Host)
+        self.peer: Any = None  # the node that receives
         self.to_host = False
         self.arrive_delay = prop_s
-        self.peer_receive = ()
+        self.peer_receive: tuple[Callable[[Call], object], ...] = ()
         self.fwd = 0.0  # forwarding latency of the owning switch (0 at a NIC)
         self.reverse: Port | None = None  # the other direction of the same cable
         self.done_cbs = (self._tx_done,)
-        self.on_dequeue = None  # the owning switch's buffer release hook
+        # the owning switch's buffer release hook (host NICs never call it)
+        self.on_dequeue: Callable[[Cell, Port, float], None] = _no_owner_hook
         self.queue: deque[Cell] = deque()
         self.q_bytes = 0
         self.busy = False
@@ -145,7 +155,7 @@ class Port:
         self.rx_paused = False
         self.headroom = 0
         self.alpha = 0.125
-        self.rx_hold = None  # a ReceiverStall while the receiving NIC is stuck
+        self.rx_hold: ReceiverStall | None = None  # set while the receiving NIC is stuck
         self.pfc_delay = prop_s
         self.pause_quanta = 65535
         self.refresh_s = INF
@@ -436,7 +446,7 @@ class NicPort(Port):
         self.flows: deque[Flow] = deque()
         self.wake_at = INF
 
-    def activate(self, flow: "Flow") -> None:
+    def activate(self, flow: Flow) -> None:
         """Add a flow with data to send (no-op when already active)."""
         if not flow.active:
             flow.active = True

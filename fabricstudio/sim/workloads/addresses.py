@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from fabricstudio.model import Design, DeviceKind, GpuServer, Plane
+from fabricstudio.model import Design, GpuServer, Plane, StorageServer
+from fabricstudio.model.devices import SERVER_TYPES, SWITCH_TYPES
 from fabricstudio.sim.scenario import ScenarioError
 
 _SUFFIX = re.compile(r"^(gpu|nic)(\d+)$")
@@ -27,7 +28,7 @@ def check_address(design: Design, address: str, what: str = "endpoint") -> None:
     device = design.devices.get(device_id)
     if device is None:
         raise ScenarioError(f"{what} {address!r}: no device {device_id!r} in the design")
-    if DeviceKind(device.kind).is_switch:
+    if isinstance(device, SWITCH_TYPES):
         raise ScenarioError(f"{what} {address!r}: {device_id} is a switch; traffic starts and "
                             "ends at servers")
     if not suffix:
@@ -64,7 +65,7 @@ def rail_of(design: Design, address: str) -> int:
 
 def all_gpus(design: Design) -> list[str]:
     """Every GPU of every GPU server with a compute NIC on a link, as ``server/gpuN``."""
-    ranks = []
+    ranks: list[str] = []
     for device in design.devices.values():
         if not isinstance(device, GpuServer) or device.nics == 0:
             continue
@@ -93,12 +94,12 @@ def resolve_ranks(design: Design, ranks: str | list[str], what: str) -> list[str
 
 def storage_servers(design: Design) -> list[str]:
     """Ids of every storage server."""
-    return [d.id for d in design.devices.values() if d.kind == DeviceKind.STORAGE_SERVER]
+    return [d.id for d in design.devices.values() if isinstance(d, StorageServer)]
 
 
 def gpu_servers(design: Design) -> list[str]:
     """Ids of every GPU server."""
-    return [d.id for d in design.devices.values() if d.kind == DeviceKind.GPU_SERVER]
+    return [d.id for d in design.devices.values() if isinstance(d, GpuServer)]
 
 
 def storage_endpoint(design: Design, address: str) -> str:
@@ -107,7 +108,7 @@ def storage_endpoint(design: Design, address: str) -> str:
     if "/" in address:
         return address
     device = design.devices[address]
-    if device.storage_nics and device.nics:
+    if isinstance(device, SERVER_TYPES) and device.storage_nics and device.nics:
         return f"{address}/nic{device.nics}"
     return address
 

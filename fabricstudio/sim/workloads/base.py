@@ -46,6 +46,11 @@ class Workload:
         return self.finish_s is not None
 
     @property
+    def hops(self) -> list[tuple[str, str]]:  # pragma: no cover - overridden
+        """(src, dst) address pairs the workload sends over (path checks, work estimates)."""
+        raise NotImplementedError
+
+    @property
     def tag(self) -> str:
         """Tag given to this workload's flows (``"w0:all_reduce"``)."""
         return f"w{self.index}:{self.kind}"

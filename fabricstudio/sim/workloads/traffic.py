@@ -70,14 +70,14 @@ def permutation(ctx: WorkloadContext, index: int, hosts: list[str], spec: Any) -
     best = None
     for _ in range(1000):
         ctx.rng.shuffle(order)
-        pairs = list(zip(hosts, order))
+        pairs = list(zip(hosts, order, strict=True))
         if any(a == b for a, b in pairs):
             continue
         best = pairs
         if all(server_of(a) != server_of(b) for a, b in pairs):
             break
     if best is None:  # two hosts: the swap is the only derangement
-        best = list(zip(hosts, hosts[1:] + hosts[:1]))
+        best = list(zip(hosts, hosts[1:] + hosts[:1], strict=True))
     return FlowSet(ctx, index, "permutation",
                    [(a, b, spec.bytes, spec.start_s, "") for a, b in best])
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from fabricstudio.model import Design, DesignData, DeviceKind, Plane, Technology
+from fabricstudio.model import Design, DesignData, GpuServer, Plane, Technology
 from fabricstudio.topology.analysis import checks
 from fabricstudio.topology.analysis.bom import bill_of_materials
 from fabricstudio.topology.analysis.capacity import bisection, oversubscription
@@ -31,7 +31,7 @@ from fabricstudio.topology.analysis.report import (
     SwitchLoad,
     TierLoad,
 )
-from fabricstudio.topology.analysis.view import DesignView, plane_graph
+from fabricstudio.topology.analysis.view import DesignView, PlaneGraph, plane_graph
 
 #: Default budget of (source leaf x switch) pairs examined exactly before sampling.
 DEFAULT_MAX_PAIRS = 4_000_000
@@ -71,9 +71,9 @@ def _lossless(view: DesignView) -> bool:
     return tech is Technology.INFINIBAND or (tech is Technology.ROCE and view.fabric.pfc.enabled)
 
 
-def _counts(view: DesignView, compute) -> Counts:
+def _counts(view: DesignView, compute: PlaneGraph) -> Counts:
     kinds = Counter(d.kind for d in view.devices.values())
-    gpus = sum(d.gpus for d in view.devices.values() if d.kind == DeviceKind.GPU_SERVER)
+    gpus = sum(d.gpus for d in view.devices.values() if isinstance(d, GpuServer))
     return Counts(gpus=gpus, gpu_servers=kinds.get("gpu_server", 0),
                   hosts=sum(compute.hosts.values()),
                   storage_servers=kinds.get("storage_server", 0),

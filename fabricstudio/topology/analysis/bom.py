@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from fabricstudio.model import DeviceKind, Plane
+from fabricstudio.model import DeviceKind, GpuServer, Plane
+from fabricstudio.model.devices import SWITCH_TYPES
 from fabricstudio.topology.analysis.report import BillOfMaterials, CableGroup, NicGroup, SwitchGroup
 from fabricstudio.topology.analysis.view import DesignView
 from fabricstudio.topology.cables import CABLE_CLASSES, cable_class, transceivers_for
@@ -12,20 +13,20 @@ from fabricstudio.topology.cables import CABLE_CLASSES, cable_class, transceiver
 
 def bill_of_materials(view: DesignView) -> BillOfMaterials:
     """Count what the design needs."""
-    switch_groups: dict[tuple, list[int]] = {}
-    nic_groups: dict[tuple, list[int]] = {}
+    switch_groups: dict[tuple[str, int, float], list[int]] = {}
+    nic_groups: dict[tuple[str, float], list[int]] = {}
     gpu_servers = gpus = storage = 0
     for device in view.devices.values():
         kind = DeviceKind(device.kind)
         used = view.used_ports.get(device.id, set())
-        if kind.is_switch:
+        if isinstance(device, SWITCH_TYPES):
             key = (kind.value, device.radix, device.port_speed_gbps)
             entry = switch_groups.setdefault(key, [0, 0, 0])
             entry[0] += 1
             entry[1] += len(used)
             entry[2] += device.radix - len(used)
             continue
-        if kind is DeviceKind.GPU_SERVER:
+        if isinstance(device, GpuServer):
             gpu_servers += 1
             gpus += device.gpus
         else:
@@ -34,17 +35,17 @@ def bill_of_materials(view: DesignView) -> BillOfMaterials:
             ports = device.ports_for_plane(plane)
             if not len(ports):
                 continue
-            key = (plane.value, device.speed_of_port(ports[0]))
-            entry = nic_groups.setdefault(key, [0, 0])
+            nic_key = (plane.value, device.speed_of_port(ports[0]))
+            entry = nic_groups.setdefault(nic_key, [0, 0])
             entry[0] += len(ports)
             entry[1] += sum(1 for p in ports if p in used)
-    cables: Counter = Counter()
-    optics: Counter = Counter()
+    cables: Counter[tuple[str, str, float]] = Counter()
+    optics: Counter[tuple[str, str, float]] = Counter()
     for link in view.links:
-        key = (link.plane.value, cable_class(link), link.speed_gbps)
-        cables[key] += 1
-        optics[key] += transceivers_for(link)
-    by_class = Counter()
+        cable_key = (link.plane.value, cable_class(link), link.speed_gbps)
+        cables[cable_key] += 1
+        optics[cable_key] += transceivers_for(link)
+    by_class: Counter[str] = Counter()
     for (_, cls, _), n in cables.items():
         by_class[cls] += n
     order = {k.value: n for n, k in enumerate(DeviceKind)}

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from fabricstudio.model import DeviceKind, Plane, Technology
-from fabricstudio.topology.analysis.report import Deadlock, Issue, Oversubscription, Paths
+from fabricstudio.model import GpuServer, Plane, Technology
 from fabricstudio.topology.analysis.capacity import switch_loads
+from fabricstudio.topology.analysis.report import (
+    Deadlock,
+    Issue,
+    Oversubscription,
+    Paths,
+    Severity,
+)
 from fabricstudio.topology.analysis.resilience import natural_key, single_points_of_failure
 from fabricstudio.topology.analysis.view import DesignView, PlaneGraph
 
@@ -26,7 +32,7 @@ def unconnected(view: DesignView) -> list[Issue]:
     issues = []
     for device in view.devices.values():
         used = view.used_ports.get(device.id, set())
-        if device.kind == DeviceKind.GPU_SERVER:
+        if isinstance(device, GpuServer):
             free = [p for p in device.ports_for_plane(Plane.COMPUTE) if p not in used]
             if not free:
                 continue
@@ -73,7 +79,7 @@ def speed_mismatches(view: DesignView) -> list[Issue]:
         if link.plane is Plane.MANAGEMENT:
             continue
         a, b = view.devices.get(link.a), view.devices.get(link.b)
-        if a is None or b is None:
+        if a is None or b is None or link.a_port is None or link.b_port is None:
             continue
         sa, sb = a.speed_of_port(link.a_port), b.speed_of_port(link.b_port)
         if sa != sb:
@@ -211,7 +217,7 @@ def sampling_notes(paths: Paths, deadlock: Deadlock) -> list[Issue]:
 
 def merge(issues: list[Issue]) -> list[Issue]:
     """Merge codes with many findings into one issue that still lists every object."""
-    by_code: dict[tuple[str, str], list[Issue]] = defaultdict(list)
+    by_code: dict[tuple[str, Severity], list[Issue]] = defaultdict(list)
     for issue in issues:
         by_code[(issue.code, issue.severity)].append(issue)
     merged = []

@@ -83,7 +83,7 @@ def _dependencies(graph: PlaneGraph, dists: Distances) -> tuple[nx.DiGraph, bool
         out_sorted = toward[order]
         lo = np.searchsorted(src_sorted, dst[incoming], side="left")
         hi = np.searchsorted(src_sorted, dst[incoming], side="right")
-        for e_in, a, b in zip(incoming, lo, hi):
+        for e_in, a, b in zip(incoming, lo, hi, strict=True):
             outs = order[a:b][out_sorted[a:b]]
             codes.append(e_in * len(src) + outs)
             total += len(outs)
@@ -93,9 +93,10 @@ def _dependencies(graph: PlaneGraph, dists: Distances) -> tuple[nx.DiGraph, bool
     deps = nx.DiGraph()
     if codes:
         unique = np.unique(np.concatenate(codes))
-        e_in, e_out = np.divmod(unique, len(src))
-        channel = [(int(a), int(b)) for a, b in zip(src, dst)]
-        deps.add_edges_from((channel[i], channel[o]) for i, o in zip(e_in, e_out))
+        edge_in, edge_out = np.divmod(unique, len(src))
+        channel = [(int(a), int(b)) for a, b in zip(src, dst, strict=True)]
+        deps.add_edges_from((channel[i], channel[o])
+                            for i, o in zip(edge_in, edge_out, strict=True))
     return deps, complete
 
 
@@ -118,7 +119,7 @@ def deadlock_risk(graph: PlaneGraph, dists: Distances, lossless: bool) -> Deadlo
                         note="every route climbs then descends the tiers (no valley, no "
                              "lateral hop): buffer dependencies cannot form a cycle")
     deps, complete = _dependencies(graph, dists)
-    cycles = []
+    cycles: list[DeadlockCycle] = []
     for component in nx.strongly_connected_components(deps):
         if len(component) < 2 or len(cycles) >= MAX_CYCLES:
             continue

@@ -145,9 +145,9 @@ def ecmp_widths(graph: PlaneGraph, dists: Distances) -> np.ndarray:
         target = dists.dist[r, rows] - 1
         if neighbours[int(a)]:
             nbrs = np.array([v for v, _ in neighbours[int(a)]])
-            mult = np.array([k for _, k in neighbours[int(a)]])
+            mults = np.array([k for _, k in neighbours[int(a)]])
             match = dists.dist[:, nbrs] == target[:, None]
-            widths[r] = np.where(target >= 0, match @ mult, -1.0)
+            widths[r] = np.where(target >= 0, match @ mults, -1.0)
         widths[r, r] = 1.0
     return widths
 

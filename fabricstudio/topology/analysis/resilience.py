@@ -7,11 +7,13 @@ failure when at least two of the branches it separates contain GPU servers.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import networkx as nx
 
-from fabricstudio.model import DeviceKind
+from fabricstudio.model import GpuServer
 from fabricstudio.topology.analysis.view import DesignView, PlaneGraph
 
 
@@ -24,9 +26,14 @@ class Failure:
     isolated: list[str]
 
 
-def _compute_graph(view: DesignView, graph: PlaneGraph) -> tuple[nx.Graph, dict]:
+#: A node of the block-cut tree: ("B", block index) or ("C", cut vertex id).
+Node = tuple[str, Any]
+
+
+def _compute_graph(view: DesignView,
+                   graph: PlaneGraph) -> tuple[nx.Graph, dict[frozenset[str], str]]:
     g = nx.Graph()
-    single_links: dict[frozenset, str] = {}
+    single_links: dict[frozenset[str], str] = {}
     for link in graph.switch_links:
         key = frozenset((link.a, link.b))
         if g.has_edge(link.a, link.b):
@@ -44,7 +51,7 @@ def single_points_of_failure(view: DesignView, graph: PlaneGraph) -> list[Failur
     g, single_links = _compute_graph(view, graph)
     if g.number_of_nodes() == 0:
         return []
-    is_gpu = {n: view.devices[n].kind == DeviceKind.GPU_SERVER for n in g}
+    is_gpu = {n: isinstance(view.devices[n], GpuServer) for n in g}
     cuts = set(nx.articulation_points(g))
     tree = nx.Graph()
     block_servers: dict[int, list[str]] = {}
@@ -61,7 +68,7 @@ def single_points_of_failure(view: DesignView, graph: PlaneGraph) -> list[Failur
             if link_id is not None:
                 bridges[k] = link_id
 
-    def servers_of(node) -> list[str]:
+    def servers_of(node: Node) -> list[str]:
         if node[0] == "B":
             return block_servers[node[1]]
         return [node[1]] if is_gpu[node[1]] else []
@@ -71,7 +78,7 @@ def single_points_of_failure(view: DesignView, graph: PlaneGraph) -> list[Failur
         # Root at the biggest block (the fabric's core), so "cut off" names the outskirts.
         root = max(component, key=lambda n: (block_size.get(n[1], 0) if n[0] == "B" else 0,
                                              repr(n)))
-        parent = {root: None}
+        parent: dict[Node, Node | None] = {root: None}
         order = [root]
         for node in order:
             for nb in tree[node]:
@@ -102,9 +109,11 @@ def single_points_of_failure(view: DesignView, graph: PlaneGraph) -> list[Failur
     return sorted(failures, key=lambda f: natural_key(f.element))
 
 
-def _smaller_sides(tree, node, parent, branches, below, up_side, servers_of) -> list[str]:
+def _smaller_sides(tree: nx.Graph, node: Node, parent: dict[Node, Node | None],
+                   branches: list[Node], below: dict[Node, int], up_side: int,
+                   servers_of: Callable[[Node], list[str]]) -> list[str]:
     """GPU servers on every side of ``node`` except the one holding the most."""
-    sides: list[tuple[int, object]] = [(below[b], b) for b in branches]
+    sides: list[tuple[int, Node | None]] = [(below[b], b) for b in branches]
     if parent[node] is not None:
         sides.append((up_side, None))
     sides.remove(max(sides, key=lambda s: (s[0], s[1] is None)))
@@ -121,7 +130,8 @@ def _smaller_sides(tree, node, parent, branches, below, up_side, servers_of) -> 
     return sorted(isolated, key=natural_key)
 
 
-def _outside(tree, node, parent, servers_of) -> list[str]:
+def _outside(tree: nx.Graph, node: Node, parent: dict[Node, Node | None],
+             servers_of: Callable[[Node], list[str]]) -> list[str]:
     """Servers of the tree outside ``node``'s subtree."""
     inside = {node}
     stack = [node]
@@ -134,7 +144,7 @@ def _outside(tree, node, parent, servers_of) -> list[str]:
     return [s for n in parent if n not in inside for s in servers_of(n)]
 
 
-def natural_key(text: str) -> tuple:
+def natural_key(text: str) -> tuple[str, int]:
     head = text.rstrip("0123456789")
     tail = text[len(head):]
     return (head, int(tail) if tail else -1)

@@ -11,7 +11,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fabricstudio.model import Design, DesignData, Device, DeviceKind, FabricSettings, Link, Plane
+from fabricstudio.model import (
+    Design,
+    DesignData,
+    Device,
+    DeviceKind,
+    FabricSettings,
+    GpuServer,
+    Link,
+    Plane,
+)
 
 
 @dataclass
@@ -25,7 +34,7 @@ class DesignView:
     used_ports: dict[str, set[int]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, design: Design | DesignData) -> "DesignView":
+    def of(cls, design: Design | DesignData) -> DesignView:
         """Snapshot ``design`` (a live Design or its plain data; data with links lacking
         ports is resolved as loading would, and DesignError raised if it is invalid)."""
         if not isinstance(design, Design):
@@ -56,10 +65,10 @@ class PlaneGraph:
     #: Undirected multiplicity and summed speed per switch pair (i < j).
     pairs: dict[tuple[int, int], list[float]]
     #: GPU NICs per switch index, and per server the switch indices of its NICs.
-    hosts: Counter
-    server_switches: dict[str, Counter]
+    hosts: Counter[int]
+    server_switches: dict[str, Counter[int]]
     #: Speed of host NIC links per switch index (Gb/s summed).
-    host_gbps: Counter
+    host_gbps: dict[int, float]
     #: Links of this plane between a server and a switch / between switches.
     host_links: list[Link]
     switch_links: list[Link]
@@ -86,13 +95,14 @@ def plane_graph(view: DesignView, plane: Plane = Plane.COMPUTE) -> PlaneGraph:
     switches = [d.id for d in view.devices.values()
                 if DeviceKind(d.kind).is_switch and plane in d.planes]
     index = {s: i for i, s in enumerate(switches)}
-    kinds = [view.devices[s].kind for s in switches]
+    kinds: list[str] = [view.devices[s].kind for s in switches]
     tiers = np.array([DeviceKind(k).tier for k in kinds], dtype=np.int64)
     pairs: dict[tuple[int, int], list[float]] = {}
-    hosts: Counter = Counter()
-    host_gbps: Counter = Counter()
-    server_switches: dict[str, Counter] = defaultdict(Counter)
-    host_links, switch_links = [], []
+    hosts: Counter[int] = Counter()
+    host_gbps: dict[int, float] = defaultdict(float)
+    server_switches: dict[str, Counter[int]] = defaultdict(Counter)
+    host_links: list[Link] = []
+    switch_links: list[Link] = []
     for link in view.links:
         if link.plane is not plane:
             continue
@@ -104,11 +114,14 @@ def plane_graph(view: DesignView, plane: Plane = Plane.COMPUTE) -> PlaneGraph:
             entry[1] += link.speed_gbps
             switch_links.append(link)
             continue
-        if ia is None and ib is None:
+        if ib is not None:
+            server, sw = link.a, ib
+        elif ia is not None:
+            server, sw = link.b, ia
+        else:
             continue
-        server, sw = (link.a, ib) if ia is None else (link.b, ia)
         host_links.append(link)
-        if view.devices[server].kind == DeviceKind.GPU_SERVER and plane is Plane.COMPUTE:
+        if isinstance(view.devices[server], GpuServer) and plane is Plane.COMPUTE:
             hosts[sw] += 1
             host_gbps[sw] += link.speed_gbps
             server_switches[server][sw] += 1

@@ -12,19 +12,20 @@ from fabricstudio.model import (
     Device,
     DeviceKind,
     FabricSettings,
+    Group,
     Link,
     Plane,
 )
+from fabricstudio.topology.builders.fabric_layout import layout_fabric
 from fabricstudio.topology.builders.families import (
     ComputePlan,
     build_fat_tree,
     build_leaf_spine,
     build_rail_optimized,
 )
-from fabricstudio.topology.builders.fabric_layout import layout_fabric
+from fabricstudio.topology.builders.grouping import chunks, make_groups, server_racks
 from fabricstudio.topology.builders.placement import PITCH
 from fabricstudio.topology.builders.planes import (
-    MgmtPlan,
     StoragePlan,
     build_management,
     build_storage,
@@ -53,26 +54,31 @@ class FabricBuild:
     links: list[Link]
     fabric: FabricSettings
     summary: dict[str, Any] = field(default_factory=dict)
+    #: Racks (with U positions), scalable units and pods, inner groups first.
+    groups: list[Group] = field(default_factory=list)
 
     def to_data(self) -> DesignData:
         """The build as the plain value a design file or ReplaceContents holds."""
         return DesignData(name=self.name, description=self.description, fabric=self.fabric,
-                          nodes=tuple(self.devices), links=tuple(self.links))
+                          nodes=tuple(self.devices), links=tuple(self.links),
+                          groups=tuple(self.groups))
 
     def to_design(self) -> Design:
         """A new Design holding the build."""
         return Design.from_data(self.to_data())
 
-    def fragment_for(self, design: Design | None) -> tuple[list[Device], list[Link]]:
-        """Devices and links to add to ``design`` with ``AddFragment``: ids that clash with
-        the design's get a common prefix (``f2-server1`` ...), and the fabric is placed to the
-        right of what the design already shows."""
+    def fragment_for(self, design: Design | None
+                     ) -> tuple[list[Device], list[Link], list[Group]]:
+        """Devices, links and groups to add to ``design`` with ``AddFragment``: ids that clash
+        with the design's get a common prefix (``f2-server1`` ...), and the fabric is placed
+        to the right of what the design already shows."""
         if design is None or not len(design.devices):
-            return list(self.devices), list(self.links)
-        taken = set(design.devices) | set(design.links)
+            return list(self.devices), list(self.links), list(self.groups)
+        taken = set(design.devices) | set(design.links) | set(design.groups)
         prefix = ""
         n = 1
-        ids = [d.id for d in self.devices] + [lk.id for lk in self.links]
+        ids = ([d.id for d in self.devices] + [lk.id for lk in self.links]
+               + [g.id for g in self.groups])
         while any(prefix + i in taken for i in ids):
             n += 1
             prefix = f"f{n}-"
@@ -82,7 +88,11 @@ class FabricBuild:
                    for d in self.devices]
         links = [lk.model_copy(update={"id": prefix + lk.id, "a": prefix + lk.a,
                                        "b": prefix + lk.b}) for lk in self.links]
-        return devices, links
+        groups = [g.model_copy(update={
+            "id": prefix + g.id, "members": tuple(prefix + m for m in g.members),
+            "u_positions": {prefix + k: v for k, v in g.u_positions.items()}})
+            for g in self.groups]
+        return devices, links, groups
 
 
 def build_fabric(spec: FabricSpec) -> FabricBuild:
@@ -99,15 +109,19 @@ def build_fabric(spec: FabricSpec) -> FabricBuild:
     else:
         compute = build_rail_optimized(acc, spec)
     storage = build_storage(acc, spec, compute.servers)
-    mgmt = build_management(acc, spec, compute.servers, storage.storage_servers)
+    racks = server_racks(compute, spec.servers_per_rack)
+    storage_racks = chunks(storage.storage_servers, spec.servers_per_rack)
+    mgmt = build_management(acc, spec, racks + storage_racks)
     positions = layout_fabric(compute, storage, mgmt, acc.links)
     devices = [d.model_copy(update={"x": positions[d.id][0], "y": positions[d.id][1]})
                for d in acc.devices]
     name = spec.name or _default_name(spec, len(compute.servers))
     summary = _summary(spec, compute, storage, devices, acc.links)
+    groups = make_groups(compute, storage, mgmt, racks, storage_racks, devices, acc.links)
     return FabricBuild(name=name, description=_description(spec, summary), spec=spec,
                        devices=devices, links=acc.links,
-                       fabric=FabricSettings(technology=spec.technology), summary=summary)
+                       fabric=FabricSettings(technology=spec.technology), summary=summary,
+                       groups=groups)
 
 
 def _default_name(spec: FabricSpec, servers: int) -> str:

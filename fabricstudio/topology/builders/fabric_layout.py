@@ -115,8 +115,9 @@ def compute_block(plan: ComputePlan, links: Sequence[Link], extra_height: float 
                        extra_height)
     pod_of = _pod_of_leaf(tiers.pod_spines, links)
     pods: dict[int, list[Block]] = defaultdict(list)
-    for (group_leaves, _), group in zip(plan.groups, units):
-        for leaf, unit in zip(group_leaves if plan.servers_by_leaf else group_leaves[:1], group):
+    for (group_leaves, _), group in zip(plan.groups, units, strict=False):
+        heads = group_leaves if plan.servers_by_leaf else group_leaves[:1]
+        for leaf, unit in zip(heads, group, strict=False):
             pods[pod_of.get(leaf, 0)].append(unit)
     candidates = []
     largest = max(len(units) for units in pods.values())
@@ -211,7 +212,7 @@ def place_storage(plan: StoragePlan, links: Sequence[Link], bottom: float,
             continue
         xs = [min(leaf_xs) - PITCH / 2 + x for x in spread(len(tier), span)]
         lowest += tier_gap(below, xs, ROW_GAP)
-        for ident, x in zip(tier, xs):
+        for ident, x in zip(tier, xs, strict=True):
             out[ident] = (x, lowest)
         below = xs
     return lowest
@@ -228,7 +229,7 @@ def place_management(plan: MgmtPlan, bottom: float, links: Sequence[Link],
         left = min(children) - PITCH / 2
         xs = [left + x for x in spread(len(row), max(children) - min(children) + PITCH)]
         y += tier_gap(children, xs, MGMT_DROP)
-        for ident, x in zip(row, xs):
+        for ident, x in zip(row, xs, strict=True):
             out[ident] = (x, y)
         children = xs
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from fabricstudio.model import GpuServer, Plane
 from fabricstudio.topology.builders.specs import (
+    AnySpec,
     BuildError,
     FatTreeSpec,
     LeafSpineSpec,
@@ -51,17 +53,17 @@ class ComputePlan:
     max_gpus: int
     #: True when each group lists its servers leaf by leaf (top-of-rack, fat tree).
     servers_by_leaf: bool = False
-    facts: dict = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
 
-def _template(spec, plane: Plane = Plane.COMPUTE, prefix: str = "") -> SwitchTemplate:
+def _template(spec: AnySpec, plane: Plane = Plane.COMPUTE, prefix: str = "") -> SwitchTemplate:
     return SwitchTemplate(radix=spec.switch_radix, speed=spec.port_speed_gbps,
                           uplink_m=spec.uplink_cable_m, core_m=spec.core_cable_m,
                           plane=plane, id_prefix=prefix)
 
 
-def add_servers(acc: Accumulator, spec, count: int) -> list[str]:
+def add_servers(acc: Accumulator, spec: AnySpec, count: int) -> list[str]:
     """GPU servers server1..serverN with the planes the spec asks for."""
     planes = [Plane.COMPUTE]
     if spec.storage_servers:
@@ -84,7 +86,7 @@ def _nic_link(acc: Accumulator, server: str, nic: int, leaf: str, speed: float,
                 link_id=f"{server}-nic{nic}")
 
 
-def _leaf_ports(spec) -> tuple[int, int, float]:
+def _leaf_ports(spec: AnySpec) -> tuple[int, int, float]:
     down_speed = min(spec.nic_speed_gbps, spec.port_speed_gbps)
     down, up = split_radix(spec.switch_radix, down_speed, spec.port_speed_gbps,
                            spec.oversubscription)

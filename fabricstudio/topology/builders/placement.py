@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 #: Horizontal distance between neighbours in a row; least vertical distance between tiers;
 #: room above and below a device's centre.
@@ -79,7 +80,7 @@ def spread(count: int, width: float) -> list[float]:
 
 def _min_step(xs: Sequence[float]) -> float:
     ordered = sorted(xs)
-    steps = [b - a for a, b in zip(ordered, ordered[1:])]
+    steps = [b - a for a, b in pairwise(ordered)]
     return min(steps) if steps else math.inf
 
 
@@ -112,7 +113,7 @@ def rack_block(leaf: str, servers: Sequence[str], bundled: bool) -> Block:
     drop = tier_gap([leaf_x], xs, SERVER_DROP)
     block = Block(width=width, height=TOP + drop + BOTTOM, top_xs=[leaf_x])
     block.pos[leaf] = (leaf_x, TOP)
-    for server, x in zip(servers, xs):
+    for server, x in zip(servers, xs, strict=True):
         block.pos[server] = (x, TOP + drop)
     return block
 
@@ -131,9 +132,9 @@ def unit_block(leaves: Sequence[str], servers: Sequence[str]) -> Block:
     left = min(xs) - PITCH / 2 if points else -PITCH / 2
     width = max(xs) + PITCH / 2 - left if points else len(leaves) * PITCH
     block = Block(width=width, top_xs=[x - left for x in leaf_xs])
-    for leaf, x in zip(leaves, leaf_xs):
+    for leaf, x in zip(leaves, leaf_xs, strict=False):
         block.pos[leaf] = (x - left, TOP)
-    for server, (x, y) in zip(servers, points):
+    for server, (x, y) in zip(servers, points, strict=False):
         block.pos[server] = (x - left, TOP + y)
     block.height = TOP + max((y for _, y in points), default=0.0) + BOTTOM
     return block
@@ -151,7 +152,7 @@ def _arc(count: int, leaf_span: float) -> list[tuple[float, float]]:
                 ARC_FLATNESS * math.sin(lo + (hi - lo) * i / ARC_SAMPLES))
                for i in range(ARC_SAMPLES + 1)]
     along = [0.0]
-    for p, q in zip(samples, samples[1:]):
+    for p, q in pairwise(samples):
         along.append(along[-1] + math.dist(p, q))
     radius = max((count - 1) * PITCH * 1.05 / along[-1], (leaf_span / 2 + PITCH) / math.cos(lo))
     points, j = [], 0
@@ -238,7 +239,7 @@ def arrange(blocks: Sequence[Block], tiers: Sequence[Sequence[str]], gap: float,
         y = TOP
         for tier in tiers:
             xs = spread(len(tier), len(tier) * PITCH)
-            for ident, x in zip(tier, xs):
+            for ident, x in zip(tier, xs, strict=True):
                 block.pos[ident] = (x, y)
             block.width = max(block.width, len(tier) * PITCH)
             y += ROW_GAP
@@ -260,7 +261,7 @@ def arrange(blocks: Sequence[Block], tiers: Sequence[Sequence[str]], gap: float,
     top_y = y
     for tier, xs, band in bands:
         y -= band
-        for ident, x in zip(tier, xs):
+        for ident, x in zip(tier, xs, strict=True):
             out.pos[ident] = (x, y)
     y = top_y - TOP
     for row in rows:

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 
 from fabricstudio.model import MgmtSwitch, Plane, StorageServer
-from fabricstudio.topology.builders.specs import BuildError
+from fabricstudio.topology.builders.specs import AnySpec, BuildError
 from fabricstudio.topology.builders.wiring import (
     Accumulator,
     SwitchTemplate,
@@ -43,7 +43,7 @@ class MgmtPlan:
     aggregation: list[list[str]] = field(default_factory=list)
 
 
-def build_storage(acc: Accumulator, spec, gpu_servers: list[str]) -> StoragePlan:
+def build_storage(acc: Accumulator, spec: AnySpec, gpu_servers: list[str]) -> StoragePlan:
     """Storage servers with two storage NICs each, and a non-blocking storage leaf-spine that
     also takes the one storage NIC of every GPU server (three tiers when two cannot reach).
     Storage switches run their ports at the storage NIC speed."""
@@ -85,10 +85,10 @@ def build_storage(acc: Accumulator, spec, gpu_servers: list[str]) -> StoragePlan
     return plan
 
 
-def build_management(acc: Accumulator, spec, gpu_servers: list[str],
-                     storage_servers: list[str]) -> MgmtPlan:
-    """One 48-port management switch per rack of ``servers_per_rack`` servers (storage servers
-    racked separately), one link per server, rack switches joined by an aggregation tree.
+def build_management(acc: Accumulator, spec: AnySpec, racks: list[list[str]]) -> MgmtPlan:
+    """One 48-port management switch per rack (``racks``: the servers of each rack, at most
+    ``servers_per_rack``; storage servers racked separately), one link per server, rack
+    switches joined by an aggregation tree.
 
     Switch out-of-band ports are not drawn: a switch's radix counts its data ports only.
     """
@@ -100,8 +100,6 @@ def build_management(acc: Accumulator, spec, gpu_servers: list[str],
         raise BuildError(f"servers per rack {per_rack}: a {MGMT_RADIX}-port management switch "
                          f"serves at most {MGMT_RADIX - 1} (one port is its uplink)")
     devices = {d.id: d for d in acc.devices}
-    racks = [gpu_servers[i:i + per_rack] for i in range(0, len(gpu_servers), per_rack)]
-    racks += [storage_servers[i:i + per_rack] for i in range(0, len(storage_servers), per_rack)]
     for r, members in enumerate(racks, start=1):
         switch = acc.add(MgmtSwitch(id=f"mgmt{r}", radix=MGMT_RADIX,
                                     port_speed_gbps=MGMT_SPEED_GBPS))

@@ -7,7 +7,7 @@ request into one :class:`BuildError` sentence that names the offending option.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
@@ -86,9 +86,9 @@ class RailOptimizedSpec(_FabricSpecBase):
     )
 
 
-FabricSpec = Annotated[
-    Union[LeafSpineSpec, FatTreeSpec, RailOptimizedSpec], Field(discriminator="topology")
-]
+#: Any of the topology specs (for annotations; :data:`FabricSpec` validates).
+AnySpec = LeafSpineSpec | FatTreeSpec | RailOptimizedSpec
+FabricSpec = Annotated[AnySpec, Field(discriminator="topology")]
 _SPEC_ADAPTER: TypeAdapter[FabricSpec] = TypeAdapter(FabricSpec)
 TOPOLOGIES = ("leaf-spine", "fat-tree", "rail-optimized")
 
@@ -122,10 +122,10 @@ def check_spec(spec: FabricSpec) -> None:
                          ("storage NIC speed", spec.storage_nic_speed_gbps)):
         if not 0 < value <= 100_000:
             raise BuildError(f"{label} {value:g} Gb/s: must be above 0 and at most 100,000")
-    for label, value in (("uplink cable", spec.uplink_cable_m), ("core cable", spec.core_cable_m),
-                         ("server cable", spec.server_cable_m)):
-        if value is not None and not 0 < value <= 100_000:
-            raise BuildError(f"{label} length {value:g} m: must be above 0")
+    for label, length in (("uplink cable", spec.uplink_cable_m), ("core cable", spec.core_cable_m),
+                          ("server cable", spec.server_cable_m)):
+        if length is not None and not 0 < length <= 100_000:
+            raise BuildError(f"{label} length {length:g} m: must be above 0")
     if not spec.oversubscription >= 1 or spec.oversubscription > 64:
         raise BuildError(f"oversubscription {spec.oversubscription:g}: must be between 1 "
                          "(non-blocking) and 64")
@@ -138,9 +138,9 @@ def check_spec(spec: FabricSpec) -> None:
     for option, label in (("servers_per_leaf", "servers per leaf"), ("spines", "spine count"),
                           ("leaves_per_pod", "leaves per pod"),
                           ("servers_per_su", "servers per scalable unit")):
-        value = getattr(spec, option, None)
-        if value is not None:
-            _at_least(value, 1, label, option)
+        count = getattr(spec, option, None)
+        if count is not None:
+            _at_least(count, 1, label, option)
     if spec.gpus is not None:
         _at_least(spec.gpus, 1, "GPU count", "gpus")
     if spec.servers is not None:

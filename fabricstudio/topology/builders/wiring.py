@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass, field
 
 from fabricstudio.model import Core, Device, Leaf, Link, Plane, Spine
+from fabricstudio.model.devices import Switch
 from fabricstudio.topology.builders.specs import BuildError, fmt_int
 
 _EPS = 1e-9
@@ -110,7 +111,7 @@ class TierPlan:
     links_per_spine_core: int = 0
 
 
-def _switch(cls: type, ident: str, tpl: SwitchTemplate, name: str = "") -> Device:
+def _switch(cls: type[Switch], ident: str, tpl: SwitchTemplate, name: str = "") -> Device:
     return cls(id=ident, name=name, radix=tpl.radix, port_speed_gbps=tpl.speed,
                planes=(tpl.plane,))
 

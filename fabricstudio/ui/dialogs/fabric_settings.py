@@ -5,8 +5,15 @@ says why."""
 from __future__ import annotations
 
 from pydantic import BaseModel, ValidationError
-from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFormLayout, QLabel, QTabWidget,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
 from fabricstudio.model import FabricSettings, format_validation_error
 from fabricstudio.ui.forms import FieldEditor, field_label

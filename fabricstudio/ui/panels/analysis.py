@@ -11,8 +11,15 @@ from __future__ import annotations
 import threading
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QTreeWidget, QTreeWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from fabricstudio.model import Design, Plane
 from fabricstudio.ui.theme import INVALID, PLANE_COLOURS, WARNING

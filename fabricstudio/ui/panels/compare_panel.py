@@ -19,9 +19,11 @@ from PySide6.QtWidgets import (
 )
 
 from fabricstudio.model import Design
+from fabricstudio.sim.request import RunRequest
+from fabricstudio.sim.result import Result
 from fabricstudio.ui.panels.results_summary import figures, format_figure
-from fabricstudio.ui.simview.source import COMPARE_VARIANTS, RunRequest, SourceFactory
 from fabricstudio.ui.simview.process_worker import picklable
+from fabricstudio.ui.simview.source import COMPARE_VARIANTS, SourceFactory
 from fabricstudio.ui.simview.worker import CompareWorker
 
 COLUMNS = (("completion_time_s", "Completion"), ("gpu_utilisation", "GPU util."),
@@ -105,7 +107,7 @@ class ComparePanel(QWidget):
             self.worker.wait()
             self._on_finished()
 
-    def _on_variant(self, label: str, result: dict, stream) -> None:
+    def _on_variant(self, label: str, result: Result, stream) -> None:
         values = figures(result, stream)
         self.results[label] = values
         row = [lab for lab, _t, _d in COMPARE_VARIANTS].index(label)
@@ -137,7 +139,7 @@ class ComparePanel(QWidget):
         labels = [label for label, _t, _d in COMPARE_VARIANTS]
         charts = self._charts()
         self.chart_keys = [key for key, _t, _s in charts]
-        for plot, (key, title, scale) in zip(self._bars.values(), charts):
+        for plot, (key, title, scale) in zip(self._bars.values(), charts, strict=False):
             if key == "completion_time_s" and self._longest_completion() >= 1e-3:
                 title, scale = "Completion time (ms)", 1e3
             plot.setTitle(title)

@@ -5,8 +5,15 @@ the model refuses shows the model's reason and the design is untouched."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QFormLayout, QHBoxLayout, QLabel, QPushButton,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from fabricstudio.model import DEVICE_CLASSES, Design, DesignError, DeviceKind, Link, Plane
 from fabricstudio.model.commands import RenameDesign, SetDeviceProperties, SetLinkProperties

@@ -8,8 +8,15 @@ from functools import lru_cache
 
 from PySide6.QtCore import QMimeData, QSize, Qt
 from PySide6.QtGui import QDrag
-from PySide6.QtWidgets import (QAbstractItemView, QLabel, QLineEdit, QListWidget, QListWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from fabricstudio.model import DeviceKind
 from fabricstudio.ui.canvas.view import DEVICE_MIME
@@ -48,7 +55,7 @@ class PaletteList(QListWidget):
             item = QListWidgetItem(kind_icon(DeviceKind(entry["kind"]), 34),
                                    f"{entry['title']}\n{entry['subtitle']}")
             item.setData(ENTRY_ROLE, entry)
-            item.setToolTip(f"Drag onto the canvas; hold Shift when dropping to place several.")
+            item.setToolTip("Drag onto the canvas; hold Shift when dropping to place several.")
             self.addItem(item)
 
     def startDrag(self, actions) -> None:  # noqa: N802 - Qt override

@@ -13,13 +13,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fabricstudio.formats import DesignFileError
+from fabricstudio.sim.export import write_metrics_csv
 from fabricstudio.sim.metrics import MetricStream
-from fabricstudio.ui.panels.results_summary import (
-    RESULT_FIGURES,
-    figures,
-    format_figure,
-    write_metrics_csv,
-)
+from fabricstudio.sim.result import Result
+from fabricstudio.ui.panels.results_summary import RESULT_FIGURES, figures, format_figure
 
 _EXTRA = (("paused_s", "Time senders were paused"), ("peak_queue_bytes", "Peak queue"))
 
@@ -31,7 +29,7 @@ class ResultsPanel(QWidget):
         super().__init__(parent)
         self.title = QLabel("No run yet")
         self.title.setWordWrap(True)
-        rows = [(key, label) for key, label, _u, _p in RESULT_FIGURES] + list(_EXTRA)
+        rows = [(key, label) for key, label, _unit in RESULT_FIGURES] + list(_EXTRA)
         self._keys = [key for key, _ in rows]
         self.table = QTableWidget(len(rows), 2)
         self.table.setHorizontalHeaderLabels(["Figure", "Value"])
@@ -49,9 +47,9 @@ class ResultsPanel(QWidget):
         layout.addWidget(self.table)
         layout.addWidget(self.export_button)
         self.stream: MetricStream | None = None
-        self.values: dict = {}
+        self.values: dict[str, object] = {}
 
-    def show_run(self, title: str, result: dict | None, stream: MetricStream | None) -> None:
+    def show_run(self, title: str, result: Result | None, stream: MetricStream | None) -> None:
         """Show the figures of a run (``result`` may be None while it is still going)."""
         self.stream = stream
         self.title.setText(title)
@@ -67,12 +65,21 @@ class ResultsPanel(QWidget):
         return self.table.item(self._keys.index(key), 1).text()
 
     def _on_export(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export metrics", "metrics.csv",
-                                              "CSV files (*.csv)")
-        if path and self.stream is not None:
-            try:
-                rows = write_metrics_csv(self.stream, path)
-            except OSError as exc:
-                self.title.setText(f"Could not write {path}: {exc.strerror}")
-                return
-            self.title.setText(f"Wrote {rows:,} rows to {path}")
+        if self.stream is not None:
+            status = export_metrics_dialog(self, self.stream)
+            if status:
+                self.title.setText(status)
+
+
+def export_metrics_dialog(parent: QWidget, stream: MetricStream) -> str:
+    """Ask for a file name and write the run's metrics CSV (the one writer the CLI uses too);
+    returns the line to show ('' when cancelled)."""
+    path, _ = QFileDialog.getSaveFileName(parent, "Export metrics", "metrics.csv",
+                                          "CSV files (*.csv)")
+    if not path:
+        return ""
+    try:
+        rows = write_metrics_csv(stream, path)
+    except DesignFileError as exc:
+        return f"Could not write {path}: {exc}"
+    return f"Wrote {rows:,} rows to {path}"

@@ -1,25 +1,12 @@
-"""Key figures of a run, from the engine's Result and from the recorded metric stream."""
+"""Key figures of a run: read from the typed Result once the run has ended, and from the
+recorded metric stream while it is still going (there is no Result yet)."""
 
 from __future__ import annotations
 
-import csv
-from pathlib import Path
 from typing import Any
 
-from fabricstudio.sim.metrics import LINK_FIELDS, MetricStream
-
-
-def lookup(result: dict[str, Any], *paths: str) -> Any:
-    """The first of several dotted paths present in ``result`` (None when none is)."""
-    for path in paths:
-        value: Any = result
-        for part in path.split("."):
-            if not isinstance(value, dict) or part not in value:
-                break
-            value = value[part]
-        else:
-            return value
-    return None
+from fabricstudio.sim.metrics import MetricStream
+from fabricstudio.sim.result import Result
 
 
 def stream_totals(stream: MetricStream | None) -> dict[str, float]:
@@ -30,41 +17,52 @@ def stream_totals(stream: MetricStream | None) -> dict[str, float]:
     return {"pauses": float(stream.link_series("pauses_sent").sum()),
             "ecn_marks": float(stream.link_series("ecn_marks").sum()),
             "cnps": float(stream.link_series("cnps").sum()),
-            "drops": float(stream.link_series("drops").sum()),
+            "dropped": float(stream.link_series("drops").sum()),
             "paused_s": float(stream.link_series("paused").sum() * period),
             "peak_queue_bytes": float(stream.link_series("queue_bytes").max()),
             "recorded_s": float(stream.times[-1])}
 
 
-#: (key, label, unit, dotted paths in the Result) of the figures the results panel shows.
+#: (key, label, unit) of the figures the results panel shows, in order.
 RESULT_FIGURES = (
-    ("completion_time_s", "Completion time", "s", ("completion_time_s",)),
-    ("algbw_gbps", "Algorithm bandwidth", "Gb/s", ("collective.algbw_gbps",)),
-    ("busbw_gbps", "Bus bandwidth", "Gb/s", ("collective.busbw_gbps",)),
-    ("gpu_utilisation", "GPU utilisation", "%",
-     ("training.gpu_utilisation", "gpu_utilisation")),
-    ("dropped", "Dropped packets", "", ("totals.drops", "totals.dropped_packets")),
-    ("retransmitted_bytes", "Retransmitted", "B", ("totals.retransmitted_bytes",)),
-    ("pauses", "PFC PAUSE frames", "", ("totals.pfc_pauses", "totals.pauses")),
-    ("ecn_marks", "ECN marks", "", ("totals.ecn_marks",)),
-    ("cnps", "CNPs", "", ("totals.cnps",)),
+    ("completion_time_s", "Completion time", "s"),
+    ("algbw_gbps", "Algorithm bandwidth", "Gb/s"),
+    ("busbw_gbps", "Bus bandwidth", "Gb/s"),
+    ("gpu_utilisation", "GPU utilisation", "%"),
+    ("dropped", "Dropped packets", ""),
+    ("retransmitted_bytes", "Retransmitted", "B"),
+    ("pauses", "PFC PAUSE frames", ""),
+    ("ecn_marks", "ECN marks", ""),
+    ("cnps", "CNPs", ""),
 )
-_STREAM_FALLBACK = {"dropped": "drops", "pauses": "pauses", "ecn_marks": "ecn_marks",
-                    "cnps": "cnps"}
 
 
-def figures(result: dict[str, Any] | None, stream: MetricStream | None) -> dict[str, Any]:
-    """key -> value of RESULT_FIGURES (Result first, stream totals where the Result is silent)."""
-    result = result or {}
+def result_figures(result: Result) -> dict[str, Any]:
+    """key -> value of RESULT_FIGURES (and ``paused_s``) from a finished run's Result."""
+    collective, training, totals = result.collective, result.training, result.totals
+    return {
+        "completion_time_s": result.completion_time_s,
+        "algbw_gbps": collective.algbw_gbps if collective else None,
+        "busbw_gbps": collective.busbw_gbps if collective else None,
+        "gpu_utilisation": training.gpu_utilisation if training else None,
+        "dropped": totals.drops,
+        "retransmitted_bytes": totals.retransmitted_bytes,
+        "pauses": totals.pfc_pauses,
+        "ecn_marks": totals.ecn_marks,
+        "cnps": totals.cnps,
+        "paused_s": totals.paused_time_s,
+    }
+
+
+def figures(result: Result | None, stream: MetricStream | None) -> dict[str, Any]:
+    """The figures of a run: the Result's when it has ended, else what the stream recorded
+    so far (event counters only); the peak queue always comes from the stream."""
     totals = stream_totals(stream)
-    out: dict[str, Any] = {}
-    for key, _label, _unit, paths in RESULT_FIGURES:
-        value = lookup(result, *paths)
-        if value is None and key in _STREAM_FALLBACK:
-            value = totals.get(_STREAM_FALLBACK[key])
-        out[key] = value
-    paused = lookup(result, "totals.paused_time_s")
-    out["paused_s"] = paused if paused is not None else totals.get("paused_s")
+    if result is not None:
+        out = result_figures(result)
+    else:
+        out = {key: totals.get(key) for key, _label, _unit in RESULT_FIGURES}
+        out["paused_s"] = totals.get("paused_s")
     out["peak_queue_bytes"] = totals.get("peak_queue_bytes")
     return out
 
@@ -94,20 +92,3 @@ def _bytes(n: float) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return f"{n:.1f} GiB"
-
-
-def write_metrics_csv(stream: MetricStream, path: str | Path) -> int:
-    """Write every frame x directed link as CSV rows; returns the number of rows."""
-    names = list(LINK_FIELDS)
-    columns = {name: stream.link_series(name) for name in names}
-    times = stream.times.copy()
-    rows = 0
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["time_s", "link", "src", "src_port", "dst", "dst_port", *names])
-        for f, t in enumerate(times[: len(columns[names[0]])]):
-            for d in stream.links:
-                writer.writerow([f"{t:.9g}", d.link_id, d.src, d.src_port, d.dst, d.dst_port,
-                                 *(f"{columns[n][f, d.index]:.6g}" for n in names)])
-                rows += 1
-    return rows

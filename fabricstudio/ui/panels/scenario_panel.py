@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import ValidationError
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -25,10 +26,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fabricstudio.model import Design, DeviceKind, Technology
-from fabricstudio.sim.scenario import Scenario, ScenarioError, dump_scenario, load_scenario
+from fabricstudio.model import Design, DeviceKind, Technology, format_validation_error
+from fabricstudio.sim.request import WORKLOAD_LABELS, RunRequest, describe_workloads
+from fabricstudio.sim.scenario import ROUTINGS, Scenario, ScenarioError, load_scenario
 from fabricstudio.ui.simview.qt_safe import connect_safely
-from fabricstudio.ui.simview.source import ROUTINGS, WORKLOADS, RunRequest, describe_workloads
 
 _TECH_CHOICES = (("InfiniBand", Technology.INFINIBAND), ("RoCE", Technology.ROCE),
                  ("Lossy Ethernet", Technology.ETHERNET))
@@ -54,7 +55,7 @@ class ScenarioPanel(QWidget):
         self.dcqcn = QCheckBox("DCQCN congestion control")
         self.dcqcn.setChecked(design.fabric.dcqcn.enabled)
         self.workload = QComboBox()
-        for key, label in WORKLOADS.items():
+        for key, label in WORKLOAD_LABELS.items():
             self.workload.addItem(label, key)
         self.size_mib = QDoubleSpinBox(decimals=2, minimum=0.01, maximum=65536, suffix=" MiB")
         self.size_mib.setValue(8.0)
@@ -233,7 +234,7 @@ class ScenarioPanel(QWidget):
         """The scenario as edited; raises ValueError with a message when it cannot run."""
         if self.loaded is not None:
             return self._common_request().with_changes(
-                scenario_text=dump_scenario(self.loaded[1]),
+                workload=None, scenario=self.loaded[1],
                 scenario_label=describe_workloads(self.loaded[1]))
         ranks: tuple[str, ...] = ()
         if self.ranks.currentData() == "selection":
@@ -264,6 +265,9 @@ class ScenarioPanel(QWidget):
     def _checked_request(self) -> RunRequest | None:
         try:
             request = self.request()
+        except ValidationError as exc:
+            self.error.setText(format_validation_error(exc))
+            return None
         except ValueError as exc:
             self.error.setText(str(exc))
             return None

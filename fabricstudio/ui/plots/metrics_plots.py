@@ -213,7 +213,7 @@ class MetricsPlots(QWidget):
                 self._relabel_links(stream)
         chosen = self.shown_links
         name, scale = ("utilisation", 100.0) if key == "util" else ("queue_bytes", 1 / 1024)
-        for curve, i in zip(self._link_curves[key], chosen):
+        for curve, i in zip(self._link_curves[key], chosen, strict=False):
             values = stream.link_series(name, i)[: len(x)] * scale
             curve.setData(x[: len(values)], values)
 
@@ -289,7 +289,7 @@ class FlowStats:
             self._t = np.resize(self._t, 2 * self._count)
             self._values = {k: np.resize(v, 2 * self._count) for k, v in self._values.items()}
         self._t[self._count] = x
-        for name, value in zip(FLOW_CURVES, values):
+        for name, value in zip(FLOW_CURVES, values, strict=True):
             self._values[name][self._count] = value
         self._count += 1
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from typing import Any
 
 import numpy as np
 import shiboken6
@@ -18,10 +17,12 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from fabricstudio.model import Design
 from fabricstudio.sim.metrics import Frame, MetricStream
+from fabricstudio.sim.request import RunRequest
+from fabricstudio.sim.result import Result
 from fabricstudio.ui.simview.overlay import SimOverlay
-from fabricstudio.ui.simview.qt_safe import connect_safely
 from fabricstudio.ui.simview.process_worker import ProcessRunWorker, picklable
-from fabricstudio.ui.simview.source import RunRequest, SourceFactory, engine_source
+from fabricstudio.ui.simview.qt_safe import connect_safely
+from fabricstudio.ui.simview.source import SourceFactory, engine_source
 from fabricstudio.ui.simview.worker import RunWorker
 
 TICK_MS = 33
@@ -56,7 +57,7 @@ class SimController(QObject):
     frame_shown = Signal(int, float)  # frame index, its time
     state_changed = Signal(str)  # idle / starting / running / finished / stopped / failed
     progress = Signal(float, float, float)  # simulated now, fraction done, sim-s per wall-s
-    result_ready = Signal(object)  # result data (dict)
+    result_ready = Signal(object)  # Result
     message = Signal(str)
     ticked = Signal()  # after every display tick (charts refresh one at a time on it)
 
@@ -73,7 +74,7 @@ class SimController(QObject):
         self.stream: MetricStream | None = None
         self.request: RunRequest | None = None
         self.run_design: Design | None = None
-        self.result: dict[str, Any] | None = None
+        self.result: Result | None = None
         self.state = "idle"
         self.worker: RunWorker | ProcessRunWorker | None = None
         self.speed: float | None = None  # sim seconds per wall second; None = follow live
@@ -174,7 +175,7 @@ class SimController(QObject):
     def _on_progress(self, now: float, fraction: float, rate: float) -> None:
         self.progress.emit(now, fraction, rate)
 
-    def _on_completed(self, result: dict) -> None:
+    def _on_completed(self, result: Result) -> None:
         self.result = result
         self._set_state("finished")
         self.result_ready.emit(result)
@@ -211,7 +212,7 @@ class SimController(QObject):
             self.overlay.apply_frame(None)
         self.stream_changed.emit(stream)
 
-    def load_stream(self, stream: MetricStream, result: dict | None = None) -> None:
+    def load_stream(self, stream: MetricStream, result: Result | None = None) -> None:
         """Show a recorded run (replay without an engine)."""
         self.stop()
         self._set_stream(stream)

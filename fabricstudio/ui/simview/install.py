@@ -8,10 +8,10 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QMainWindow, QMenu, QScrollArea
 
+from fabricstudio.sim.result import Result
 from fabricstudio.ui.canvas.items.link_item import LinkItem
 from fabricstudio.ui.panels.compare_panel import ComparePanel
-from fabricstudio.ui.panels.results_panel import ResultsPanel
-from fabricstudio.ui.panels.results_summary import write_metrics_csv
+from fabricstudio.ui.panels.results_panel import ResultsPanel, export_metrics_dialog
 from fabricstudio.ui.panels.scenario_panel import ScenarioPanel
 from fabricstudio.ui.plots.metrics_plots import MetricsPlots
 from fabricstudio.ui.simview.controller import SimController
@@ -38,7 +38,8 @@ class SimulationUi(QObject):
         self.controls = SimControls(self.controller, window)
         self.legend = LegendOverlay(window.view)
         self.docks = {
-            "scenario": self._dock("Scenario", self.scenario, Qt.DockWidgetArea.RightDockWidgetArea),
+            "scenario": self._dock("Scenario", self.scenario,
+                                   Qt.DockWidgetArea.RightDockWidgetArea),
             "results": self._dock("Results", self.results, Qt.DockWidgetArea.RightDockWidgetArea),
             "charts": self._dock("Charts", self.plots, Qt.DockWidgetArea.BottomDockWidgetArea),
             "compare": self._dock("Compare fabrics", self.compare,
@@ -185,15 +186,9 @@ class SimulationUi(QObject):
         if stream is None or not len(stream):
             self.window.statusBar().showMessage("No run to export yet", 5000)
             return
-        path, _ = QFileDialog.getSaveFileName(self.window, "Export metrics", "metrics.csv",
-                                              "CSV files (*.csv)")
-        if path:
-            try:
-                rows = write_metrics_csv(stream, path)
-            except OSError as exc:
-                self.window.statusBar().showMessage(f"Could not write {path}: {exc}", 8000)
-                return
-            self.window.statusBar().showMessage(f"Wrote {rows:,} rows to {path}", 5000)
+        status = export_metrics_dialog(self.window, stream)
+        if status:
+            self.window.statusBar().showMessage(status, 8000)
 
     # ------------------------------------------------------------------ reactions
     def _selected_device_ids(self) -> list[str]:
@@ -244,17 +239,18 @@ class SimulationUi(QObject):
             f"Simulating: t = {format_time(now)} ({100 * fraction:.0f}%) · "
             f"{rate * 1e6:.1f} simulated µs per wall second")
 
-    def _on_result(self, result: dict) -> None:
+    def _on_result(self, result: Result) -> None:
         c = self.controller
         self.docks["results"].raise_()
         label = c.request.label if c.request else ""
-        deadlock = (result.get("totals") or {}).get("deadlock") or {}
-        if deadlock.get("detected"):
-            text = (f"Deadlock at {format_time(deadlock['at_s'])}: "
-                    f"{' → '.join(deadlock['path'])} froze (links "
-                    f"{', '.join(deadlock['cycle'])}, selected on the canvas)")
+        deadlock = result.totals.deadlock
+        if deadlock.detected:
+            cycle = deadlock.cycle or []
+            text = (f"Deadlock at {format_time(deadlock.at_s or 0.0)}: "
+                    f"{' → '.join(deadlock.path or [])} froze (links {', '.join(cycle)}, "
+                    "selected on the canvas)")
             self.results.show_run(f"{text} · {label}", result, c.stream)
-            self.select_links(deadlock["cycle"])
+            self.select_links(cycle)
             self.window.statusBar().showMessage(text, 30000)
         else:
             self.results.show_run(f"Finished: {label}", result, c.stream)

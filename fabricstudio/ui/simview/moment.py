@@ -15,7 +15,6 @@ from fabricstudio.ui.simview.overlay import SimOverlay
 from fabricstudio.ui.simview.style import LEGEND_SIZE, paint_legend
 
 
-
 def render_scene_image(scene: QGraphicsScene, caption: str = "", legend: bool = True,
                        scale: float = 2.0, background: str = "theme") -> QImage:
     """The design drawn by the designer's exporter (the overlay included, being a scene item),

@@ -176,7 +176,7 @@ class SimOverlay(QGraphicsItem):
         util = self.state["utilisation"]
         busy = np.flatnonzero((util > style.BUSY_THRESHOLD) & placed)
         self._bins_lines = {}
-        for i, b in zip(busy.tolist(), style.utilisation_bins(util[busy]).tolist()):
+        for i, b in zip(busy.tolist(), style.utilisation_bins(util[busy]).tolist(), strict=True):
             self._bins_lines.setdefault(b, []).append(QLineF(*self._geom[i]))
         self._build_queues(placed)
         s = self.state
@@ -203,9 +203,9 @@ class SimOverlay(QGraphicsItem):
         level = QUEUE_BAR * fill[chosen]
         high = fill[chosen] >= 0.75
         self._queue_frames = [QRectF(x, y, 5.0, QUEUE_BAR)
-                              for x, y in zip(left.tolist(), top.tolist())]
+                              for x, y in zip(left.tolist(), top.tolist(), strict=True)]
         bars = [(QRectF(x, y + QUEUE_BAR - h, 5.0, h), hi) for x, y, h, hi in
-                zip(left.tolist(), top.tolist(), level.tolist(), high.tolist())]
+                zip(left.tolist(), top.tolist(), level.tolist(), high.tolist(), strict=True)]
         self._queue_low = [r for r, hi in bars if not hi]
         self._queue_high = [r for r, hi in bars if hi]
 

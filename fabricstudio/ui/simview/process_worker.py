@@ -21,8 +21,9 @@ from PySide6.QtCore import QThread, Signal
 from fabricstudio.formats import dump_design, parse_design
 from fabricstudio.model import Design
 from fabricstudio.sim.metrics import MetricStream
-from fabricstudio.ui.simview.source import RunRequest, SourceFactory, result_data
-from fabricstudio.ui.simview.worker import _run_source, _Stopped, progress_of
+from fabricstudio.sim.request import RunRequest
+from fabricstudio.ui.simview.source import SourceFactory
+from fabricstudio.ui.simview.worker import _run_source, _Stopped
 
 STOP_GRACE_S = 1.0
 #: The child runs at a lower scheduling priority: on a loaded machine (fewer free cores than
@@ -65,11 +66,11 @@ def _child_main(factory: SourceFactory, design_text: str, request: RunRequest, c
             frames = [stream.frame(i) for i in range(sent, count)] if send_frames else []
             sent = count
             wall = time.perf_counter() - started
-            conn.send(("frames", frames, now, progress_of(source), now / wall if wall else 0.0))
+            conn.send(("frames", frames, now, source.progress, now / wall if wall else 0.0))
 
         _run_source(source, stop, flush)
         flush(source.now, 0.0)
-        conn.send(("result", result_data(source.result())))
+        conn.send(("result", source.result(), source.flow_ends()))
     except _Stopped:
         conn.send(("stopped",))
     except Exception as exc:  # noqa: BLE001 - reported to the user by the parent
@@ -181,7 +182,7 @@ class ProcessRunWorker(QThread):
                 self.stream.append(frame)
             self.progressed.emit(now, fraction, rate)
         elif kind == "result":
-            self.stream.finished = True
+            self.stream.close(message[2])
             self.completed.emit(message[1])
             return True
         elif kind == "error":
@@ -205,6 +206,8 @@ def run_variant_in_child(factory: SourceFactory, design_text: str, request: RunR
             return False
         if kind == "frames":
             return False
+        if kind == "result" and "stream" in box:
+            box["stream"].close(message[2])
         box[kind] = message[1] if len(message) > 1 else None
         return True
 

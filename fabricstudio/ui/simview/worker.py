@@ -14,13 +14,9 @@ from typing import Any
 from PySide6.QtCore import QThread, Signal
 
 from fabricstudio.model import Design
-from fabricstudio.ui.simview.source import (
-    COMPARE_VARIANTS,
-    RunRequest,
-    SimulationSource,
-    SourceFactory,
-    result_data,
-)
+from fabricstudio.sim.request import RunRequest
+from fabricstudio.sim.result import Result
+from fabricstudio.ui.simview.source import COMPARE_VARIANTS, SimulationSource, SourceFactory
 
 SLICE_TARGET_S = 0.02
 
@@ -29,29 +25,13 @@ class _Stopped(Exception):
     """Raised inside the worker when Stop was requested."""
 
 
-def is_finished(source: SimulationSource) -> bool:
-    """True when the source has nothing left to run."""
-    finished = getattr(source, "finished", None)
-    return bool(finished) if finished is not None else source.now >= source.until_s
-
-
-def progress_of(source: SimulationSource) -> float:
-    """Fraction of the run done (0..1)."""
-    progress = getattr(source, "progress", None)
-    if progress is not None:
-        return float(progress)
-    if not source.until_s or not math.isfinite(source.until_s):
-        return 0.0
-    return min(1.0, source.now / source.until_s)
-
-
 def _run_source(source: SimulationSource, stop: threading.Event,
                 on_slice: Any = None) -> None:
     """Advance ``source`` to its end in adaptive slices; raise _Stopped on request."""
     horizon = source.until_s  # inf: the run goes on until its traffic completes
     expected = horizon if math.isfinite(horizon) else getattr(source, "expected_s", 0.0)
     step = max(source.stream.sample_period_s, expected / 2000.0)
-    while not is_finished(source):
+    while not source.finished:
         if stop.is_set():
             raise _Stopped
         target = min(horizon, source.now + step)
@@ -70,7 +50,7 @@ class RunWorker(QThread):
 
     stream_ready = Signal(object)  # MetricStream
     progressed = Signal(float, float, float)  # simulated now, fraction done, sim-s per wall-s
-    completed = Signal(object)  # result data (dict)
+    completed = Signal(object)  # Result
     failed = Signal(str)
 
     def __init__(self, factory: SourceFactory, design: Design, request: RunRequest,
@@ -89,19 +69,19 @@ class RunWorker(QThread):
 
     def run(self) -> None:  # noqa: D102 - QThread override
         try:
-            self.source = self._factory(self._design, self._request)
-            self.stream_ready.emit(self.source.stream)
+            source = self.source = self._factory(self._design, self._request)
+            self.stream_ready.emit(source.stream)
             started = time.perf_counter()
-            sim_started = self.source.now
+            sim_started = source.now
 
             def report(now: float, _spent: float) -> None:
                 wall = time.perf_counter() - started
                 rate = (now - sim_started) / wall if wall > 0 else 0.0
-                self.progressed.emit(now, progress_of(self.source), rate)
+                self.progressed.emit(now, source.progress, rate)
 
-            _run_source(self.source, self._stop, report)
-            self.source.stream.finished = True
-            self.completed.emit(result_data(self.source.result()))
+            _run_source(source, self._stop, report)
+            source.stream.close(source.flow_ends())
+            self.completed.emit(source.result())
         except _Stopped:
             self.stopped = True
         except Exception as exc:  # noqa: BLE001 - any engine failure is shown to the user
@@ -111,7 +91,7 @@ class RunWorker(QThread):
 class CompareWorker(QThread):
     """Runs the same design and workload on each fabric of COMPARE_VARIANTS, headless."""
 
-    variant_done = Signal(str, object, object)  # label, result data, stream
+    variant_done = Signal(str, object, object)  # label, Result, stream
     variant_started = Signal(str)
     failed = Signal(str)
 
@@ -128,8 +108,8 @@ class CompareWorker(QThread):
         """Stop after the current slice."""
         self._stop.set()
 
-    def _run_variant(self, request: RunRequest) -> tuple[Any, Any]:
-        """(result data, stream) of one variant; raises _Stopped or RuntimeError."""
+    def _run_variant(self, request: RunRequest) -> tuple[Result, Any]:
+        """(Result, stream) of one variant; raises _Stopped or RuntimeError."""
         if self._use_process:
             from fabricstudio.formats import dump_design
             from fabricstudio.ui.simview.process_worker import run_variant_in_child
@@ -143,8 +123,8 @@ class CompareWorker(QThread):
             return result, stream
         source = self._factory(self._design, request)
         _run_source(source, self._stop)
-        source.stream.finished = True
-        return result_data(source.result()), source.stream
+        source.stream.close(source.flow_ends())
+        return source.result(), source.stream
 
     def run(self) -> None:  # noqa: D102 - QThread override
         try:

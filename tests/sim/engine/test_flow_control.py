@@ -4,7 +4,14 @@ switch's real buffer, and deadlock detection."""
 import pytest
 
 from fabricstudio.model import (
-    Design, GpuServer, InfinibandSettings, Leaf, Link, PfcSettings, Technology)
+    Design,
+    GpuServer,
+    InfinibandSettings,
+    Leaf,
+    Link,
+    PfcSettings,
+    Technology,
+)
 from fabricstudio.sim.engine import Engine, EngineConfig
 from fabricstudio.sim.engine.ports import Port
 from tests.sim.engine.designs import fabric, star

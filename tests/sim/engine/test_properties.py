@@ -110,7 +110,7 @@ def test_headline_figures_agree_across_cell_sizes():
         ids = [eng.add_flow(h, "r", 1e12) for h in ("h1", "h2", "h3")]
         figures[cell] = rates_gbps(eng, ids, 1e-3, 3e-3)
     for cell in (4096, 65536):
-        for rate, ref in zip(figures[cell], figures[16384]):
+        for rate, ref in zip(figures[cell], figures[16384], strict=True):
             assert rate == pytest.approx(ref, rel=0.05)
 
 

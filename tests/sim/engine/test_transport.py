@@ -83,7 +83,7 @@ def test_dcqcn_defaults_keep_the_target_across_a_burst_of_cuts():
     rp = first_flow(eng).rp
     line = rp.line
     assert rp.rai == pytest.approx(20e6 / 8 * line / (100e9 / 8))  # 5 Mb/s x C / 25G
-    for k in range(6):  # cuts 10 us apart: no timer increase in between
+    for _ in range(6):  # cuts 10 us apart: no timer increase in between
         eng.advance(eng.now + 10e-6)
         cnp(rp)
     assert rp.rt == pytest.approx(line)  # ConnectX clamp_tgt_rate 0: target kept

@@ -158,8 +158,9 @@ def test_v6_marked_fraction_follows_the_red_ramp_at_a_steady_queue():
 
 
 def test_v6_no_marks_below_kmin_all_packets_marked_above_kmax():
-    from fabricstudio.sim.engine.nodes import marked_packets
     from random import Random
+
+    from fabricstudio.sim.engine.nodes import marked_packets
 
     eng = incast(Technology.ROCE, 1, 1e6)
     switch = eng.net.switches["s"]

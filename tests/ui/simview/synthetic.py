@@ -7,9 +7,17 @@ from collections.abc import Callable
 
 import numpy as np
 
-from fabricstudio.model import Design
+from fabricstudio.model import Design, Technology
 from fabricstudio.sim.metrics import DirectedLink, Frame, MetricStream, empty_link_arrays
-from fabricstudio.ui.simview.source import RunRequest
+from fabricstudio.sim.request import RunRequest
+from fabricstudio.sim.result import (
+    CollectiveSummary,
+    EngineInfo,
+    Result,
+    RunInfo,
+    Totals,
+    TrainingSummary,
+)
 
 PERIOD = 1e-6
 
@@ -52,6 +60,14 @@ class SyntheticSource:
     def now(self) -> float:
         return self._now
 
+    @property
+    def finished(self) -> bool:
+        return self._now >= self.until_s
+
+    @property
+    def progress(self) -> float:
+        return min(1.0, self._now / self.until_s)
+
     def advance(self, until_s: float) -> None:
         while self._now + PERIOD <= min(until_s, self.until_s) + 1e-15:
             i = len(self.stream)
@@ -63,14 +79,32 @@ class SyntheticSource:
                 time.sleep(self._wall)
         self._now = max(self._now, min(until_s, self.until_s))
 
-    def result(self) -> dict:
-        tech = self.request.technology.value
-        drops = {"ethernet": 7}.get(tech, 0)
-        return {"completion_time_s": self._now, "technology": tech,
-                "collective": {"algbw_gbps": 10.0, "busbw_gbps": 15.0},
-                "totals": {"dropped_packets": drops, "retransmitted_bytes": drops * 4096,
-                           "pauses": 3, "ecn_marks": 2},
-                "training": {"gpu_utilisation": 0.9 if tech != "ethernet" else 0.5}}
+    def result(self) -> Result:
+        return synthetic_result(self._now, self.request.technology or Technology.ROCE)
+
+    def flow_ends(self) -> dict[int, tuple[str, str]]:
+        return {0: ("src", "dst")}
+
+
+def synthetic_result(now: float, technology: Technology) -> Result:
+    """A Result with fixed figures: lossy Ethernet drops 7 packets, GPUs idle more on it."""
+    lossy = technology is Technology.ETHERNET
+    drops = 7 if lossy else 0
+    return Result(
+        run=RunInfo(design="synthetic", scenario="synthetic", technology=technology,
+                    dcqcn=False, routing="default", cell_bytes=16384, seed=1, until_s=None,
+                    measure_from_s=0.0, sample_period_s=PERIOD),
+        completion_time_s=now, end_s=now,
+        collective=CollectiveSummary(name="all_reduce", ranks=2, size_bytes=2**20,
+                                     algorithm="ring", channels=1, time_s=now,
+                                     algbw_gbps=10.0, busbw_gbps=15.0),
+        training=TrainingSummary(iterations=1, compute_s=now, overlap=0.0, step_time_s=now,
+                                 allreduce_time_s=now, exposed_comm_s=0.0,
+                                 gpu_utilisation=0.5 if lossy else 0.9),
+        totals=Totals(drops=drops, retransmitted_bytes=drops * 4096, pfc_pauses=3,
+                      ecn_marks=2),
+        engine=EngineInfo(events=0, cell_bytes=16384, cell_hops=0, wall_time_s=None,
+                          events_per_s=None))
 
 
 def factory(script: Callable = ramp, wall_per_frame_s: float = 0.0) -> Callable:

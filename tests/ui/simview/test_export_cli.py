@@ -1,21 +1,21 @@
 """``fabricstudio export DESIGN --scenario FILE --at SECONDS --png FILE``."""
 
-import json
 
 from PySide6.QtGui import QImage
 
 from fabricstudio.cli import main
 from fabricstudio.formats import load_design
 from fabricstudio.model import Technology
+from fabricstudio.sim.request import RunRequest, scenario_for
+from fabricstudio.sim.scenario import dump_scenario
 from fabricstudio.ui.simview import source as source_module
-from fabricstudio.ui.simview.source import RunRequest
 from tests.ui.simview.synthetic import SyntheticSource
 
 
 def _scenario_file(tmp_path, design):
-    data = RunRequest(technology=Technology.ROCE).to_scenario_data(design)
+    scenario = scenario_for(design, RunRequest(technology=Technology.ROCE))
     path = tmp_path / "scenario.json"
-    path.write_text(json.dumps({"format": "fabricstudio-scenario", "version": 1, **data}))
+    path.write_text(dump_scenario(scenario))
     return path
 
 

@@ -8,9 +8,9 @@ from PySide6.QtGui import QImage
 
 from fabricstudio.formats import load_design
 from fabricstudio.model import Technology
+from fabricstudio.ui.export import export_rect
 from fabricstudio.ui.main_window import MainWindow
 from fabricstudio.ui.simview import install_simulation_ui
-from fabricstudio.ui.export import export_rect
 from fabricstudio.ui.simview.moment import save_png
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS
 from tests.ui.simview.synthetic import factory

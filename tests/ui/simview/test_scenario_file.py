@@ -6,6 +6,7 @@ import pytest
 
 from fabricstudio.formats import load_design
 from fabricstudio.model import Technology
+from fabricstudio.sim.request import scenario_for
 from fabricstudio.ui.main_window import MainWindow
 from fabricstudio.ui.simview import install_simulation_ui
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS, engine_source
@@ -43,21 +44,21 @@ def test_a_loaded_scenario_is_what_run_uses_until_a_workload_field_changes(sim, 
     assert panel.scenario_info.isHidden()
     assert panel.load_scenario_file(_write(tmp_path, TRAINING_PLUS_INCAST))
     request = panel.request()
-    data = request.to_scenario_data(sim.window.design)
-    assert [w["type"] for w in data["workloads"]] == ["training", "incast"]
-    assert (data["seed"], data["cell_bytes"], data["routing"]) == (3, 4096, "ecmp")
+    scenario = scenario_for(sim.window.design, request)
+    assert [w.type for w in scenario.workloads] == ["training", "incast"]
+    assert (scenario.seed, scenario.cell_bytes, scenario.routing) == (3, 4096, "ecmp")
     assert panel.seed.value() == 3 and panel.cell.currentData() == 4096
     assert "training step + incast 2:1" in request.label
     assert "training step + incast 2:1" in panel.scenario_info.text()
     assert not panel.scenario_info.isHidden()
     # the fabric choice still applies (Compare swaps it per variant)
-    ib = request.with_changes(technology=Technology.INFINIBAND).to_scenario_data(
-        sim.window.design)
-    assert ib["technology"] == "infiniband" and len(ib["workloads"]) == 2
+    ib = scenario_for(sim.window.design,
+                      request.with_changes(technology=Technology.INFINIBAND))
+    assert ib.technology is Technology.INFINIBAND and len(ib.workloads) == 2
     panel.size_mib.setValue(panel.size_mib.value() + 1)
     assert panel.loaded is None and panel.scenario_info.isHidden()
-    assert panel.request().scenario_text is None
-    assert len(panel.request().to_scenario_data(sim.window.design)["workloads"]) == 1
+    assert panel.request().scenario is None
+    assert len(scenario_for(sim.window.design, panel.request()).workloads) == 1
 
 
 @pytest.mark.parametrize("content, reason", [
@@ -96,7 +97,7 @@ def test_opening_another_design_drops_the_loaded_scenario(sim, tmp_path, example
     other = load_design(examples_dir / "tiny.json")
     sim.window.design.load_data(other.to_data())
     assert panel.loaded is None
-    assert panel.request().scenario_text is None
+    assert panel.request().scenario is None
 
 
 def test_a_deadlock_is_named_and_its_cycle_selected_on_the_canvas(qtbot, examples_dir):

@@ -8,9 +8,9 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, 
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 from fabricstudio.model import Device, DeviceKind
+from fabricstudio.ui.canvas.items.hover import HoverHighlight
 from fabricstudio.ui.icons import kind_glyph
 from fabricstudio.ui.theme import DARK, INVALID, KIND_COLOURS, KIND_LABELS, VALID, WARNING, Theme
-from fabricstudio.ui.canvas.items.hover import HoverHighlight
 
 TILE = 40.0
 LABEL_WIDTH = 84.0

@@ -9,8 +9,8 @@ from PySide6.QtWidgets import QGraphicsLineItem, QStyleOptionGraphicsItem, QWidg
 
 from fabricstudio.model import Link
 from fabricstudio.topology.geometry import clip_segment
-from fabricstudio.ui.theme import DARK, PLANE_COLOURS, Theme, speed_colour, speed_text
 from fabricstudio.ui.canvas.items.hover import HoverHighlight
+from fabricstudio.ui.theme import DARK, PLANE_COLOURS, Theme, speed_colour, speed_text
 
 #: Zoomed out below this, plain links are drawn as 1-px aliased lines (cheap for thousands).
 THIN_BELOW_LOD = 0.5

@@ -1,0 +1,1 @@
+"""Export formats: each module defining ``FORMAT`` (an ExportFormat) is one format."""

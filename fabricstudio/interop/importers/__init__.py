@@ -1,0 +1,1 @@
+"""Import formats: each module defining ``FORMAT`` (an ImportFormat) is one format."""
