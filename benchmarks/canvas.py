@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import statistics
 import sys
+import tempfile
 import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -96,7 +97,11 @@ def measure(gpus: int, app, settings) -> dict:
 
 def main() -> int:
     app = ensure_app()
-    settings = QSettings(os.devnull, QSettings.Format.IniFormat)
+    # Throw-away settings in a temporary folder: QSettings saves an INI file by writing a new
+    # file and renaming it over the old one, so pointed at /dev/null (as root) it replaced the
+    # device with a regular file for every process on the machine.
+    scratch = tempfile.mkdtemp(prefix="fabricstudio-bench-")
+    settings = QSettings(os.path.join(scratch, "settings.ini"), QSettings.Format.IniFormat)
     sizes = [int(a) for a in sys.argv[1:]] or SIZES
     print(f"canvas benchmark, viewport {VIEW_W}x{VIEW_H}, Qt platform "
           f"{app.platformName()}; frame budget 16.7 ms")

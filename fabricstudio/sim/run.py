@@ -12,7 +12,8 @@ Live (the GUI drives it from a worker thread and reads ``sim.stream`` from the U
         fraction = sim.progress
     result = sim.result()
 
-``build_simulation`` freezes a copy of the design, so later edits do not reach the run.
+``build_simulation`` takes a snapshot of the design (:func:`fabricstudio.model.freeze`, once: a
+snapshot passed in is used as it is), so later edits do not reach the run.
 """
 
 from __future__ import annotations
@@ -24,21 +25,23 @@ from typing import Any
 
 import networkx as nx
 
-from fabricstudio.model import Design, Plane
+from fabricstudio.model import Design, Plane, freeze
 from fabricstudio.model.devices import SERVER_TYPES
+from fabricstudio.model.units import gbps_to_bytes_per_s
+from fabricstudio.sim.budget import check_timers, sample_budget
 from fabricstudio.sim.engine import Engine, EngineConfig, EngineError
+from fabricstudio.sim.flow import NOT_MODELLED, FlowEngine
 from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.sim.result import EngineInfo, Result, throughput_gbps
 from fabricstudio.sim.scenario import Scenario, ScenarioError, fabric_with_overrides
+from fabricstudio.sim.work import LIMIT_S, WorkEstimate, choose_engine
 from fabricstudio.sim.workloads import Workload, WorkloadContext, build_workloads, server_of
 from fabricstudio.sim.workloads.collectives import Collective
 from fabricstudio.sim.workloads.training import TrainingStep
 from fabricstudio.topology.graph import design_graph
 
-#: Refuse runs estimated above this many cell-hops (~10 minutes at ~200k cell-hops/s).
+#: Refuse cell-engine runs estimated above this many cell-hops (~10 minutes).
 MAX_CELL_HOPS = 1.2e8
-#: Refuse runs that would create more flows than this.
-MAX_FLOWS = 5_000_000
 #: At most this many flows are listed in a Result (the rest are counted in flows_omitted).
 MAX_RESULT_FLOWS = 10_000
 #: Slices per run when advancing headless (progress granularity).
@@ -53,8 +56,10 @@ class Simulation:
     read counters).  Call :meth:`result` from the advancing thread or after it stopped.
     """
 
-    def __init__(self, design: Design, scenario: Scenario, engine: Engine, config: EngineConfig,
-                 workloads: list[Workload], estimate_s: float) -> None:
+    def __init__(self, design: Design, scenario: Scenario, engine: Engine | FlowEngine,
+                 config: EngineConfig, workloads: list[Workload], estimate_s: float,
+                 frame_limit_s: float = math.inf,
+                 engine_info: dict[str, Any] | None = None) -> None:
         self.design = design
         #: The configuration the engine runs with.
         self.engine_config = config
@@ -63,14 +68,26 @@ class Simulation:
         self.workloads = workloads
         #: Rough expected duration of the traffic (s), used for slicing and open horizons.
         self.estimate_s = estimate_s
-        #: Where the run stops: the scenario's horizon; without one (inf) it goes on until
-        #: every workload completes, a deadlock is detected or nothing is left that can move.
-        self.stop_s = scenario.until_s if scenario.until_s is not None else math.inf
+        #: Where the run stops: the scenario's horizon.  Without one the cell engine goes on
+        #: until every workload completes, a deadlock is detected or nothing is left that can
+        #: move; its frames end where the frame budget runs out (sim.budget; a warning says
+        #: so).  At flow level (no loss, no timers) the frame budget is the stop.
+        self.stop_s = (scenario.until_s if scenario.until_s is not None
+                       else math.inf if isinstance(engine, Engine) else frame_limit_s)
+        #: Where frames end (the frame budget) on an open-horizon run.
+        self.frame_limit_s = frame_limit_s
+        if isinstance(engine, Engine) and scenario.until_s is None:
+            engine.sampler.until_s = frame_limit_s
         #: True when an open-horizon run ended because nothing could happen any more.
         self.stalled = False
         self._stall_from: float | None = None
         self._window_base: dict[int, int] | None = None
         self._planned = sum(w.planned_bytes for w in workloads) or 1
+        #: Which engine runs and why: ``kind`` ("cell" or "flow"), ``requested``, ``reason``,
+        #: ``estimate`` (the work estimate, a dict).
+        self.engine_info: dict[str, Any] = engine_info or {
+            "kind": "cell", "requested": "cell", "reason": "cell: chosen by the scenario",
+            "estimate": None}
         #: Length of one slice (s).  A run without a horizon ends at the first slice boundary
         #: after its traffic completes, whatever steps the caller advances in, so the CLI
         #: (:meth:`run`) and the GUI (adaptive steps) end at the same time with the same frames.
@@ -80,6 +97,11 @@ class Simulation:
         self._next_mark = self.slice_s
 
     # ------------------------------------------------------------------ state
+    @property
+    def engine_kind(self) -> str:
+        """"cell" or "flow"."""
+        return str(self.engine_info["kind"])
+
     @property
     def stream(self) -> MetricStream:
         """The engine's MetricStream (frames of per-link and per-flow metrics)."""
@@ -97,15 +119,16 @@ class Simulation:
 
     @property
     def deadlock(self) -> dict[str, Any] | None:
-        """The deadlock that ended the run (``totals.deadlock``), or None."""
-        return self.engine.deadlock
+        """The deadlock that ended the run (``totals.deadlock``), or None (never at flow
+        level: no PFC or credits there)."""
+        return self.engine.deadlock if isinstance(self.engine, Engine) else None
 
     @property
     def finished(self) -> bool:
         """True when there is nothing left to run: the horizon is reached, a deadlock ended
         the run, or (without a horizon) every workload completed or nothing can move any
         more.  With an explicit horizon the run otherwise goes on to ``until_s``."""
-        if self.now >= self.stop_s or self.engine.deadlock is not None or self.stalled:
+        if self.now >= self.stop_s or self.deadlock is not None or self.stalled:
             return True
         return self.scenario.until_s is None and self._ended()
 
@@ -147,21 +170,28 @@ class Simulation:
 
     def _advance_until_complete(self, target: float) -> None:
         engine = self.engine
+        if not isinstance(engine, Engine):  # flow level: rates always drain the traffic
+            while self.now < target and not self._ended():
+                self._advance_slice(target)
+            return
         # once nothing can move, the deadlock watch still gets its stretch to name the cycle
         grace = 1.5 * (engine.deadlock_stretch or 0.0)
         while (self.now < target and not self._ended() and engine.deadlock is None
                and not self.stalled):
-            mark = self._next_mark
             moved = engine.offered + engine.delivered
-            engine.advance(min(target, mark))
-            if self.now >= mark:
-                self._last_mark, self._next_mark = mark, mark + self.slice_s
+            self._advance_slice(target)
             if engine.offered + engine.delivered != moved or not engine.stalled():
                 self._stall_from = None
             elif self._stall_from is None:
                 self._stall_from = self.now
             elif self.now - self._stall_from >= grace:
                 self.stalled = True
+
+    def _advance_slice(self, target: float) -> None:
+        mark = self._next_mark
+        self.engine.advance(min(target, mark))
+        if self.now >= mark:
+            self._last_mark, self._next_mark = mark, mark + self.slice_s
 
     def _snapshot_window(self) -> None:
         self._window_base = {rec.id: rec.delivered_bytes for rec in self.engine.flows}
@@ -187,11 +217,17 @@ class Simulation:
         window = self.scenario.measure_from_s
         base = self._window_base or {}
         flows = [self._flow_entry(rec, base, window, end)
-                 for rec in engine.flows[:MAX_RESULT_FLOWS]]
+                 for rec in engine.flows.kept()[:MAX_RESULT_FLOWS]]
         collective, training = _headline(self.workloads)
         completion = (max(w.finish_s for w in self.workloads if w.finish_s is not None)
                       if self.complete else None)
         stats = engine.stats()
+        info = {key: stats.get(key) for key in EngineInfo.model_fields}
+        info.update({"kind": self.engine_kind, "requested": self.engine_info["requested"],
+                     "reason": self.engine_info["reason"],
+                     "estimate": self.engine_info["estimate"],
+                     "not_modelled": list(NOT_MODELLED) if self.engine_kind == "flow" else [],
+                     "rate_updates": stats.get("rate_updates")})
         return Result.model_validate({
             "run": self._run_info(),
             "completion_time_s": completion,
@@ -199,12 +235,15 @@ class Simulation:
             "collective": collective,
             "training": training,
             "totals": engine.totals(),
-            "engine": {key: stats.get(key) for key in EngineInfo.model_fields},
+            "engine": info,
             "warnings": self._warnings(),
             "workloads": [w.report() for w in self.workloads],
             "links": engine.link_stats(measure_from_s=window),
             "flows": flows,
-            "flows_omitted": max(0, len(engine.flows) - MAX_RESULT_FLOWS),
+            "flows_omitted": len(engine.flows) - len(flows),
+            "hotspots": (engine.hotspots() if isinstance(engine, FlowEngine) else None),
+            "flow_summary": engine.flows.summary.as_dict(),
+            "llm_training": _llm_headline(self.workloads),
         })
 
     @staticmethod
@@ -229,12 +268,23 @@ class Simulation:
         dcqcn = cfg.dcqcn if cfg.dcqcn is not None else fabric.dcqcn.enabled
         return {"design": self.design.name, "scenario": self.scenario.name,
                 "technology": technology.value, "dcqcn": dcqcn, "routing": cfg.routing,
-                "cell_bytes": cfg.cell_bytes, "seed": cfg.seed,
+                "cell_bytes": cfg.cell_bytes if self.engine_kind == "cell" else None,
+                "seed": cfg.seed,
                 "until_s": self.scenario.until_s, "measure_from_s": self.scenario.measure_from_s,
-                "sample_period_s": self.stream.sample_period_s}
+                "sample_period_s": self.stream.sample_period_s, "engine": self.engine_kind}
 
     def _warnings(self) -> list[str]:
         warnings = list(self.engine.config_warnings)
+        engine = self.engine
+        if isinstance(engine, FlowEngine):
+            warnings.append("flow-level run: " + ", ".join(NOT_MODELLED) + " are not modelled; "
+                            "overloaded links are listed as hotspots")
+            hot = engine.hotspots(top=0)["count"]
+            if hot:
+                warnings.append(f"{hot} link(s) were offered more than their capacity "
+                                "(hotspots): a cell-level run would queue, pause or drop there")
+            if engine.frames_truncated:
+                warnings.append("metric frames list at most the first 2,000 active flows")
         totals = self.engine.totals()
         if totals.get("lossless_violations"):
             warnings.append(
@@ -244,7 +294,11 @@ class Simulation:
             warnings.append(f"the run ended at {self.now:.6g} s, before the statistics window "
                             f"opened (measure_from_s {self.scenario.measure_from_s:g} s): link "
                             "statistics are empty and flow throughputs cover their lifetimes")
-        deadlock = self.engine.deadlock
+        if self.now > self.frame_limit_s and self.scenario.until_s is None:
+            warnings.append(f"frames end at {self.frame_limit_s:.6g} s (the sample budget); "
+                            f"the run went on to {self.now:.6g} s: totals and link statistics "
+                            "cover the whole run")
+        deadlock = self.deadlock
         if deadlock is not None:
             warnings.append(deadlock_sentence(deadlock))
         if not self.complete:
@@ -265,6 +319,16 @@ def deadlock_sentence(deadlock: dict[str, Any]) -> str:
             f"(links {', '.join(deadlock['cycle'])})")
 
 
+def _llm_headline(workloads: list[Workload]) -> dict[str, Any] | None:
+    """The first LLM training workload's summary."""
+    from fabricstudio.sim.llm.workload import LlmTraining
+
+    for w in workloads:
+        if isinstance(w, LlmTraining):
+            return w.summary()
+    return None
+
+
 def _headline(workloads: list[Workload]) -> tuple[dict[str, Any] | None,
                                                   dict[str, Any] | None]:
     """The first collective's (or training all-reduce's) summary and the training summary."""
@@ -280,8 +344,10 @@ def _headline(workloads: list[Workload]) -> tuple[dict[str, Any] | None,
 
 
 # -------------------------------------------------------------------- building
-def engine_config(design: Design, scenario: Scenario, horizon_s: float) -> EngineConfig:
-    """The EngineConfig a scenario asks for on ``design``."""
+def engine_config(design: Design, scenario: Scenario, horizon_s: float,
+                  sample_period_s: float | None = None) -> EngineConfig:
+    """The EngineConfig a scenario asks for on ``design`` (``sample_period_s`` overrides the
+    scenario's, e.g. the period chosen by :func:`~fabricstudio.sim.budget.sample_budget`)."""
     try:
         fabric = (fabric_with_overrides(design.fabric, scenario.fabric)
                   if scenario.fabric else None)
@@ -289,33 +355,45 @@ def engine_config(design: Design, scenario: Scenario, horizon_s: float) -> Engin
         raise ScenarioError(str(exc)) from None
     return EngineConfig(technology=scenario.technology, dcqcn=scenario.dcqcn,
                         routing=scenario.routing, cell_bytes=scenario.cell_bytes,
-                        seed=scenario.seed, sample_period_s=scenario.sample_period_s,
+                        seed=scenario.seed,
+                        sample_period_s=sample_period_s or scenario.sample_period_s,
                         fabric=fabric, horizon_s=horizon_s,
                         deadlock_detect_s=scenario.deadlock_after_s)
 
 
 def build_simulation(design: Design, scenario: Scenario,
                      max_cell_hops: float | None = MAX_CELL_HOPS) -> Simulation:
-    """Check ``scenario`` against ``design`` and set up the run (nothing simulated yet).
+    """Check ``scenario`` against ``design``, pick the engine and set up the run (nothing
+    simulated yet).
 
     Raises ScenarioError (one readable message) for unknown devices, missing paths,
-    non-positive sizes and runs too big for the engine (``max_cell_hops``; None = no limit).
+    non-positive sizes and runs too big for the chosen engine (``max_cell_hops`` and the
+    predicted wall time of :mod:`fabricstudio.sim.work`; ``max_cell_hops=None`` = no limit).
     """
-    frozen = design.copy()
+    frozen = freeze(design)
     ctx = WorkloadContext(engine=None, design=frozen, rng=random.Random(scenario.seed))
     workloads = build_workloads(ctx, scenario)
     graph = _fabric_graph(frozen)
     _check_paths(graph, workloads)
     estimate = estimate_duration(frozen, workloads)
     horizon = scenario.until_s if scenario.until_s is not None else estimate
-    check_work(frozen, graph, workloads, scenario, horizon, max_cell_hops)
-    config = engine_config(frozen, scenario, horizon)
+    samples = sample_budget(frozen, scenario, horizon)
+    work = estimate_work(frozen, graph, workloads, scenario, horizon, samples.period_s)
+    kind, reason = choose_engine(scenario.engine, work)
+    if max_cell_hops is not None:
+        check_work(work, kind, scenario, max_cell_hops)
+    config = engine_config(frozen, scenario, horizon, samples.period_s)
+    if max_cell_hops is not None and kind == "cell":  # flow level has no per-flow timers
+        check_run_timers(frozen, config, workloads, horizon)
     try:
-        engine = Engine(frozen, config)
+        engine = FlowEngine(frozen, config) if kind == "flow" else Engine(frozen, config)
     except EngineError as exc:
         raise ScenarioError(f"the design cannot be simulated: {exc}") from None
     ctx.engine = engine
-    sim = Simulation(frozen, scenario, engine, config, workloads, estimate)
+    info = {"kind": kind, "requested": scenario.engine, "reason": reason,
+            "estimate": work.as_dict()}
+    sim = Simulation(frozen, scenario, engine, config, workloads, estimate,
+                     samples.frame_limit_s, info)
     try:
         for workload in workloads:
             workload.start()
@@ -353,7 +431,7 @@ def _send_rate_bps(design: Design, address: str) -> float:
     device = design.devices[server_of(address)]
     assert isinstance(device, SERVER_TYPES)  # addresses were checked: they name servers
     speed = device.nic_speed_gbps if device.nics else device.storage_nic_speed_gbps
-    return speed * 1e9 / 8
+    return gbps_to_bytes_per_s(speed)
 
 
 def estimate_duration(design: Design, workloads: list[Workload]) -> float:
@@ -363,8 +441,19 @@ def estimate_duration(design: Design, workloads: list[Workload]) -> float:
         senders = {src for src, _ in workload.hops} or {""}
         rates = [_send_rate_bps(design, s) for s in senders if s]
         rate = min(rates) * len(senders) if rates else 1e9
-        longest = max(longest, getattr(workload, "at_s", 0.0) + workload.planned_bytes / rate)
+        length = max(workload.planned_bytes / rate, workload.duration_hint_s)
+        longest = max(longest, getattr(workload, "at_s", 0.0) + length)
     return 1.2 * longest
+
+
+def check_run_timers(design: Design, config: EngineConfig, workloads: list[Workload],
+                     horizon_s: float) -> float:
+    """Estimated timer firings of the run (sim.budget); ScenarioError above the budget."""
+    fabric = config.fabric or design.fabric
+    technology = config.technology or fabric.technology
+    dcqcn = config.dcqcn if config.dcqcn is not None else fabric.dcqcn.enabled
+    concurrent = sum(w.planned_concurrent or w.planned_flows for w in workloads)
+    return check_timers(fabric, technology, dcqcn, concurrent, horizon_s)
 
 
 def _mean_hops(graph: nx.Graph, pairs: list[tuple[str, str]]) -> float:
@@ -376,26 +465,52 @@ def _mean_hops(graph: nx.Graph, pairs: list[tuple[str, str]]) -> float:
     return sum(nx.shortest_path_length(graph, a, b) for a, b in sample) / len(sample)
 
 
-def check_work(design: Design, graph: nx.Graph, workloads: list[Workload], scenario: Scenario,
-               horizon_s: float, max_cell_hops: float | None) -> float:
-    """Estimated cell-hops of the run; ScenarioError with a suggestion when it is too big."""
-    flows = sum(w.planned_flows for w in workloads)
-    if flows > MAX_FLOWS:
-        raise ScenarioError(f"the workloads would create {flows:,} flows (limit {MAX_FLOWS:,}); "
-                            "use fewer ranks, larger slices or the hierarchical algorithm")
-    cell_hops = 0.0
+def estimate_work(design: Design, graph: nx.Graph, workloads: list[Workload],
+                  scenario: Scenario, horizon_s: float, period_s: float) -> WorkEstimate:
+    """What the run will cost (counted from the workloads' plans, nothing built yet)."""
+    transfers = fabric_transfers = 0
+    fabric_bytes = cell_hops = hop_sum = 0.0
+    updates = entries = 0
     for workload in workloads:
+        transfers += workload.planned_flows
+        fabric_transfers += workload.planned_fabric_flows
         senders = {src for src, _ in workload.hops}
         capacity = sum(_send_rate_bps(design, s) for s in senders) * max(
             0.0, horizon_s - getattr(workload, "at_s", 0.0))
         moved = min(workload.network_bytes, capacity)
-        cell_hops += moved / scenario.cell_bytes * _mean_hops(graph, workload.hops)
-    if max_cell_hops is not None and cell_hops > max_cell_hops:
-        bigger = min(16 * 2**20, scenario.cell_bytes * 2 ** math.ceil(
-            math.log2(cell_hops / max_cell_hops)))
+        hops = _mean_hops(graph, workload.hops)
+        fabric_bytes += moved
+        cell = min(scenario.cell_bytes, workload.unit_bytes_hint or scenario.cell_bytes)
+        cell_hops += moved / cell * hops
+        hop_sum += hops * workload.planned_fabric_flows
+        updates += workload.planned_rate_updates
+        entries = max(entries, int(workload.planned_concurrent * max(hops, 1.0)))
+    period = period_s
+    return WorkEstimate(transfers=transfers, fabric_transfers=fabric_transfers,
+                        fabric_bytes=fabric_bytes, cell_hops=cell_hops,
+                        mean_hops=hop_sum / fabric_transfers if fabric_transfers else 0.0,
+                        frames=int(horizon_s / period) + 1, links=2 * len(design.links),
+                        rate_updates=updates, concurrent_entries=entries)
+
+
+def check_work(work: WorkEstimate, engine: str, scenario: Scenario,
+               max_cell_hops: float) -> None:
+    """ScenarioError with the figures and a suggestion when the run is too big for
+    ``engine``."""
+    seconds = work.seconds(engine)
+    if engine == "cell" and (work.cell_hops > max_cell_hops or seconds > LIMIT_S):
+        bigger = min(16 * 2**20, scenario.cell_bytes * 2 ** max(1, math.ceil(
+            math.log2(max(work.cell_hops / max_cell_hops, seconds / LIMIT_S)))))
         horizon = "a shorter horizon (until_s)" if scenario.until_s else "a horizon (until_s)"
         raise ScenarioError(
-            f"the run is too long for the fabric: about {cell_hops / 1e6:,.0f} million "
-            f"cell-hops (limit {max_cell_hops / 1e6:,.0f} million); use {horizon}, less "
-            f"traffic or bigger cells (cell_bytes {bigger})")
-    return cell_hops
+            f"the run is too long for the cell engine: about {work.cell_hops / 1e6:,.0f} "
+            f"million cell-hops and {work.transfers:,} transfers, ~{seconds:,.0f} s (limit "
+            f"{max_cell_hops / 1e6:,.0f} million cell-hops, {LIMIT_S:,.0f} s); use the flow "
+            f"engine (engine \"flow\" or \"auto\"), {horizon}, less traffic or bigger "
+            f"cells (cell_bytes {bigger})")
+    if engine == "flow" and seconds > LIMIT_S:
+        raise ScenarioError(
+            f"the run is too big even for the flow engine: {work.transfers:,} transfers "
+            f"({work.fabric_transfers:,} over the fabric), ~{work.rate_updates:,} rate "
+            f"updates, ~{seconds:,.0f} s predicted (limit {LIMIT_S:,.0f} s); use fewer ranks "
+            "or a collective algorithm with fewer transfers")

@@ -18,12 +18,16 @@ from __future__ import annotations
 import json
 import os
 import re
-from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
+from fabricstudio.formats.json_strict import JsonError, loads_strict
+from fabricstudio.formats.reading import InputError, read_input
 from fabricstudio.model import FabricSettings, Technology, format_validation_error
+from fabricstudio.model.strict import StrictNumbers
+from fabricstudio.sim.engine.config import MAX_FRAMES, MAX_SAMPLE_PERIOD_S, MIN_SAMPLE_PERIOD_S
+from fabricstudio.sim.llm.models import GPUS, MODELS, GpuSpec, ModelSpec
 
 FORMAT_NAME = "fabricstudio-scenario"
 CURRENT_VERSION = 1
@@ -77,25 +81,21 @@ def parse_size(value: Any) -> int:
     return int(round(size))
 
 
-def format_size(size: float) -> str:
-    """Short human form of a byte count, binary units (``268435456`` -> ``"256 MiB"``)."""
-    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if size >= scale:
-            return f"{size / scale:.4g} {unit}"
-    return f"{size:.0f} B"
-
-
 #: The one declaration of each set of names: scenario files, the CLI's choices and the GUI's
 #: combos all derive from these Literals (``get_args`` gives the tuples below).
 CollectiveType = Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
 StorageType = Literal["storage_read", "storage_write"]
-WorkloadType = Literal[CollectiveType, "incast", "permutation", StorageType, "training"]
+WorkloadType = Literal[CollectiveType, "incast", "permutation", StorageType, "training",
+                       "llm_training"]
 Routing = Literal["default", "ecmp", "static", "adaptive"]
-Algorithm = Literal["auto", "ring", "hierarchical"]
+Algorithm = Literal["auto", "ring", "hierarchical", "tree", "nvls_tree"]
+EngineKind = Literal["auto", "cell", "flow"]
 #: Workload type names (as in scenario files; the CLI also accepts dashes).
 WORKLOAD_TYPES: tuple[WorkloadType, ...] = get_args(WorkloadType)
 COLLECTIVE_TYPES: tuple[CollectiveType, ...] = get_args(CollectiveType)
 ROUTINGS: tuple[Routing, ...] = get_args(Routing)
+ALGORITHMS: tuple[Algorithm, ...] = get_args(Algorithm)
+ENGINES: tuple[EngineKind, ...] = get_args(EngineKind)
 
 Size = Annotated[int, BeforeValidator(parse_size), Field(gt=0, description="bytes")]
 Time = Annotated[float, Field(ge=0, le=1e6, allow_inf_nan=False, description="seconds")]
@@ -104,7 +104,7 @@ Address = Annotated[str, Field(min_length=1, max_length=300,
 Ranks = Literal["all"] | Annotated[list[Address], Field(min_length=2)]
 
 
-class _Spec(BaseModel):
+class _Spec(StrictNumbers):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -146,7 +146,9 @@ class CollectiveSpec(_Spec):
     algorithm: Algorithm = Field(
         default="auto",
         description="ring = NCCL flat ring; hierarchical = NVLink rings + per-rail rings; "
-                    "auto = the flat ring unless it needs more than two million flows",
+                    "tree = NCCL double binary tree (all-reduce); nvls_tree = NVLink SHARP "
+                    "inside servers + trees between them (all-reduce); auto = what NCCL's "
+                    "tuning model picks",
     )
 
 
@@ -198,8 +200,61 @@ class TrainingSpec(_Spec):
     algorithm: Algorithm = "auto"
 
 
+class LlmTrainingSpec(_Spec):
+    """One or more training iterations of a transformer (docs/llm.md): a model preset or
+    custom shape, a GPU preset or custom figures, batch and parallelism.  ``dp`` None uses
+    every GPU the other dimensions leave (``ranks``: the GPUs, default all)."""
+
+    type: Literal["llm_training"]
+    model: str | ModelSpec = Field(
+        default="llama3-70b", description=f"preset ({', '.join(MODELS)}) or a custom shape")
+    gpu: str | GpuSpec = Field(
+        default="h100", description=f"preset ({', '.join(GPUS)}) or custom figures")
+    compute_efficiency: float = Field(
+        default=0.6, gt=0, le=1, allow_inf_nan=False,
+        description="share of the BF16 peak the kernels reach while computing")
+    seq_len: int = Field(default=8192, ge=16, le=4_194_304)
+    global_batch: int = Field(default=2048, ge=1, le=10_000_000, description="sequences")
+    micro_batch: int = Field(default=1, ge=1, le=65536, description="sequences")
+    tp: int = Field(default=8, ge=1, le=1024)
+    pp: int = Field(default=1, ge=1, le=1024)
+    dp: int | None = Field(default=None, ge=1, le=1_000_000)
+    ep: int = Field(default=1, ge=1, le=4096)
+    cp: int = Field(default=1, ge=1, le=1024)
+    zero: int = Field(default=1, ge=0, le=3, description="ZeRO stage of the optimizer")
+    recompute: Literal["none", "selective", "full"] = "selective"
+    overlap_grad_reduce: bool = Field(
+        default=True, description="gradient reduction starts with the last backward pass")
+    overlap_param_gather: bool = Field(
+        default=True, description="ZeRO weight all-gather hides under the next forward")
+    iterations: int = Field(default=1, ge=1, le=1000)
+    ranks: Ranks = "all"
+    start_s: Time = 0.0
+    algorithm: Algorithm = "auto"
+
+    @model_validator(mode="after")
+    def _presets(self) -> LlmTrainingSpec:
+        if isinstance(self.model, str) and self.model not in MODELS:
+            raise ValueError(f"unknown model {self.model!r} (presets: {', '.join(MODELS)})")
+        if isinstance(self.gpu, str) and self.gpu not in GPUS:
+            raise ValueError(f"unknown GPU {self.gpu!r} (presets: {', '.join(GPUS)})")
+        return self
+
+    @property
+    def model_spec(self) -> ModelSpec:
+        """The model shape (preset resolved)."""
+        return MODELS[self.model] if isinstance(self.model, str) else self.model
+
+    @property
+    def gpu_spec(self) -> GpuSpec:
+        """The GPU figures (preset resolved)."""
+        return GPUS[self.gpu] if isinstance(self.gpu, str) else self.gpu
+
+
+
 Workload = Annotated[
-    CollectiveSpec | IncastSpec | PermutationSpec | StorageSpec | TrainingSpec,
+    CollectiveSpec | IncastSpec | PermutationSpec | StorageSpec | TrainingSpec
+    | LlmTrainingSpec,
     Field(discriminator="type"),
 ]
 
@@ -213,15 +268,23 @@ class Scenario(_Spec):
     description: str = Field(default="", max_length=100_000)
     seed: int = Field(default=1, ge=0, le=2**63 - 1)
     until_s: float | None = Field(
-        default=None, gt=0, le=1e4, allow_inf_nan=False,
+        default=None, ge=MIN_SAMPLE_PERIOD_S, le=1e4, allow_inf_nan=False,
         description="simulated horizon; None = until all traffic completes",
     )
     measure_from_s: Time = Field(default=0.0, description="start of the statistics window")
     technology: Technology | None = Field(default=None, description="None = the design's")
     dcqcn: bool | None = Field(default=None, description="None = the design's setting")
     routing: Routing = "default"
+    engine: EngineKind = Field(
+        default="auto",
+        description="cell = cell-level (queues, PFC, ECN, drops); flow = max-min fair rates "
+                    "for whole clusters; auto = cell when its predicted run time fits the "
+                    "budget, else flow",
+    )
     cell_bytes: Size = Field(default=16384, ge=256, le=16 * 2**20)
-    sample_period_s: float | None = Field(default=None, gt=0, le=100, allow_inf_nan=False)
+    sample_period_s: float | None = Field(
+        default=None, ge=MIN_SAMPLE_PERIOD_S, le=MAX_SAMPLE_PERIOD_S, allow_inf_nan=False,
+        description="metrics frame period; None = about 1,000 frames over the run")
     deadlock_after_s: float | None = Field(
         default=1e-3, ge=1e-7, le=1e3, allow_inf_nan=False,
         description="a cycle of paused or credit-starved ports frozen this long ends the run "
@@ -239,6 +302,8 @@ class Scenario(_Spec):
         if self.until_s is not None and self.measure_from_s >= self.until_s:
             raise ValueError(f"measure_from_s ({self.measure_from_s:g} s) must be before "
                              f"until_s ({self.until_s:g} s)")
+        if self.until_s is not None and self.sample_period_s is not None:
+            check_frame_count(self.until_s, self.sample_period_s)
         if not self.flows and not self.workloads:
             raise ValueError("the scenario has no flows and no workloads")
         if self.until_s is None and self.deadlock_after_s is None:
@@ -253,6 +318,17 @@ class Scenario(_Spec):
         data = self.model_dump()
         data.update(changes)
         return Scenario.model_validate(data)
+
+
+def check_frame_count(horizon_s: float, period_s: float) -> None:
+    """ValueError when a run of ``horizon_s`` sampled every ``period_s`` would record more than
+    :data:`~fabricstudio.sim.engine.config.MAX_FRAMES` frames (checked before allocating)."""
+    frames = horizon_s / period_s
+    if frames > MAX_FRAMES:
+        raise ValueError(
+            f"sample_period_s {period_s:g} s over {horizon_s:g} s would record {frames:,.0f} "
+            f"frames (at most {MAX_FRAMES:,}); use a period of at least "
+            f"{horizon_s / MAX_FRAMES:.3g} s or leave it out")
 
 
 def fabric_with_overrides(fabric: FabricSettings, overrides: dict[str, Any]) -> FabricSettings:
@@ -282,18 +358,11 @@ class ScenarioFile(Scenario):
 
 
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:
-    """Read and validate a scenario file."""
-    path = Path(path)
+    """Read and validate a scenario file (a regular file of at most :data:`MAX_FILE_BYTES`)."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise ScenarioError("file is too large", path)
-        raw = path.read_bytes()
-    except IsADirectoryError:
-        raise ScenarioError("is a folder, not a scenario file", path) from None
-    except FileNotFoundError:
-        raise ScenarioError("no such file", path) from None
-    except OSError as exc:
-        raise ScenarioError(f"cannot read: {exc.strerror or exc}", path) from None
+        raw = read_input(path, MAX_FILE_BYTES)
+    except InputError as exc:
+        raise ScenarioError(exc.problem, path) from None
     return parse_scenario(raw, source=path)
 
 
@@ -307,7 +376,9 @@ def parse_scenario(raw: bytes | str, source: str | os.PathLike[str] = "<input>")
     if not raw.strip():
         raise ScenarioError("file is empty", source)
     try:
-        doc = json.loads(raw)
+        doc = loads_strict(raw)
+    except JsonError as exc:
+        raise ScenarioError(str(exc), source) from None
     except json.JSONDecodeError as exc:
         raise ScenarioError(f"not valid JSON ({exc.msg}: line {exc.lineno}, column "
                             f"{exc.colno})", source) from None

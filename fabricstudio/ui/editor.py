@@ -24,10 +24,6 @@ ROW_SPACING = 90.0
 ROW_LENGTH = 16
 PASTE_OFFSET = 45.0
 
-ID_PREFIX = {
-    DeviceKind.GPU_SERVER: "gpu", DeviceKind.STORAGE_SERVER: "stor", DeviceKind.LEAF: "leaf",
-    DeviceKind.SPINE: "spine", DeviceKind.CORE: "core", DeviceKind.MGMT_SWITCH: "mgmt",
-}
 
 
 class Editor:
@@ -49,7 +45,7 @@ class Editor:
         devices: list[Device] = []
         taken: set[str] = set()
         for i in range(count):
-            device_id = self._fresh_id(ID_PREFIX[kind], taken)
+            device_id = self._fresh_id(DeviceKind(kind).id_prefix, taken)
             pos = self.scene.snap_point(QPointF(at.x() + (i % ROW_LENGTH) * ROW_SPACING,
                                                 at.y() + (i // ROW_LENGTH) * ROW_SPACING))
             data = {**fields, "kind": kind.value, "id": device_id, "x": pos.x(), "y": pos.y()}

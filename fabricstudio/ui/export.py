@@ -10,21 +10,78 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QPointF, QRectF, QSize, QSizeF, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPointF, QRectF, QSize, QSizeF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsItem
 
+from fabricstudio.formats import write_output
+from fabricstudio.model import Design
+from fabricstudio.model.text import printable
 from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.legend import legend_entries, legend_size, paint_legend
 
 MARGIN = 40.0
 MAX_PIXELS = 400_000_000
 LEGEND_GAP = 20.0
+#: Largest SVG written.  Measured: ~5 KB per device (tile, glyph, label) and 450-800 B per
+#: link (65,536-GPU rail fabric: 221 MB, 2 GB of memory, 2 minutes); QSvgGenerator holds the
+#: whole document (and more) in memory, so a 300,000-device design (~1.5 GB of SVG) aborted
+#: inside Qt with bad_alloc and left an empty file.
+MAX_SVG_BYTES = 256 * 2**20
+SVG_BYTES_PER_DEVICE = 5_000
+SVG_BYTES_PER_LINK = 800
+#: Room around device centres for the tile and its label, and for the legend column.
+_ITEM_REACH = 60.0
+_LEGEND_ROOM = 400.0
 
 
 class ExportError(ValueError):
     """The export could not be written; the message says why."""
+
+
+def svg_estimate(devices: int, links: int) -> int:
+    """Approximate size in bytes of the SVG of a design with these counts."""
+    return devices * SVG_BYTES_PER_DEVICE + links * SVG_BYTES_PER_LINK
+
+
+def check_svg_size(devices: int, links: int) -> None:
+    """ExportError, before anything is drawn, when the SVG would exceed MAX_SVG_BYTES."""
+    size = svg_estimate(devices, links)
+    if size > MAX_SVG_BYTES:
+        raise ExportError(f"an SVG of {devices:,} devices and {links:,} links would need about "
+                          f"{size / 2**20:,.0f} MiB (the limit is {MAX_SVG_BYTES / 2**20:.0f} "
+                          "MiB); export a selection, or a PNG")
+
+
+def png_estimate(design: Design, scale: float) -> tuple[int, int]:
+    """Approximate pixel size of a PNG export of the whole ``design`` at ``scale``."""
+    xs = [d.x for d in design.devices.values()] or [0.0]
+    ys = [d.y for d in design.devices.values()] or [0.0]
+    reach = 2 * (_ITEM_REACH + MARGIN)
+    width = (max(xs) - min(xs) + reach + _LEGEND_ROOM) * scale
+    height = (max(ys) - min(ys) + reach) * scale
+    return max(1, round(width)), max(1, round(height))
+
+
+def check_png_size(width: int, height: int, scale: float) -> None:
+    """ExportError when a ``width`` x ``height`` PNG exceeds MAX_PIXELS (with the memory it
+    would need and a scale that fits)."""
+    if width * height <= MAX_PIXELS:
+        return
+    fits = scale * (MAX_PIXELS / (width * height)) ** 0.5
+    memory = width * height * 4 / 2**20
+    raise ExportError(f"a {width:,} x {height:,} px PNG would need {memory:,.0f} MiB of memory "
+                      f"(the limit is {MAX_PIXELS / 1e6:.0f} million pixels); use a scale of "
+                      f"{fits:.2g} or less")
+
+
+def preflight(design: Design, png_scale: float | None = None, svg: bool = False) -> None:
+    """Refuse, before a scene is built, exports of ``design`` that are too large to draw."""
+    if svg:
+        check_svg_size(len(design.devices), len(design.links))
+    if png_scale is not None:
+        check_png_size(*png_estimate(design, png_scale), png_scale)
 
 
 @dataclass(frozen=True)
@@ -139,21 +196,32 @@ def render_image(scene: FabricScene, options: ExportOptions = ExportOptions()) -
     return _render_rect(scene, export_rect(scene, options.selection_only), options)
 
 
-def save_png(scene: FabricScene, path: str | Path,
-             options: ExportOptions = ExportOptions()) -> QSize:
-    """Write a PNG; returns its pixel size.  The rect is taken before anything is hidden."""
+def save_png(scene: FabricScene, path: str | Path, options: ExportOptions = ExportOptions(),
+             *, inputs: tuple[str, ...] = (), force: bool = False) -> QSize:
+    """Write a PNG (through :func:`~fabricstudio.formats.output.write_output`); returns its
+    pixel size.  The rect is taken before anything is hidden."""
     image = render_image(scene, options)
-    if not image.save(str(path), "PNG"):
-        raise ExportError(f"{path}: could not write the PNG (check the folder and permissions)")
+    write_output(path, png_bytes(image), inputs=inputs, force=force)
     return image.size()
+
+
+def png_bytes(image: QImage) -> bytes:
+    """``image`` encoded as PNG; ExportError when Qt cannot encode it."""
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    ok = image.save(buffer, "PNG")
+    buffer.close()
+    if not ok:
+        raise ExportError(f"could not encode a {image.width()} x {image.height()} px PNG")
+    return bytes(data.data())
 
 
 def _render_rect(scene: FabricScene, rect: QRectF, options: ExportOptions) -> QImage:
     page = page_size(scene, rect, options)
     size = QSize(max(1, round(page.width() * options.scale)),
                  max(1, round(page.height() * options.scale)))
-    if size.width() * size.height() > MAX_PIXELS:
-        raise ExportError(f"{size.width()} x {size.height()} px is too large; lower the scale")
+    check_png_size(size.width(), size.height(), options.scale)
     image = QImage(size, QImage.Format.Format_ARGB32_Premultiplied)
     image.fill(QColor(0, 0, 0, 0))
     with _prepared(scene, options, vector=False):
@@ -164,22 +232,47 @@ def _render_rect(scene: FabricScene, rect: QRectF, options: ExportOptions) -> QI
     return image
 
 
-def save_svg(scene: FabricScene, path: str | Path,
-             options: ExportOptions = ExportOptions()) -> None:
-    """Write an SVG of the design (vector: devices, links, labels and legend)."""
+def paint_into(scene: FabricScene, painter: QPainter, target: QRectF,
+               options: ExportOptions = ExportOptions(scale=1.0, background="white")) -> None:
+    """Draw the design (and its legend) scaled to fit ``target`` of any painter, centred; on a
+    PDF or SVG painter the drawing stays vector."""
     rect = export_rect(scene, options.selection_only)
     page = page_size(scene, rect, options)
+    factor = min(target.width() / page.width(), target.height() / page.height())
+    with _prepared(scene, options, vector=True):
+        painter.save()
+        painter.translate(target.x() + (target.width() - page.width() * factor) / 2,
+                          target.y() + (target.height() - page.height() * factor) / 2)
+        painter.scale(factor, factor)
+        _paint(scene, painter, rect, options, _background(scene, options))
+        painter.restore()
+
+
+def save_svg(scene: FabricScene, path: str | Path, options: ExportOptions = ExportOptions(),
+             *, inputs: tuple[str, ...] = (), force: bool = False) -> None:
+    """Write an SVG of the design (vector: devices, links, labels and legend) through
+    :func:`~fabricstudio.formats.output.write_output`."""
+    rect = export_rect(scene, options.selection_only)
+    if options.selection_only:
+        devices = [i for i in scene.device_items.values() if i.isSelected()]
+        check_svg_size(len(devices), len(scene.link_items))
+    else:
+        check_svg_size(len(scene.design.devices), len(scene.design.links))
+    page = page_size(scene, rect, options)
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     generator = QSvgGenerator()
-    generator.setFileName(str(path))
+    generator.setOutputDevice(buffer)
     generator.setSize(QSize(round(page.width()), round(page.height())))
     generator.setViewBox(QRectF(0, 0, page.width(), page.height()))
-    generator.setTitle(scene.design.name)
+    generator.setTitle(printable(scene.design.name))
     generator.setDescription("FabricStudio design export")
     with _prepared(scene, options, vector=True):
         painter = QPainter()
         if not painter.begin(generator):
-            raise ExportError(f"{path}: could not write the SVG (check the folder and permissions)")
+            raise ExportError(f"{path}: could not draw the SVG")
         _paint(scene, painter, rect, options, _background(scene, options))
         painter.end()
-    if not Path(path).exists():
-        raise ExportError(f"{path}: the SVG was not written")
+    buffer.close()
+    write_output(path, bytes(data.data()), inputs=inputs, force=force)

@@ -10,7 +10,17 @@ from typing import Any
 
 from pydantic.fields import FieldInfo
 from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QWidget
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QVBoxLayout,
+    QWidget,
+)
 
 MIXED = object()
 
@@ -138,3 +148,21 @@ def _format(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:g}" if abs(value) < 1e6 else f"{value:.0f}"
     return str(value)
+
+
+def validating_dialog_body(dialog: QDialog, form: QFormLayout) -> QLabel:
+    """Lay out ``form``, a hidden one-line error label and OK / Cancel in ``dialog``; returns
+    the label, which the dialog's ``accept`` shows ("Refused: ...") when a value is bad."""
+    error = QLabel()
+    error.setObjectName("errorLabel")
+    error.setWordWrap(True)
+    error.hide()
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
+                               | QDialogButtonBox.StandardButton.Cancel)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    layout = QVBoxLayout(dialog)
+    layout.addLayout(form)
+    layout.addWidget(error)
+    layout.addWidget(buttons)
+    return error

@@ -35,7 +35,7 @@ def make_window(qtbot, settings, monkeypatch):
         window.close()
         assert window.closed
         assert not window.analysis.timer.isActive()
-        assert window.analysis._worker is None or not window.analysis._worker.is_alive()
+        assert not window.analysis.running
         window.deleteLater()
 
 

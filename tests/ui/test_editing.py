@@ -43,7 +43,7 @@ EDITS = {
     "technology": lambda w: w.set_technology(Technology.INFINIBAND),
     "fabric": lambda w: w._commit(SetFabric(w.design.fabric.model_copy(
         update={"mtu_bytes": 9000}))),
-    "layout": lambda w: w.auto_layout(),
+    "layout": lambda w: w.dialogs.auto_layout(),
     "properties": lambda w: _inspector_set(w, ["leaf1", "leaf2"], "radix", "16"),
     "link_properties": lambda w: _inspector_set(w, ["l1"], "length_m", "12"),
     "rename": lambda w: _inspector_set(w, [], "name", "Pod A"),
@@ -110,7 +110,7 @@ def test_delete_removes_devices_with_their_links(make_window, small_design, qtbo
     window = make_window(small_design)
     _connected(window)
     window.editor.select_ids(["leaf1"])
-    window.act_delete.trigger()
+    window.act.delete.trigger()
     assert "leaf1" not in window.design.devices and not window.design.links
     window.undo_stack.undo()
     assert "l1" in window.design.links and "l1" in window.scene.link_items
@@ -141,13 +141,13 @@ def test_hiding_a_network_hides_its_links_and_devices(make_window, small_design)
     assert not window.scene.link_items["l1"].isVisible()
     assert not window.scene.device_items["leaf1"].isVisible()
     assert window.scene.device_items["mgmt1"].isVisible()
-    assert not window.plane_actions[Plane.COMPUTE].isChecked()
+    assert not window.act.planes[Plane.COMPUTE].isChecked()
     from fabricstudio.ui.legend import legend_entries
 
     legend = dict(legend_entries(window.design, "plane", frozenset(window.scene.hidden_planes)))
     assert "Links" not in legend  # the only link is on the hidden compute network
     assert [e.text for e in legend["Devices"]] == ["Management switch"]
-    window.plane_actions[Plane.COMPUTE].setChecked(True)
+    window.act.planes[Plane.COMPUTE].setChecked(True)
     assert window.scene.link_items["l1"].isVisible()
     assert window.analysis.plane_boxes[Plane.COMPUTE].isChecked()
 
@@ -182,3 +182,29 @@ def test_history_dock_lists_steps_and_jumps_back(make_window, small_design):
     assert window.undo_stack.text(0).startswith("Connect gpu1")
     window.undo_stack.setIndex(0)  # what clicking "Opened design" in the list does
     assert not window.design.links
+
+
+def test_consecutive_edits_of_one_field_are_one_undo_step(make_window, small_design):
+    """Through the real QUndoStack: gpus 8 -> 4 -> 2 on one server is one step; another
+    field, or a move, is a step of its own."""
+    from fabricstudio.model.commands import MoveDevices, SetDeviceProperties
+
+    window = make_window(small_design)
+    stack = window.undo_stack
+    server = next(d for d in small_design.devices.values() if d.kind == "gpu_server")
+    before = server.gpus
+    stack.run(SetDeviceProperties([server.id], {"gpus": 4}))
+    stack.run(SetDeviceProperties([server.id], {"gpus": 2}))
+    assert stack.count() == 1 and small_design.device(server.id).gpus == 2
+    stack.run(SetDeviceProperties([server.id], {"nics": 1}))
+    stack.run(MoveDevices({server.id: (5.0, 5.0)}))
+    stack.run(MoveDevices({server.id: (9.0, 9.0)}))
+    assert stack.count() == 4
+    for _ in range(3):
+        stack.undo()
+    assert small_design.device(server.id).gpus == 2
+    stack.undo()
+    assert small_design.device(server.id).gpus == before
+    stack.redo()
+    assert small_design.device(server.id).gpus == 2
+    stack.setClean()

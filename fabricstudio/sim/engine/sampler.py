@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from fabricstudio.model.units import gigabits
 from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.config import FlowRecord
-from fabricstudio.sim.metrics import Frame
+from fabricstudio.sim.metrics import Frame, link_fields
 
 #: Columns of a port snapshot: cumulative times (frame fields are fractions of the period) ...
-_TIME_FIELDS = ("utilisation", "paused", "credit_stall")
-#: ... then cumulative counts, then the instant and peak queue.
-_COUNT_FIELDS = ("pauses_sent", "ecn_marks", "cnps", "drops")
+_TIME_FIELDS = link_fields("fraction")
+#: ... then cumulative counts, then the instant and peak queue (``snapshot`` reads the port
+#: counters in this order: a new field of the metric spec needs its counter there too).
+_COUNT_FIELDS = link_fields("count")
 _CUMULATIVE = len(_TIME_FIELDS) + len(_COUNT_FIELDS)
 
 
@@ -43,6 +47,9 @@ class Sampler:
         self._flows: dict[int, FlowRecord] = {}  # flows to report in the next frame
         self._flow_last: dict[int, int] = {}  # delivered bytes at the last report
         self._fluid: dict[int, tuple[FlowRecord, float, float]] = {}
+        #: No frame is written after this time (the run's frame budget, sim.budget); the run
+        #: may go on, and window statistics then cover the rest as one tail.
+        self.until_s = math.inf
         engine.clock.call(self.period, self._tick)
 
     def track(self, rec: FlowRecord) -> None:
@@ -69,7 +76,9 @@ class Sampler:
         now = self.engine.env.now
         self.count += 1
         self.take(now)
-        self.engine.clock.call((self.count + 1) * self.period - now, self._tick)
+        following = (self.count + 1) * self.period
+        if following <= self.until_s * (1 + 1e-9):
+            self.engine.clock.call(following - now, self._tick)
 
     def take(self, now: float) -> None:
         """Append the frame for ``(last sample, now]``."""
@@ -102,7 +111,7 @@ class Sampler:
         ids = tuple(rec.id for rec in flows)
         delivered = np.fromiter((rec.delivered_bytes for rec in flows), np.float64, len(flows))
         before = np.fromiter((last[rec.id] for rec in flows), np.float64, len(flows))
-        rates = ((delivered - before) * 8e-9 / dt).astype(np.float32)
+        rates = (gigabits(delivered - before) / dt).astype(np.float32)
         for rec in flows:
             if rec.finish_s is None:
                 last[rec.id] = rec.delivered_bytes

@@ -18,6 +18,7 @@ from fabricstudio.model.commands import Command, MoveDevices
 from fabricstudio.ui.canvas.items.device_item import DeviceItem
 from fabricstudio.ui.canvas.items.link_batch import LinkBatchItem
 from fabricstudio.ui.canvas.items.link_item import THIN_BELOW_LOD, LinkItem
+from fabricstudio.ui.model_signals import ModelSignals
 from fabricstudio.ui.theme import DARK, Theme
 
 FAN_SPACING = 7.0
@@ -51,25 +52,21 @@ class FabricScene(QGraphicsScene):
         self._batch: LinkBatchItem | None = None
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
         self._rebuild()
-        self._connections = [
-            (design.device_added, self._on_device_added),
-            (design.device_removed, self._on_device_removed),
-            (design.device_changed, self._on_device_changed),
-            (design.devices_moved, self._on_devices_moved),
-            (design.link_added, self._on_link_added),
-            (design.link_removed, self._on_link_removed),
-            (design.link_changed, self._on_link_changed),
-            (design.reset, self._rebuild),
-        ]
-        for signal, slot in self._connections:
-            signal.connect(slot)
+        self.model_signals = ModelSignals(self)
+        for signal, slot in ((design.device_added, self._on_device_added),
+                             (design.device_removed, self._on_device_removed),
+                             (design.device_changed, self._on_device_changed),
+                             (design.devices_moved, self._on_devices_moved),
+                             (design.link_added, self._on_link_added),
+                             (design.link_removed, self._on_link_removed),
+                             (design.link_changed, self._on_link_changed),
+                             (design.reset, self._rebuild)):
+            self.model_signals.connect(signal, slot)
         self.selectionChanged.connect(self._on_selection_changed)
 
     def detach(self) -> None:
         """Stop following the design (before the scene is dropped)."""
-        for signal, slot in self._connections:
-            signal.disconnect(slot)
-        self._connections = []
+        self.model_signals.disconnect_all()
 
     # ------------------------------------------------------------ appearance
     def set_theme(self, theme: Theme) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtWidgets import (
@@ -23,9 +24,11 @@ from fabricstudio.ui.export import ExportError, ExportOptions, output_size, save
 class ExportDialog(QDialog):
     """Options, then a file name; writes the file and reports the outcome."""
 
-    def __init__(self, scene, fmt: str, parent=None) -> None:
+    def __init__(self, scene, fmt: str, parent=None,
+                 show_message: Callable[[str], None] | None = None) -> None:
         super().__init__(parent)
         self.scene = scene
+        self._show_message = show_message
         self.fmt = fmt
         self.setWindowTitle(f"Export {fmt.upper()}")
         self.scope = QComboBox()
@@ -91,10 +94,9 @@ class ExportDialog(QDialog):
                 save_png(self.scene, path, self.options())
             else:
                 save_svg(self.scene, path, self.options())
-        except ExportError as exc:
+        except ValueError as exc:  # ExportError, or OutputError from the writer
             QMessageBox.critical(self, "Export failed", str(exc))
             return
-        parent = self.parent()
-        if parent is not None and hasattr(parent, "show_message"):
-            parent.show_message(f"Exported {path}")
+        if self._show_message is not None:
+            self._show_message(f"Exported {path}")
         super().accept()

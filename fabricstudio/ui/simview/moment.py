@@ -6,16 +6,16 @@ from pathlib import Path
 
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
-from PySide6.QtWidgets import QGraphicsScene
 
 from fabricstudio.model import Design
+from fabricstudio.model.units import format_time
 from fabricstudio.sim.metrics import MetricStream
-from fabricstudio.ui.simview.controls import format_time
+from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.simview.overlay import SimOverlay
 from fabricstudio.ui.simview.style import LEGEND_SIZE, paint_legend
 
 
-def render_scene_image(scene: QGraphicsScene, caption: str = "", legend: bool = True,
+def render_scene_image(scene: FabricScene, caption: str = "", legend: bool = True,
                        scale: float = 2.0, background: str = "theme") -> QImage:
     """The design drawn by the designer's exporter (the overlay included, being a scene item),
     with the simulation legend in a column on the right."""
@@ -28,8 +28,8 @@ def render_scene_image(scene: QGraphicsScene, caption: str = "", legend: bool = 
     width = base.width() + round((legend_w + 20) * scale)
     height = max(base.height(), round((legend_h + 20) * scale))
     image = QImage(width, height, QImage.Format.Format_ARGB32_Premultiplied)
-    theme = getattr(scene, "theme", None)
-    dark = bool(theme is not None and theme.dark and background == "theme")
+    theme = scene.theme
+    dark = theme.dark and background == "theme"
     image.fill(theme.canvas if dark else QColor("white"))
     painter = QPainter(image)
     try:
@@ -48,36 +48,33 @@ def moment_caption(t: float, label: str = "") -> str:
 
 
 def export_moment(design: Design, stream: MetricStream, t: float, path: str | Path,
-                  label: str = "", scale: float = 2.0) -> QImage:
+                  label: str = "", scale: float = 2.0, *, inputs: tuple[str, ...] = (),
+                  force: bool = False) -> QImage:
     """Render ``design`` at simulated time ``t`` of ``stream`` to a PNG (needs a QApplication)."""
     from fabricstudio.topology.layout import design_layout, needs_layout
-    from fabricstudio.ui.canvas.scene import FabricScene
 
     design = design.copy()
     if needs_layout(design):
         design.move_devices(design_layout(design))
     scene = FabricScene(design)
     overlay = SimOverlay(scene, design)
-    overlay.bind(stream.links)
+    overlay.bind(stream.links, stream.fabric)
     frame = stream.frame_at(t)
     overlay.apply_frame(frame)
     shown = frame.t if frame is not None else t
-    image = render_scene_image(scene, moment_caption(shown, label), scale=scale)
-    save_png(image, path)
-    scene.detach()
+    try:
+        image = render_scene_image(scene, moment_caption(shown, label), scale=scale)
+        save_png(image, path, inputs=inputs, force=force)
+    finally:
+        scene.detach()
     return image
 
 
-def save_png(image: QImage, path: str | Path) -> None:
-    """Write ``image`` as PNG; OSError with the path when it cannot be written."""
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+def save_png(image: QImage, path: str | Path, *, inputs: tuple[str, ...] = (),
+             force: bool = False) -> None:
+    """Write ``image`` as PNG through :func:`~fabricstudio.formats.output.write_output`
+    (ValueError with the path when it cannot be encoded or written)."""
+    from fabricstudio.formats import write_output
+    from fabricstudio.ui.export import png_bytes
 
-    from fabricstudio.formats.design_file import atomic_write_bytes
-
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not image.save(buffer, "PNG"):
-        raise OSError(f"could not encode the PNG for {path}")
-    buffer.close()
-    atomic_write_bytes(Path(path), bytes(data.data()))
+    write_output(path, png_bytes(image), inputs=inputs, force=force)

@@ -17,12 +17,16 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsSceneHoverEvent
 
-from fabricstudio.model import Design
-from fabricstudio.sim.metrics import LINK_FIELDS, DirectedLink, Frame
+from fabricstudio.model import Design, FabricSettings, footprint
+from fabricstudio.model.units import format_time
+from fabricstudio.sim.metrics import LINK_FIELDS, LINK_METRICS, DirectedLink, Frame, format_value
+from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.simview import style
 
 SIDE_OFFSET = 2.6  # scene units between the two directions of a cable
-BOX_HALF = (34.0, 20.0)  # half size of a device box plus a margin
+#: Where links leave a device on the canvas: half the name's width (less its rounded ends),
+#: half the tile's height (model.footprint).
+BOX_HALF = (footprint.LABEL_WIDTH / 2 - 8.0, footprint.TILE_HALF)
 DROP_FADE_S = 0.8  # wall seconds a drop flash lasts
 PULSE_HZ = 1.6
 QUEUE_BAR = 16.0  # scene height of a full queue bar
@@ -30,12 +34,18 @@ OUTLINE_FROM_BIN = 12  # light (yellow-green) colours get a dark outline on whit
 _FIELDS = tuple(LINK_FIELDS)
 
 
+def queue_reference(fabric: FabricSettings, speed_gbps: float) -> float:
+    """Bytes that fill a port's queue bar: the ECN Kmax at its speed (at least 64 KiB)."""
+    return max(fabric.ecn.thresholds(speed_gbps)[1], 64 * 1024.0)
+
+
 class SimOverlay(QGraphicsItem):
     """Draws the state of one frame over the canvas of ``scene`` (a FabricScene)."""
 
-    def __init__(self, scene, design: Design) -> None:
+    def __init__(self, scene: FabricScene, design: Design) -> None:
         super().__init__()
         self._scene = scene
+        self._n_geom = -1
         self._design = design
         self.links: tuple[DirectedLink, ...] = ()
         self.state: dict[str, np.ndarray] = {}
@@ -64,30 +74,28 @@ class SimOverlay(QGraphicsItem):
         if design is not self._design:
             self._design = design
             self._revision = -1
-    def bind(self, links: tuple[DirectedLink, ...]) -> None:
-        """Show the links of a new stream (clears the shown state)."""
+    def bind(self, links: tuple[DirectedLink, ...], fabric: FabricSettings) -> None:
+        """Show the links of a new stream (clears the shown state); queue bars are scaled by
+        ``fabric``, the settings the run used (``MetricStream.fabric``)."""
         self.links = links
         n = len(links)
         self.state = {name: np.zeros(n, dtype=dtype) for name, (dtype, _) in LINK_FIELDS.items()}
         self._flash = np.zeros(n)
-        self._queue_ref = np.array([self._queue_reference(d) for d in links] or [1.0])[:n]
+        self._queue_ref = np.array([queue_reference(fabric, d.speed_gbps) for d in links]
+                                   or [1.0])[:n]
         self.frame_time = None
         self._revision = -1
         self.refresh_geometry()
 
-    def _queue_reference(self, d: DirectedLink) -> float:
-        """Bytes that fill the queue bar: the ECN Kmax of the port's speed."""
-        return max(self._design.fabric.ecn.thresholds(d.speed_gbps)[1], 64 * 1024.0)
-
     def refresh_geometry(self) -> None:
         """Re-read link positions from the scene when the design changed."""
-        revision = getattr(self._design, "revision", 0)
-        if revision == self._revision and len(self.links) == getattr(self, "_n_geom", -1):
+        revision = self._design.revision
+        if revision == self._revision and len(self.links) == self._n_geom:
             return
         self._revision = revision
         n = len(self.links)
         geom = np.full((n, 4), np.nan)
-        hidden_planes = getattr(self._scene, "hidden_planes", ())
+        hidden_planes = self._scene.hidden_planes
         covers: dict[int, dict[str, QLineF]] = {}
         for i, d in enumerate(self.links):
             item = self._scene.link_items.get(d.link_id)
@@ -266,8 +274,7 @@ class SimOverlay(QGraphicsItem):
         self._paint_markers(painter)
 
     def _idle_colour(self) -> QColor:
-        theme = getattr(self._scene, "theme", None)
-        return style.IDLE_DARK if theme is not None and theme.dark else style.IDLE_LIGHT
+        return style.IDLE_DARK if self._scene.theme.dark else style.IDLE_LIGHT
 
     def _paint_markers(self, painter: QPainter) -> None:
         paths = self._paths
@@ -327,21 +334,23 @@ class SimOverlay(QGraphicsItem):
         i = int(np.argmin(dist))
         return i if dist[i] <= tolerance else None
 
+    def queue_scale(self) -> np.ndarray:
+        """Bytes that fill each directed link's queue bar (from the run's fabric settings)."""
+        return self._queue_ref.copy()
+
     def describe(self, index: int) -> str:
         """Tooltip text with the numbers of one directed link in the shown frame."""
         d, s = self.links[index], self.state
         lines = [f"<b>{d.src}:{d.src_port} &rarr; {d.dst}:{d.dst_port}</b> ({d.link_id}, "
-                 f"{d.speed_gbps:g} Gb/s)",
-                 f"utilisation {100 * float(s['utilisation'][index]):.1f}% "
-                 f"({float(s['utilisation'][index]) * d.speed_gbps:.1f} Gb/s)",
-                 f"queue {float(s['queue_bytes'][index]) / 1024:.1f} KiB",
-                 f"paused {100 * float(s['paused'][index]):.1f}% of the period; "
-                 f"{int(s['pauses_sent'][index])} PAUSE frames sent by {d.dst}",
-                 f"ECN marks {int(s['ecn_marks'][index])}, CNPs {int(s['cnps'][index])}, "
-                 f"drops {int(s['drops'][index])}",
-                 f"credit stall {100 * float(s['credit_stall'][index]):.1f}%"]
+                 f"{d.speed_gbps:g} Gb/s)"]
+        for field in LINK_METRICS:  # every field of the frame, as the metric spec words it
+            value = float(s[field.name][index])
+            line = f"{field.label} {format_value(field, value)}"
+            if field.name == "utilisation":
+                line += f" ({value * d.speed_gbps:.1f} Gb/s)"
+            lines.append(line)
         if self.frame_time is not None:
-            lines.append(f"at t = {self.frame_time * 1e6:.2f} &micro;s")
+            lines.append(f"at t = {format_time(self.frame_time)}")
         return "<br>".join(lines)
 
     def hoverMoveEvent(self, event: QGraphicsSceneHoverEvent) -> None:  # noqa: N802

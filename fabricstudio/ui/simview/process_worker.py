@@ -16,14 +16,14 @@ import threading
 import time
 from typing import Any
 
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import Signal
 
-from fabricstudio.formats import dump_design, parse_design
-from fabricstudio.model import Design
+from fabricstudio.model import FrozenDesign
 from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.sim.request import RunRequest
+from fabricstudio.ui.background import Reported, Stopped, Worker
 from fabricstudio.ui.simview.source import SourceFactory
-from fabricstudio.ui.simview.worker import _run_source, _Stopped
+from fabricstudio.ui.simview.worker import _run_source
 
 STOP_GRACE_S = 1.0
 #: The child runs at a lower scheduling priority: on a loaded machine (fewer free cores than
@@ -49,14 +49,14 @@ def picklable(factory: SourceFactory) -> bool:
     return True
 
 
-def _child_main(factory: SourceFactory, design_text: str, request: RunRequest, conn: Any,
+def _child_main(factory: SourceFactory, design: FrozenDesign, request: RunRequest, conn: Any,
                 stop: Any, send_frames: bool) -> None:
     """Child process: build the source, run it in slices, stream frames, send the result."""
     _lower_priority()
     try:
-        source = factory(parse_design(design_text), request)
+        source = factory(design, request)
         stream = source.stream
-        conn.send(("stream", stream.links, stream.sample_period_s))
+        conn.send(("stream", stream.links, stream.sample_period_s, stream.fabric))
         sent = 0
         started = time.perf_counter()
 
@@ -71,7 +71,7 @@ def _child_main(factory: SourceFactory, design_text: str, request: RunRequest, c
         _run_source(source, stop, flush)
         flush(source.now, 0.0)
         conn.send(("result", source.result(), source.flow_ends()))
-    except _Stopped:
+    except Stopped:
         conn.send(("stopped",))
     except Exception as exc:  # noqa: BLE001 - reported to the user by the parent
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
@@ -82,9 +82,9 @@ def _child_main(factory: SourceFactory, design_text: str, request: RunRequest, c
 class ChildRun:
     """One simulation in a spawned child process, its messages handed to a callback."""
 
-    def __init__(self, factory: SourceFactory, design_text: str, request: RunRequest,
+    def __init__(self, factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                  send_frames: bool = True) -> None:
-        self._args = (factory, design_text, request)
+        self._args = (factory, design, request)
         self._send_frames = send_frames
         self.process: Any = None
 
@@ -138,43 +138,40 @@ class ChildRun:
         self.process.join()
 
 
-class ProcessRunWorker(QThread):
-    """Same signals as RunWorker; the simulation runs in a spawned child process."""
+class ProcessRunWorker(Worker):
+    """Same signals as RunWorker; the simulation runs in a spawned child process (a stop
+    ends it at once: the child stops between slices or is terminated)."""
 
     stream_ready = Signal(object)
     progressed = Signal(float, float, float)
-    completed = Signal(object)
-    failed = Signal(str)
 
-    def __init__(self, factory: SourceFactory, design: Design, request: RunRequest,
+    def __init__(self, factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                  parent: Any = None) -> None:
         super().__init__(parent)
-        self._child = ChildRun(factory, dump_design(design), request)
-        self._stop = threading.Event()
+        self._child = ChildRun(factory, design, request)
         self.stream: MetricStream | None = None
-        self.stopped = False
+        self._outcome: tuple[str, Any] = ("stopped", None)
 
     @property
     def process(self) -> Any:
         """The child process (None before the run starts)."""
         return self._child.process
 
-    def request_stop(self) -> None:
-        """End the run at once (the child stops between slices or is terminated)."""
-        self._stop.set()
-
-    def run(self) -> None:  # noqa: D102 - QThread override
-        outcome = self._child.run(self._handle, self._stop)
-        if outcome == "died":
-            self.failed.emit("the simulation process ended unexpectedly")
-        elif outcome == "stopped":
-            self.stopped = True
+    def work(self) -> Any:
+        if self._child.run(self._handle, self.stop_event) == "died":
+            raise Reported("the simulation process ended unexpectedly")
+        kind, value = self._outcome
+        if kind == "error":
+            raise Reported(value)
+        if kind == "stopped":
+            raise Stopped
+        return value
 
     def _handle(self, message: tuple) -> bool:
         """Apply one message from the child; True when the run is over."""
         kind = message[0]
         if kind == "stream":
-            self.stream = MetricStream(message[1], message[2])
+            self.stream = MetricStream(message[1], message[2], message[3])
             self.stream_ready.emit(self.stream)
         elif kind == "frames":
             _, frames, now, fraction, rate = message
@@ -183,18 +180,17 @@ class ProcessRunWorker(QThread):
             self.progressed.emit(now, fraction, rate)
         elif kind == "result":
             self.stream.close(message[2])
-            self.completed.emit(message[1])
+            self._outcome = ("result", message[1])
             return True
         elif kind == "error":
-            self.failed.emit(message[1])
+            self._outcome = ("error", message[1])
             return True
         else:  # "stopped"
-            self.stopped = True
             return True
         return False
 
 
-def run_variant_in_child(factory: SourceFactory, design_text: str, request: RunRequest,
+def run_variant_in_child(factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                          stop: threading.Event) -> tuple[str, Any, MetricStream | None]:
     """Run one comparison variant headless in a child: (outcome, result or error, stream)."""
     box: dict[str, Any] = {}
@@ -202,7 +198,7 @@ def run_variant_in_child(factory: SourceFactory, design_text: str, request: RunR
     def handle(message: tuple) -> bool:
         kind = message[0]
         if kind == "stream":
-            box["stream"] = MetricStream(message[1], message[2])
+            box["stream"] = MetricStream(message[1], message[2], message[3])
             return False
         if kind == "frames":
             return False
@@ -211,7 +207,7 @@ def run_variant_in_child(factory: SourceFactory, design_text: str, request: RunR
         box[kind] = message[1] if len(message) > 1 else None
         return True
 
-    outcome = ChildRun(factory, design_text, request, send_frames=False).run(handle, stop)
+    outcome = ChildRun(factory, design, request, send_frames=False).run(handle, stop)
     if "error" in box:
         return "error", box["error"], None
     if outcome == "died":

@@ -77,7 +77,8 @@ class EngineSource:
     def __init__(self, simulation: Simulation) -> None:
         self._simulation = simulation
         self.stream = simulation.stream
-        #: The horizon, or inf when the run goes on until its traffic completes.
+        #: The horizon; without one, the latest stop (the frame budget's, sim.budget): the run
+        #: ends earlier when its traffic completes, deadlocks or stalls.
         self.until_s = float(simulation.stop_s)
         #: Expected length of the run (paces the worker's slices when there is no horizon).
         self.expected_s = float(simulation.estimate_s)

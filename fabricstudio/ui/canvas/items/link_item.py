@@ -3,6 +3,8 @@ is drawn by its first member as one thick line with a count ("8 x 400G"), the ot
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen
 from PySide6.QtWidgets import QGraphicsLineItem, QStyleOptionGraphicsItem, QWidget
@@ -83,11 +85,25 @@ class LinkItem(HoverHighlight, QGraphicsLineItem):
             pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         self.setPen(pen)
         self._thin_pen = QPen(self.colour(), 0)
+        self.setToolTip(self.tooltip_text())
+
+    def tooltip_text(self) -> str:
+        """Ends, speed, length, network and (on a scene with a design) what the cable is made
+        of, from THE cable-class function."""
         lk = self.link
         count = f"{self.bundle_size} parallel links, " if self.bundle_size > 1 else ""
-        self.setToolTip(f"<b>{lk.id}</b>: {lk.a}:{lk.a_port} &harr; {lk.b}:{lk.b_port}<br>"
-                        f"{count}{lk.speed_gbps:g} Gb/s, {lk.length_m:g} m {lk.reach_class}, "
-                        f"{lk.plane.value} network")
+        text = (f"<b>{lk.id}</b>: {lk.a}:{lk.a_port} &harr; {lk.b}:{lk.b_port}<br>"
+                f"{count}{lk.speed_gbps:g} Gb/s, {lk.length_m:g} m, {lk.plane.value} network")
+        design = getattr(self.scene(), "design", None)
+        if design is not None and lk.a in design.devices and lk.b in design.devices:
+            from fabricstudio.model.cabling import cable_for
+
+            text += "<br>" + html.escape(cable_for(design, lk).label)
+        return text
+
+    def hoverEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.setToolTip(self.tooltip_text())  # the technology may have changed since
+        super().hoverEnterEvent(event)
 
     def set_ends(self, a: QPointF, b: QPointF) -> None:
         """Place the line between two points, shifted by ``offset`` perpendicular to it."""
