@@ -7,6 +7,7 @@ import sys
 from PySide6.QtWidgets import QApplication
 
 from fabricstudio.model import Design
+from fabricstudio.sim.demos import Demo
 
 
 def ensure_app() -> QApplication:
@@ -17,6 +18,22 @@ def ensure_app() -> QApplication:
         app.setApplicationName("FabricStudio")
         app.setOrganizationName("FabricStudio")
     return app  # type: ignore[return-value]
+
+
+def run_demo(demo: Demo, kiosk: bool = False) -> int:
+    """Open a window straight into presenter mode on ``demo`` (a bundled demo or a story
+    file) and run the event loop."""
+    app = ensure_app()
+    from fabricstudio.ui.main_window import MainWindow
+    from fabricstudio.ui.presenter.menus import present
+
+    window = MainWindow(demo.design.copy(), None)
+    window.show()
+    ui = window.simulation
+    present(window, ui, ui.presenter, demo)
+    if kiosk:
+        ui.presenter.player.start_kiosk()
+    return app.exec()
 
 
 def run_gui(design: Design | None = None, path: str | None = None) -> int:

@@ -56,9 +56,11 @@ class OrderMenu:
     def preferences(self) -> None:
         """Edit > Preferences."""
         from fabricstudio.ui.dialogs.preferences import PreferencesDialog
+        from fabricstudio.ui.presenter.preferences import presenter_fields
 
         before = self.costs.path
-        dialog = PreferencesDialog(self.costs, self.window)
+        dialog = PreferencesDialog(self.costs, self.window,
+                                   presenter_fields(self.window.simulation.presenter))
         if dialog.exec() and self.costs.path != before:
             self.window.show_message(f"Prices from the {self.costs.description}")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
@@ -35,6 +35,9 @@ class FabricScene(QGraphicsScene):
     Public: ``device_items`` and ``link_items`` (id -> item), ``theme``, ``snap_to_grid``,
     ``commit`` (callable applying a model Command; defaults to applying it directly).
     """
+
+    #: Emitted with the new Theme after :meth:`set_theme`.
+    theme_changed = Signal(object)
 
     def __init__(self, design: Design, parent=None) -> None:
         super().__init__(parent)
@@ -70,12 +73,13 @@ class FabricScene(QGraphicsScene):
 
     # ------------------------------------------------------------ appearance
     def set_theme(self, theme: Theme) -> None:
-        """Switch colours (items repaint from ``self.theme``)."""
+        """Switch colours (items repaint from ``self.theme``); emits ``theme_changed``."""
         self.theme = theme
         self.setBackgroundBrush(theme.canvas)
         for item in self.items():
             item.update()
         self.update()
+        self.theme_changed.emit(theme)
 
     def set_colour_mode(self, mode: str) -> None:
         """Colour links by 'speed' or by 'plane'."""

@@ -8,6 +8,7 @@ says why in one line.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtWidgets import (
@@ -69,9 +70,11 @@ class CostBookField(QWidget):
 
 
 class PreferencesDialog(QDialog):
-    """Application preferences (currently: the cost book)."""
+    """Application preferences: the cost book, then ``fields`` ((label, widget) rows whose
+    widgets have ``apply() -> str``, e.g. the presenter's UI scale and high contrast)."""
 
-    def __init__(self, costs: CostBookSetting, parent: QWidget | None = None) -> None:
+    def __init__(self, costs: CostBookSetting, parent: QWidget | None = None,
+                 fields: Sequence[tuple[str, QWidget]] = ()) -> None:
         super().__init__(parent)
         self.setWindowTitle("Preferences")
         self.setMinimumWidth(560)
@@ -84,10 +87,15 @@ class PreferencesDialog(QDialog):
         hint.setWordWrap(True)
         hint.setStyleSheet("color: palette(placeholder-text);")
         form.addRow("", hint)
+        self.fields = [widget for _label, widget in fields]
+        for label, widget in fields:
+            form.addRow(label, widget)
         self.error = validating_dialog_body(self, form)
 
     def accept(self) -> None:  # noqa: D102 - Qt override
         problem = self.cost_book.apply()
+        for field in self.fields:
+            problem = problem or field.apply()
         if problem:
             self.error.setText(f"Refused: {problem}")
             self.error.show()
