@@ -82,7 +82,7 @@ class Switch(Node):
             return ports[0]
         self._rr += 1
         n = len(ports)
-        now = self.clock.env._now
+        now = self.clock.env.t
         best = ports[0]
         best_key = None
         for k in range(n):
@@ -261,7 +261,7 @@ class IbSwitch(Switch):
         size = cell.bytes
         self.used -= size
         via = cell.via
-        self.clock.call(start - self.clock.env._now + via.prop + self.credit_delay,
+        self.clock.call(start - self.clock.env.t + via.prop + self.credit_delay,
                         via.return_credits, size)
         if self.fecn and out.q_bytes > self.cc_threshold and 2 * out.credits >= out.credit_max:
             # root of congestion (queue above threshold while downstream still grants
@@ -302,4 +302,4 @@ class Host(Node):
         if flow.frame_mark != sampler.count:
             flow.frame_mark = sampler.count
             sampler.track(flow.rec)
-        flow.on_arrival(cell, self.clock.env._now)
+        flow.on_arrival(cell, self.clock.env.t)

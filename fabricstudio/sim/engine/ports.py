@@ -183,7 +183,7 @@ class Port:
         at once to start after the switch latency."""
         queue = self.queue
         if not queue and not self.paused and not self.credit_based and not self.done_pending:
-            now = self.env._now
+            now = self.env.t
             if not self.busy or now >= self.free_at:
                 # fast path: an idle port starts the cell when it has crossed the switch
                 if self.busy:
@@ -193,7 +193,7 @@ class Port:
                 self.on_dequeue(cell, self, start)
                 self.transmit(cell, start)
                 return
-        cell.ready = self.env._now + self.fwd
+        cell.ready = self.env.t + self.fwd
         queue.append(cell)
         self.q_bytes += cell.bytes
         if not self.done_pending:
@@ -211,7 +211,7 @@ class Port:
         if self.busy:
             if self.done_pending:
                 return
-            now = self.env._now
+            now = self.env.t
             if now < self.free_at:
                 if self.queue:
                     self.done_pending = True
@@ -224,11 +224,11 @@ class Port:
         cell = self.queue[0]
         if self.credit_based and self.credits < cell.bytes and self.credits < self.credit_max:
             if self.stalled_since < 0:
-                self.stalled_since = self.env._now
+                self.stalled_since = self.env.t
             return
         self.queue.popleft()
         self.q_bytes -= cell.bytes
-        now = self.env._now
+        now = self.env.t
         start = cell.ready if cell.ready > now else now
         self.on_dequeue(cell, self, start)
         self.transmit(cell, start)
@@ -274,7 +274,7 @@ class Port:
     def _tx_done(self, _event: Call) -> None:
         self.done_pending = False
         self.busy = False
-        self.busy_time += self.env._now - self.tx_start
+        self.busy_time += self.env.t - self.tx_start
         self.kick()
 
     # ------------------------------------------------------------------ PFC, transmitter side
@@ -282,7 +282,7 @@ class Port:
         """A PFC frame from the receiver: ``arg`` = pause quanta (0 = RESUME).  A PAUSE holds
         the transmitter for quanta x 512 bit times unless refreshed or resumed earlier; a
         cell already on the wire (or committed to it) finishes."""
-        now = self.env._now
+        now = self.env.t
         quanta = event.arg
         self.pfc_rx_at = now
         if self.wd_state == WD_FORWARD:  # the watchdog ignores PFC on this queue
@@ -304,7 +304,7 @@ class Port:
         self.expiry_pending = False
         if not self.paused:
             return
-        now = self.env._now
+        now = self.env.t
         if now >= self.pause_until - 1e-15:
             self._unpause(now)
         else:  # refreshed meanwhile: check again when the newest PAUSE lapses
@@ -351,7 +351,7 @@ class Port:
         """InfiniBand credits (bytes) returned by the receiver."""
         self.credits += event.arg
         if self.stalled_since >= 0:
-            self.stall_time += self.env._now - self.stalled_since
+            self.stall_time += self.env.t - self.stalled_since
             self.stalled_since = -1.0
         self.kick()
 
@@ -398,7 +398,7 @@ class PfcWatchdog:
         if not port.queue or port.tx_cells != sent:
             self.clock.call(self.detect, self._check, (port, since, port.tx_cells))
             return
-        now = self.clock.env._now
+        now = self.clock.env.t
         port.wd_state = self.action
         port.wd_triggers += 1
         self.engine.pfc_watchdog_triggers += 1
@@ -425,7 +425,7 @@ class PfcWatchdog:
 
     def _restore(self, event: Call) -> None:
         port = event.arg
-        now = self.clock.env._now
+        now = self.clock.env.t
         quiet_until = port.pfc_rx_at + self.restore
         if now < quiet_until - 1e-15:  # PFC frames still arrive: the storm goes on
             self.clock.call(quiet_until - now, self._restore, port)
@@ -463,7 +463,7 @@ class NicPort(Port):
         n = len(flows)
         if not n:
             return
-        now = self.env._now
+        now = self.env.t
         earliest = INF
         for _ in range(n):
             flow = flows[0]
