@@ -262,6 +262,8 @@ class Design:
             problems.insert(0, f"id {link.id!r} is already used")
         if problems:
             raise DesignError("; ".join(problems))
+        if ends[0] == link.a_port and ends[1] == link.b_port:
+            return link  # ports given (every saved file): no copy for each of 100k links
         return link.model_copy(update={"a_port": ends[0], "b_port": ends[1]})
 
     def add_link(self, link: Link, index: int | None = None) -> Link:
@@ -415,12 +417,16 @@ class Design:
                 continue
             design._devices[device.id] = device
             design._ports[device.id] = {}
+        ports_of: dict[str, tuple[tuple[Any, ...], tuple[float, ...]]] = {}
         for link in data.links:
-            try:
-                resolved = design.resolve_link(link)
-            except DesignError as exc:
-                problems.append(str(exc))
-                continue
+            if design._link_is_plainly_valid(link, ports_of):
+                resolved = link
+            else:
+                try:
+                    resolved = design.resolve_link(link)
+                except DesignError as exc:
+                    problems.append(str(exc))
+                    continue
             design._links[link.id] = resolved
             design._ports[resolved.a][resolved.a_port] = link.id  # type: ignore[index]
             design._ports[resolved.b][resolved.b_port] = link.id  # type: ignore[index]
@@ -433,6 +439,30 @@ class Design:
                 shown.append(f"... and {len(problems) - 8} more problem(s)")
             raise DesignError("; ".join(shown))
         return design
+
+    def _link_is_plainly_valid(self, link: Link, ports_of: dict[str, tuple[tuple[Any, ...], tuple[float, ...]]]
+                               ) -> bool:
+        """True when a link with both ports given fits (the common case of a saved file),
+        checked from per-device port tables; anything else goes through resolve_link, which
+        words the problems."""
+        if link.a_port is None or link.b_port is None or link.id in self._devices \
+                or link.id in self._links:
+            return False
+        for end, port in ((link.a, link.a_port), (link.b, link.b_port)):
+            device = self._devices.get(end)
+            if device is None or link.plane not in device.planes:
+                return False
+            table = ports_of.get(end)
+            if table is None:
+                count = device.port_count()
+                table = ports_of[end] = (
+                    tuple(device.port_plane(p) for p in range(count)),
+                    tuple(device.speed_of_port(p) for p in range(count)))
+            planes, speeds = table
+            if port >= len(planes) or port in self._ports[end] \
+                    or planes[port] not in (None, link.plane) or link.speed_gbps > speeds[port]:
+                return False
+        return True
 
     def copy(self) -> Design:
         """An independent copy (signals not connected); used to freeze a design for a run."""

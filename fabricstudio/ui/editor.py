@@ -86,29 +86,33 @@ class Editor:
 
     # -------------------------------------------------------------- selection
     def selected_device_ids(self) -> list[str]:
-        """Ids of selected devices in design order."""
-        selected = {i.device_id for i in self.scene.selectedItems() if hasattr(i, "device_id")}
-        return [d for d in self.design.devices if d in selected]
+        """Ids of selected devices (a selected group selects its devices), design order."""
+        return self.scene.selected_device_ids()
 
     def selected_link_ids(self) -> list[str]:
-        """Ids of selected links in design order."""
-        selected = {i.link_id for i in self.scene.selectedItems() if hasattr(i, "link_id")}
-        return [lk for lk in self.design.links if lk in selected]
+        """Ids of selected links (a selected bundle selects its links), design order."""
+        return self.scene.selected_link_ids()
 
     def select_ids(self, ids) -> None:
-        """Select exactly these devices/links."""
-        wanted = set(ids)
-        self.scene.clearSelection()
+        """Select exactly these devices, links or groups (collapsed groups holding the devices
+        open, so that exactly the devices are selected)."""
+        wanted = list(dict.fromkeys(ids))
+        scene = self.scene
+        scene.reveal(wanted)
+        items = []
         for object_id in wanted:
-            item = self.scene.device_items.get(object_id) or self.scene.link_items.get(object_id)
+            item = (scene.device_items.get(object_id) or scene.link_items.get(object_id)
+                    or scene.group_items.get(object_id) or scene.frame_items.get(object_id))
             if item is not None:
-                item.setSelected(True)
+                items.append(item)
+        scene.select_items(items)
 
     def select_all(self) -> None:
-        """Select every visible device."""
-        for item in self.scene.device_items.values():
-            if item.isVisible():
-                item.setSelected(True)
+        """Select everything drawn and visible (devices and collapsed groups), with one
+        selection-changed notification."""
+        items = [i for i in (*self.scene.device_items.values(), *self.scene.group_items.values())
+                 if i.isVisible()]
+        self.scene.select_items(items)
 
     # ---------------------------------------------------------------- delete
     def delete_selection(self) -> None:

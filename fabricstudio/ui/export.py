@@ -39,10 +39,7 @@ class ExportOptions:
 
 def export_rect(scene: FabricScene, selection_only: bool = False) -> QRectF:
     """Scene area to export: visible devices (or the selected ones) plus a margin."""
-    rect = QRectF()
-    for item in scene.device_items.values():
-        if item.isVisible() and (not selection_only or item.isSelected()):
-            rect = rect.united(item.sceneBoundingRect())
+    rect = scene.content_rect(selection_only)
     if rect.isEmpty():
         raise ExportError("nothing to export" + (" (no device selected)" if selection_only else ""))
     return rect.adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN)
@@ -81,11 +78,20 @@ def _prepared(scene: FabricScene, options: ExportOptions, vector: bool):
     selected = list(scene.selectedItems())
     hidden = []
     if options.selection_only:
-        keep = {i.device_id for i in selected if hasattr(i, "device_id")}
-        for item in list(scene.device_items.values()) + list(scene.link_items.values()):
+        keep = set(scene.selected_device_ids())
+        rep = scene.folding.rep
+        kept_nodes = {rep.get(d, d) for d in keep}
+        items = [*scene.device_items.values(), *scene.group_items.values(),
+                 *scene.frame_items.values(), *scene.links.all_items()]
+        for item in items:
             link = getattr(item, "link", None)
-            ends_kept = link is not None and link.a in keep and link.b in keep
-            if item.isVisible() and not (getattr(item, "device_id", None) in keep or ends_kept):
+            if link is not None:
+                ends = (rep.get(link.a, link.a), rep.get(link.b, link.b))
+                kept = ends[0] in kept_nodes and ends[1] in kept_nodes
+            else:
+                node = getattr(item, "device_id", None) or getattr(item, "group_id", None)
+                kept = node in kept_nodes
+            if item.isVisible() and not kept:
                 item.setVisible(False)
                 hidden.append(item)
     scene.clearSelection()

@@ -36,6 +36,28 @@ def kind_glyph(kind: DeviceKind) -> QSvgRenderer:
     return svg_renderer(DeviceKind(kind).value)
 
 
+_GLYPHS: dict[tuple[str, int], QPixmap] = {}
+
+
+def glyph_pixmap(kind: DeviceKind, pixels: float) -> QPixmap:
+    """The kind's white glyph as a pixmap of at least ``pixels`` (rounded up to a power of
+    two, 8 to 256): drawing a cached pixmap is far cheaper than rendering the SVG per item."""
+    size = 8
+    while size < pixels and size < 256:
+        size *= 2
+    key = (DeviceKind(kind).value, size)
+    pixmap = _GLYPHS.get(key)
+    if pixmap is None:
+        pixmap = QPixmap(size, size)
+        pixmap.fill(QColor(0, 0, 0, 0))
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        kind_glyph(kind).render(painter, QRectF(0, 0, size, size))
+        painter.end()
+        _GLYPHS[key] = pixmap
+    return pixmap
+
+
 def paint_kind_tile(painter: QPainter, rect: QRectF, kind: DeviceKind, radius: float = 8.0) -> None:
     """A rounded tile in the kind's colour with its white glyph (palette, legend, canvas)."""
     colour = KIND_COLOURS[DeviceKind(kind)]

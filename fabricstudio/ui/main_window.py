@@ -232,14 +232,11 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
             self.fit_selection()
 
     def fit_selection(self) -> None:
-        """Zoom to the selected devices."""
-        items = [i for i in self.scene.selectedItems() if hasattr(i, "device_id")]
-        if not items:
+        """Zoom to the selected devices and groups."""
+        rect = self.scene.content_rect(selection_only=True)
+        if rect.isEmpty():
             self.view.fit()
             return
-        rect = items[0].sceneBoundingRect()
-        for item in items[1:]:
-            rect = rect.united(item.sceneBoundingRect())
         self.view.fit(rect)
 
     def set_technology(self, technology: Technology) -> None:
@@ -324,6 +321,7 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("windowState", self.saveState())
         self.settings.setValue("windowDocks", self._dock_signature())
+        self.settings.sync()  # the process may end without destructors (ui.app.leave)
         self.detach()
         self.closed = True
         event.accept()

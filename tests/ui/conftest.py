@@ -35,6 +35,7 @@ def make_window(qtbot, settings, monkeypatch):
         window.close()
         assert window.closed
         assert not window.analysis.timer.isActive()
+        window.analysis.wait()  # closing abandons a slow analysis; it must still end
         assert window.analysis._worker is None or not window.analysis._worker.is_alive()
         window.deleteLater()
 

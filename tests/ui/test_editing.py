@@ -121,10 +121,11 @@ def test_bundles_draw_many_parallel_links_as_one(make_window, small_design):
     window.design.update_device("gpu1", nics=8)
     for _ in range(6):
         window.editor.connect("gpu1", "leaf1")
-    items = [window.scene.link_items[lk] for lk in window.design.links]
+    items = {window.scene.link_items[lk] for lk in window.design.links}  # one item draws all
     visible = [it for it in items if it.isVisible()]
     assert len(visible) == 1 and visible[0].bundle_size == 6
     assert visible[0].bundle_label() == "6 x 400G"
+    assert sorted(visible[0].members) == sorted(window.design.links)
     window.undo_stack.undo()
     window.undo_stack.undo()
     items = [window.scene.link_items[lk] for lk in window.design.links]

@@ -38,6 +38,8 @@ class FabricView(QGraphicsView):
     context_menu_requested = Signal(object)
 
     def __init__(self, scene, editor, parent=None) -> None:
+        self._zooming = True  # until built: no scroll reaches the scene
+        self._fitted = False
         self._legend_key = None
         self._legend_sections: list = []
         super().__init__(scene, parent)
@@ -63,6 +65,7 @@ class FabricView(QGraphicsView):
         self.setMouseTracking(True)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self._zooming = False
 
     # ------------------------------------------------------------------ zoom
     def zoom(self) -> float:
@@ -75,23 +78,38 @@ class FabricView(QGraphicsView):
         factor = target / self.zoom()
         if math.isclose(factor, 1.0):
             return
-        if anchor is not None:
-            before = self.mapToScene(anchor.toPoint())
-            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
-            self.scale(factor, factor)
-            after = self.mapToScene(anchor.toPoint())
-            delta = after - before
-            self.translate(delta.x(), delta.y())
-            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
-        else:
-            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
-            self.scale(factor, factor)
-            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self._zooming = True
+        try:
+            if anchor is not None:
+                before = self.mapToScene(anchor.toPoint())
+                self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
+                self.scale(factor, factor)
+                after = self.mapToScene(anchor.toPoint())
+                delta = after - before
+                self.translate(delta.x(), delta.y())
+                self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+            else:
+                self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+                self.scale(factor, factor)
+                self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        finally:
+            self._zooming = False
         self._zoomed()
 
     def _zoomed(self) -> None:
-        self.scene().set_view_scale(self.zoom())
+        self._fitted = True  # a zoom (or the first fit) makes the view live for the scene
+        self._tell_scene()
         self.zoom_changed.emit(self.zoom())
+
+    def visible_scene_rect(self) -> QRectF:
+        """The scene area on screen."""
+        return self.mapToScene(self.viewport().rect()).boundingRect()
+
+    def _tell_scene(self) -> None:
+        """The scene folds groups by what is on screen, and how large (from the first fit
+        on: before it, the view shows nothing the user will see)."""
+        if not self._zooming and self._fitted:
+            self.scene().set_view(self.zoom(), self.visible_scene_rect())
 
     def set_zoom(self, zoom: float) -> None:
         """Set an absolute zoom about the view centre."""
@@ -100,10 +118,7 @@ class FabricView(QGraphicsView):
     def fit(self, rect: QRectF | None = None) -> None:
         """Show ``rect`` (default: every visible device) with a margin, beside the legend."""
         if rect is None:
-            rect = QRectF()
-            for item in self.scene().device_items.values():
-                if item.isVisible():
-                    rect = rect.united(item.sceneBoundingRect())
+            rect = self.scene().content_rect()
         if rect.isEmpty():
             rect = QRectF(-300, -200, 600, 400)
         rect = rect.adjusted(-40, -40, 40, 40)
@@ -115,10 +130,14 @@ class FabricView(QGraphicsView):
         free_h = max(self.viewport().height(), 50)
         zoom = min(free_w / rect.width(), free_h / rect.height(), 1.5)
         zoom = min(max(zoom, MIN_ZOOM), MAX_ZOOM)
-        self.resetTransform()
-        self.scale(zoom, zoom)
-        shift = (self.viewport().width() - free_w) / 2 / zoom
-        self.centerOn(rect.center() + QPointF(shift, 0))
+        self._zooming = True
+        try:
+            self.resetTransform()
+            self.scale(zoom, zoom)
+            shift = (self.viewport().width() - free_w) / 2 / zoom
+            self.centerOn(rect.center() + QPointF(shift, 0))
+        finally:
+            self._zooming = False
         self._zoomed()
 
     def wheelEvent(self, event) -> None:  # noqa: N802 - Qt override
@@ -350,8 +369,13 @@ class FabricView(QGraphicsView):
                          Qt.AlignmentFlag.AlignHCenter | Qt.TextFlag.TextWordWrap, EMPTY_BODY)
         painter.restore()
 
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._tell_scene()
+
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt override
         super().scrollContentsBy(dx, dy)
+        self._tell_scene()
         if self.show_legend:
             rect = self._legend_rect().toAlignedRect().adjusted(-2, -2, 2, 2)
             self.viewport().update(rect)

@@ -25,6 +25,8 @@ from fabricstudio.model import Design, Plane
 from fabricstudio.ui.theme import INVALID, PLANE_COLOURS, WARNING
 
 DEBOUNCE_MS = 350
+#: At most this long a closing window waits for a running analysis (seconds).
+SHUTDOWN_WAIT_S = 0.1
 OBJECTS_ROLE = Qt.ItemDataRole.UserRole + 1
 SEVERITY_COLOURS = {"error": INVALID, "warning": WARNING}
 
@@ -124,13 +126,17 @@ class AnalysisPanel(QWidget):
             self._worker.join(timeout)
 
     def shutdown(self) -> None:
-        """Stop the timer and let a running worker finish (window closing)."""
+        """Stop the timer and give a running worker a moment to finish (window closing).
+
+        A long analysis (tens of thousands of GPUs) is abandoned: its thread is a daemon that
+        works on a frozen copy, so quitting never waits seconds for a result nobody will see.
+        """
         self.timer.stop()
         try:
             self.design.changed.disconnect(self.schedule)
         except (TypeError, ValueError):
             pass
-        self.wait()
+        self.wait(SHUTDOWN_WAIT_S)
 
     # --------------------------------------------------------------- results
     def _on_finished(self, revision: int, report, error: str) -> None:
