@@ -27,6 +27,8 @@ from fabricstudio.model.validation import (
 )
 
 _DEVICE_ADAPTER: TypeAdapter[Device] = TypeAdapter(Device)
+#: A device's port planes and speeds by port number (checking a large file's links).
+_PortTable = tuple[tuple[Any, ...], tuple[float, ...]]
 _V = TypeVar("_V")
 
 
@@ -417,7 +419,7 @@ class Design:
                 continue
             design._devices[device.id] = device
             design._ports[device.id] = {}
-        ports_of: dict[str, tuple[tuple[Any, ...], tuple[float, ...]]] = {}
+        ports_of: dict[str, _PortTable] = {}
         for link in data.links:
             if design._link_is_plainly_valid(link, ports_of):
                 resolved = link
@@ -440,8 +442,7 @@ class Design:
             raise DesignError("; ".join(shown))
         return design
 
-    def _link_is_plainly_valid(self, link: Link, ports_of: dict[str, tuple[tuple[Any, ...], tuple[float, ...]]]
-                               ) -> bool:
+    def _link_is_plainly_valid(self, link: Link, ports_of: dict[str, _PortTable]) -> bool:
         """True when a link with both ports given fits (the common case of a saved file),
         checked from per-device port tables; anything else goes through resolve_link, which
         words the problems."""
