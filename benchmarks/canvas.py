@@ -31,6 +31,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 SIZES = (2048, 8192, 32768)
@@ -61,7 +62,11 @@ def child(gpus: int) -> None:
     from fabricstudio.ui.main_window import MainWindow
 
     app = ensure_app()
-    settings = QSettings(os.devnull, QSettings.Format.IniFormat)
+    # Throw-away settings in a temporary folder: QSettings saves an INI file by writing a new
+    # file and renaming it over the old one, so pointed at /dev/null (as root) it would
+    # replace the device with a regular file for every process on the machine.
+    scratch = tempfile.mkdtemp(prefix="fabricstudio-bench-")
+    settings = QSettings(os.path.join(scratch, "settings.ini"), QSettings.Format.IniFormat)
     build = build_fabric(RailOptimizedSpec(gpus=gpus))
     text = dump_design(build.to_design())
     _emit("devices", len(build.devices))
