@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from fabricstudio.cli.common import load_design_arg, positive_int
+from fabricstudio.cli.output import write_out
 from fabricstudio.topology.analysis import DEFAULT_MAX_PAIRS, AnalysisReport, Stat, analyze
 
 NAME = "analyze"
@@ -34,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(report.to_json() + "\n")
     else:
-        sys.stdout.write(format_report(report))
+        write_out(format_report(report).rstrip("\n"))  # names shown without control chars
     return 1 if args.strict and report.errors() else 0
 
 

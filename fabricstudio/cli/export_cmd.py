@@ -39,6 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="link colours: by line rate (default) or by network")
     parser.add_argument("--scenario", metavar="FILE",
                         help="simulate this scenario file and draw the moment given by --at")
+    parser.add_argument("--force", action="store_true",
+                        help="allow an output file to replace the design or scenario file")
     parser.add_argument("--at", metavar="SECONDS", type=float,
                         help="simulated time of the moment (with --scenario), e.g. 25e-6; "
                              "default: the end of the run")
@@ -62,7 +64,10 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--at must be a simulated time >= 0 seconds, got {args.at!r}", 2)
     if args.scenario is not None and (args.svg or not args.png):
         raise CliError("a simulation moment is written as PNG: give --png FILE (no --svg)", 2)
+    if args.png and args.svg and os.path.realpath(args.png) == os.path.realpath(args.svg):
+        raise CliError(f"--png and --svg both name {args.png}", 2)
     design = load_design_arg(args.design)
+    _check_outputs(args)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     if args.scenario is not None:
         return _export_moment(design, args)
@@ -71,12 +76,29 @@ def run(args: argparse.Namespace) -> int:
     try:
         written = export_design(design, png=args.png, svg=args.svg, scale=args.scale,
                                 background=args.background, legend=not args.no_legend,
-                                colour_by=args.colour_by)
+                                colour_by=args.colour_by, inputs=_inputs(args),
+                                force=args.force)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     for path, detail in written:
         write_out(f"wrote {path} ({detail})")
     return 0
+
+
+def _inputs(args: argparse.Namespace) -> tuple[str, ...]:
+    return tuple(p for p in (args.design, args.scenario) if p)
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse bad output paths before rendering or simulating."""
+    from fabricstudio.formats import OutputError, check_output
+
+    for path in (args.png, args.svg):
+        if path:
+            try:
+                check_output(path, inputs=_inputs(args), force=args.force)
+            except OutputError as exc:
+                raise CliError(str(exc)) from None
 
 
 def _export_moment(design, args: argparse.Namespace) -> int:
@@ -102,8 +124,11 @@ def _export_moment(design, args: argparse.Namespace) -> int:
         write_err(f"fabricstudio export: note: the run ended at {stream.times[-1]:g} s; "
                   "showing its last frame")
     try:
-        export_moment(design, stream, at, args.png, label=scenario.name, scale=args.scale)
+        export_moment(design, stream, at, args.png, label=scenario.name, scale=args.scale,
+                      inputs=_inputs(args), force=args.force)
     except OSError as exc:
         raise CliError(f"{args.png}: cannot write: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     write_out(f"wrote {args.png} (t = {stream.frame_at(at).t:g} s)")
     return 0

@@ -8,7 +8,8 @@ import sys
 
 from fabricstudio.cli.common import CliError
 from fabricstudio.cli.output import write_out
-from fabricstudio.formats import DesignFileError, atomic_write_text, dump_design
+from fabricstudio.formats import DesignFileError, check_output, dump_design, write_design_text
+from fabricstudio.formats.output import OutputError
 from fabricstudio.model import Technology
 from fabricstudio.topology.builders import TOPOLOGIES, BuildError, build_fabric, parse_spec
 
@@ -89,6 +90,11 @@ def spec_from_args(args: argparse.Namespace) -> dict:
 
 def run(args: argparse.Namespace) -> int:
     """Build, write, and print a one-line summary."""
+    if args.output != "-":
+        try:
+            check_output(args.output)
+        except OutputError as exc:
+            raise CliError(str(exc)) from None
     try:
         build = build_fabric(parse_spec(spec_from_args(args)))
     except BuildError as exc:
@@ -98,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         return 0
     try:
-        atomic_write_text(args.output, text)
+        write_design_text(args.output, text)
     except DesignFileError as exc:
         raise CliError(str(exc)) from None
     if args.json:

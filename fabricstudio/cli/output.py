@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import sys
 
+from fabricstudio.model.text import printable
+
 
 def write_out(text: str = "") -> None:
-    """Write one line (or several, joined by newlines in ``text``) of results to stdout."""
-    sys.stdout.write(f"{text}\n")
+    """Write one line (or several, joined by newlines in ``text``) of results to stdout;
+    control characters (an escape sequence in a design name) never reach the terminal."""
+    sys.stdout.write(f"{printable(text, keep_newlines=True)}\n")
     sys.stdout.flush()
 
 
 def write_err(text: str) -> None:
-    """Write a message (error, warning, note, progress) to stderr."""
-    sys.stderr.write(f"{text}\n")
+    """Write a message (error, warning, note, progress) to stderr, control characters
+    removed."""
+    sys.stderr.write(f"{printable(text, keep_newlines=True)}\n")
     sys.stderr.flush()

@@ -12,8 +12,9 @@ from pydantic import ValidationError
 
 from fabricstudio.cli.common import CliError, load_design_arg, positive_float, positive_int
 from fabricstudio.cli.output import write_out
-from fabricstudio.formats import DesignFileError, atomic_write_text
+from fabricstudio.formats import OutputError, check_output, write_output
 from fabricstudio.model import Design, Technology, format_validation_error
+from fabricstudio.sim.engine import EngineError
 from fabricstudio.sim.export import write_metrics_csv
 from fabricstudio.sim.request import RunRequest, scenario_for
 from fabricstudio.sim.result import Result
@@ -88,6 +89,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out = parser.add_argument_group("output")
     out.add_argument("--json", metavar="FILE", help="write the Result JSON ('-' = stdout only)")
     out.add_argument("--metrics", metavar="FILE.csv", help="write the metric frames as CSV")
+    out.add_argument("--force", action="store_true",
+                     help="allow an output file to replace the design or scenario file")
     out.add_argument("--no-timing", action="store_true",
                      help="null the wall-clock fields so identical runs give identical JSON")
     out.add_argument("--no-limit", action="store_true",
@@ -176,6 +179,7 @@ def run(args: argparse.Namespace) -> int:
     """Build, run, report."""
     design = load_design_arg(args.design)
     scenario = build_scenario(args, design)
+    _check_outputs(args)
     try:
         sim = build_simulation(design, scenario, None if args.no_limit else MAX_CELL_HOPS)
     except ScenarioError as exc:
@@ -183,6 +187,8 @@ def run(args: argparse.Namespace) -> int:
     bar = _ProgressBar(sys.stderr) if sys.stderr.isatty() else None
     try:
         result = sim.run(bar)
+    except EngineError as exc:  # a flow the checks let through but the engine cannot route
+        raise CliError(f"the run stopped: {exc}") from None
     finally:
         if bar is not None:
             bar.close()
@@ -192,16 +198,30 @@ def run(args: argparse.Namespace) -> int:
     else:
         write_out(summary_text(result))
         if args.json:
-            _write(args.json, lambda: atomic_write_text(args.json, text))
+            _write(lambda: write_output(args.json, text, inputs=_inputs(args), force=args.force))
     if args.metrics:
-        _write(args.metrics, lambda: write_metrics_csv(sim.stream, args.metrics))
+        _write(lambda: write_metrics_csv(sim.stream, args.metrics, inputs=_inputs(args),
+                                         force=args.force))
     return 0
 
 
-def _write(path: str, action) -> None:
+def _inputs(args: argparse.Namespace) -> list[str]:
+    return [p for p in (args.design, args.scenario) if p]
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse bad output paths before the run (not after minutes of simulation)."""
+    outputs = [p for p in (args.json, args.metrics) if p and p != "-"]
+    if len(outputs) == 2 and outputs[0] == outputs[1]:
+        raise CliError(f"--json and --metrics both name {outputs[0]}", 2)
+    for path in outputs:
+        _write(lambda p=path: check_output(p, inputs=_inputs(args), force=args.force))
+
+
+def _write(action) -> None:
     try:
         action()
-    except DesignFileError as exc:
+    except OutputError as exc:
         raise CliError(str(exc)) from None
 
 

@@ -21,8 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Load the file; report the verdict on stdout (valid) or stderr (invalid)."""
-    if not Path(args.design).is_file():
-        what = "is a folder" if Path(args.design).is_dir() else "no such file"
+    path = Path(args.design)
+    if not path.exists() or path.is_dir():  # usage errors; special files are refused below
+        what = "is a folder" if path.is_dir() else "no such file"
         write_err(f"fabricstudio validate: error: {args.design}: {what}")
         return 2
     try:

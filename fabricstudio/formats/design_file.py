@@ -3,28 +3,32 @@
 Loading never trusts its input: size, encoding, JSON syntax, nesting, envelope, version,
 field types and cross-object rules are each checked, and every failure raises
 :class:`DesignFileError` with one readable message naming the file and the problem.
-Saving is atomic (temporary file in the same folder, fsync, rename).
+Saving goes through :func:`fabricstudio.formats.output.write_output` (atomic, follows links,
+never replaces a device or the input file) and refuses a design too large to open again.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
 from pydantic import ConfigDict, ValidationError
 
+from fabricstudio.formats.json_strict import JsonError, loads_strict
+from fabricstudio.formats.output import OutputError, write_output
+from fabricstudio.formats.reading import InputError, format_mib, read_input, too_large
 from fabricstudio.model import Design, DesignData, DesignError, format_validation_error
 
 FORMAT_NAME = "fabricstudio-design"
 #: Version 1: devices, links, fabric settings.  Version 2 adds ``groups`` (racks with
 #: optional U positions, scalable units, pods, user groups).
 CURRENT_VERSION = 2
-#: Largest design file accepted (a 16k-GPU fabric is a few MB).
-MAX_FILE_BYTES = 32 * 1024 * 1024
+#: Largest design file read or written.  The largest fabric the generator builds (131,072
+#: GPUs with storage and management networks) is about 115 MiB; a 65,536-GPU rail-optimised
+#: fabric 37 MiB.  Saves refuse anything above it, so every file the tool writes opens again.
+MAX_FILE_BYTES = 256 * 2**20
 
 
 def _v1_to_v2(doc: dict[str, Any]) -> dict[str, Any]:
@@ -60,29 +64,18 @@ class DesignFile(DesignData):
 
 
 def load_design(path: str | os.PathLike[str]) -> Design:
-    """Read and validate a design file."""
-    path = Path(path)
+    """Read and validate a design file (a regular file of at most :data:`MAX_FILE_BYTES`)."""
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise DesignFileError(path, f"file is too large ({size / 1e6:.1f} MB; the limit is "
-                                        f"{MAX_FILE_BYTES / 1e6:.0f} MB)")
-        raw = path.read_bytes()
-    except IsADirectoryError:
-        raise DesignFileError(path, "is a folder, not a design file") from None
-    except FileNotFoundError:
-        raise DesignFileError(path, "no such file") from None
-    except PermissionError:
-        raise DesignFileError(path, "permission denied") from None
-    except OSError as exc:
-        raise DesignFileError(path, f"cannot read: {exc.strerror or exc}") from None
+        raw = read_input(path, MAX_FILE_BYTES)
+    except InputError as exc:
+        raise DesignFileError(path, exc.problem) from None
     return parse_design(raw, source=path)
 
 
 def parse_design(raw: bytes | str, source: str | os.PathLike[str] = "<input>") -> Design:
     """Parse design-file text or bytes into a validated Design."""
     if len(raw) > MAX_FILE_BYTES:
-        raise DesignFileError(source, f"input is too large ({len(raw) / 1e6:.1f} MB)")
+        raise DesignFileError(source, too_large(len(raw), MAX_FILE_BYTES))
     doc = _decode_json(raw, source)
     doc = _check_envelope(doc, source)
     body = {k: v for k, v in doc.items() if k not in ("format", "version")}
@@ -109,7 +102,9 @@ def _decode_json(raw: bytes | str, source: str | os.PathLike[str]) -> Any:
     if not raw.strip():
         raise DesignFileError(source, "file is empty")
     try:
-        return json.loads(raw)
+        return loads_strict(raw)
+    except JsonError as exc:
+        raise DesignFileError(source, str(exc)) from None
     except json.JSONDecodeError as exc:
         truncated = exc.pos >= len(raw.rstrip()) or exc.msg.startswith("Unterminated string")
         hint = "; the file looks truncated" if truncated else ""
@@ -162,39 +157,36 @@ def dump_design(design: Design) -> str:
 
 
 def save_design(design: Design, path: str | os.PathLike[str]) -> None:
-    """Write the design atomically: a crash never leaves a truncated file."""
-    atomic_write_text(path, dump_design(design))
+    """Write the design safely (:func:`~fabricstudio.formats.output.write_output`: atomic, a
+    crash never leaves a truncated file); refuses a design too large to open again."""
+    write_design_text(path, dump_design(design))
+
+
+def write_design_text(path: str | os.PathLike[str], text: str, *,
+                      inputs: Iterable[str | os.PathLike[str]] = (), force: bool = False) -> None:
+    """Write design-file ``text`` (from :func:`dump_design`) to ``path``; DesignFileError when
+    it would be larger than the files FabricStudio opens, or cannot be written."""
+    data = text.encode("utf-8")
+    if len(data) > MAX_FILE_BYTES:
+        raise DesignFileError(path, f"the design would be {format_mib(len(data))}, more than "
+                                    f"the {format_mib(MAX_FILE_BYTES)} FabricStudio opens; not "
+                                    "saved (split the design)")
+    try:
+        write_output(path, data, inputs=inputs, force=force)
+    except OutputError as exc:
+        raise DesignFileError(path, exc.problem) from None
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file and an atomic rename."""
+    """Write ``text`` to ``path`` with :func:`~fabricstudio.formats.output.write_output`
+    (kept for callers written before it; DesignFileError on failure)."""
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file and an atomic rename."""
-    path = Path(path)
-    folder = path.parent if str(path.parent) else Path(".")
+    """Write ``data`` to ``path`` with :func:`~fabricstudio.formats.output.write_output`
+    (kept for callers written before it; DesignFileError on failure)."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise DesignFileError(path, f"cannot write: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        else:
-            os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise DesignFileError(path, f"cannot write: {exc.strerror or exc}") from None
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+        write_output(path, data)
+    except OutputError as exc:
+        raise DesignFileError(path, exc.problem) from None

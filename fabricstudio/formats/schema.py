@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from fabricstudio.formats.design_file import DesignFile
+from fabricstudio.formats.output import write_output
 
 DEFAULT_OUTPUT = Path("docs") / "design.schema.json"
 
@@ -22,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     out = Path(args[0]) if args else DEFAULT_OUTPUT
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(design_schema_text(), encoding="utf-8")
+    write_output(out, design_schema_text())
     return 0
 
 

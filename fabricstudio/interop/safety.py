@@ -14,11 +14,11 @@ import yaml
 from defusedxml import DefusedXmlException
 from defusedxml import ElementTree as SafeET
 
-from fabricstudio.formats.design_file import MAX_FILE_BYTES
 from fabricstudio.interop.registry import InteropError
 
-#: Largest file an import reads (the design-file limit).
-MAX_IMPORT_BYTES = MAX_FILE_BYTES
+#: Largest file an import reads (32 MiB: other tools' files of a 16k-GPU fabric are a few MB;
+#: the design-file limit is higher because the generator writes up to ~100 MB designs).
+MAX_IMPORT_BYTES = 32 * 2**20
 #: yaml.safe_load's loader, in C when libyaml is there (same safe constructor).
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 SAFE_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)

@@ -7,6 +7,7 @@ applies its whole change or raises :class:`DesignError` and changes nothing.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any, TypeVar
@@ -14,11 +15,12 @@ from typing import Any, TypeVar
 from psygnal import Signal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from fabricstudio.model.devices import Device
+from fabricstudio.model.devices import COORDINATE_LIMIT, Device
 from fabricstudio.model.enums import DeviceKind
 from fabricstudio.model.fabric import FabricSettings
 from fabricstudio.model.groups import Group, GroupTree, group_problems
 from fabricstudio.model.links import Link
+from fabricstudio.model.strict import LIMIT_REASONS
 from fabricstudio.model.validation import (
     DesignError,
     device_fits_links,
@@ -29,6 +31,13 @@ from fabricstudio.model.validation import (
 _DEVICE_ADAPTER: TypeAdapter[Device] = TypeAdapter(Device)
 #: A device's port planes and speeds by port number (checking a large file's links).
 _PortTable = tuple[tuple[Any, ...], tuple[float, ...]]
+_RANGE_ERRORS = frozenset({"greater_than", "greater_than_equal", "less_than",
+                           "less_than_equal", "finite_number"})
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."
 _V = TypeVar("_V")
 
 
@@ -46,11 +55,19 @@ class DesignData(BaseModel):
 
 
 def format_validation_error(error: ValidationError, limit: int = 5) -> str:
-    """One readable line per pydantic error: ``location: message``."""
+    """One readable line per pydantic error: ``location: message`` (plus the physical reason
+    of a range, :data:`~fabricstudio.model.strict.LIMIT_REASONS`, when a value is outside it)."""
     lines = []
     for item in error.errors()[:limit]:
-        loc = ".".join(str(p) for p in item["loc"]) or "(top level)"
-        lines.append(f"{loc}: {item['msg']}")
+        path = [*item["loc"], *([item["ctx"]["field"]] if item["type"] == "number_type" else [])]
+        loc = ".".join(str(p) for p in path)
+        message = item["msg"].removeprefix("Value error, ")
+        field = next((p for p in reversed(path) if isinstance(p, str)), "")
+        if item["type"] in _RANGE_ERRORS and field in LIMIT_REASONS:
+            message += f" ({LIMIT_REASONS[field]})"
+        if item["type"] in _RANGE_ERRORS:
+            message += f", got {_shown(item.get('input'))}"
+        lines.append(f"{loc}: {message}" if loc else message)
     more = error.error_count() - limit
     if more > 0:
         lines.append(f"... and {more} more problem(s)")
@@ -233,12 +250,15 @@ class Design:
         return new
 
     def move_devices(self, positions: Mapping[str, tuple[float, float]]) -> None:
-        """Set the canvas positions of several devices at once."""
-        for device_id in positions:
+        """Set the canvas positions of several devices at once (clamped to the canvas range
+        files accept, :data:`~fabricstudio.model.devices.COORDINATE_LIMIT`)."""
+        for device_id, (x, y) in positions.items():
             self.device(device_id)
+            if not (math.isfinite(x) and math.isfinite(y)):
+                raise DesignError(f"device {device_id}: position ({x}, {y}) is not finite")
         for device_id, (x, y) in positions.items():
             self._devices[device_id] = self._devices[device_id].model_copy(
-                update={"x": float(x), "y": float(y)}
+                update={"x": _clamp(float(x)), "y": _clamp(float(y))}
             )
         if positions:
             self._bump()
@@ -473,6 +493,10 @@ class Design:
 
     def _bump(self) -> None:
         self.revision += 1
+
+
+def _clamp(value: float) -> float:
+    return min(max(value, -COORDINATE_LIMIT), COORDINATE_LIMIT)
 
 
 def _with_changes(validate: Any, old: BaseModel, changes: Mapping[str, Any], what: str) -> Any:

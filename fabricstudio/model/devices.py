@@ -9,42 +9,49 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from fabricstudio.model.enums import DeviceKind, Plane
+from fabricstudio.model.strict import StrictNumbers
+from fabricstudio.model.text import printable
 
 DeviceId = Annotated[
     str,
     Field(
         min_length=1,
         max_length=200,
-        pattern=r"^[^\s/]+$",
-        description="Stable unique id: no spaces and no '/' ('server/gpuN' addresses a GPU).",
+        pattern=r"^[^\s/\x00-\x1f\x7f-\x9f]+$",
+        description="Stable unique id: no spaces, no control characters and no '/' "
+                    "('server/gpuN' addresses a GPU).",
     ),
 ]
-Speed = Annotated[float, Field(gt=0, le=100_000, description="Gb/s")]
+Speed = Annotated[float, Field(ge=0.01, le=100_000, description="Gb/s (10 Mb/s .. 100 Tb/s)")]
+#: Canvas coordinates are kept within +-COORDINATE_LIMIT px (every exporter can draw them).
+COORDINATE_LIMIT = 1e7
 
 #: Standard Ethernet / InfiniBand port speeds offered in the editor (Gb/s).
 STANDARD_SPEEDS_GBPS = (1, 10, 25, 100, 200, 400, 800)
 
 
-class _DeviceBase(BaseModel):
+class _DeviceBase(StrictNumbers):
     """Fields every device has."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
 
     id: DeviceId
     name: str = Field(default="", max_length=200, description="Display name (id when empty)")
-    x: float = Field(default=0.0, allow_inf_nan=False, description="Canvas x position (px)")
-    y: float = Field(default=0.0, allow_inf_nan=False, description="Canvas y position (px)")
+    x: float = Field(default=0.0, ge=-COORDINATE_LIMIT, le=COORDINATE_LIMIT,
+                     allow_inf_nan=False, description="Canvas x position (px)")
+    y: float = Field(default=0.0, ge=-COORDINATE_LIMIT, le=COORDINATE_LIMIT,
+                     allow_inf_nan=False, description="Canvas y position (px)")
     planes: tuple[Plane, ...] = Field(
         default=(), description="Networks the device belongs to (defaults by kind)"
     )
 
     @property
     def label(self) -> str:
-        """Name to show: the name, or the id when the name is empty."""
-        return self.name or self.id
+        """Name to show: the name (without control characters), or the id when it is empty."""
+        return printable(self.name) or self.id
 
     @property
     def is_switch(self) -> bool:
@@ -131,7 +138,7 @@ class StorageServer(_ServerBase):
     kind: Literal["storage_server"] = "storage_server"
     nics: int = Field(default=0, ge=0, le=64)
     storage_nics: int = Field(default=2, ge=0, le=16)
-    capacity_tb: float = Field(default=500.0, ge=0)
+    capacity_tb: float = Field(default=500.0, ge=0, le=1e6)
 
     @field_validator("planes")
     @classmethod

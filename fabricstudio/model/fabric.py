@@ -7,12 +7,13 @@ in the field names (``_bytes``, ``_us``, ``_ns``, ``_mbps``, ``_gbps``).
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from fabricstudio.model.enums import Technology
+from fabricstudio.model.strict import StrictNumbers
 
 
-class _Settings(BaseModel):
+class _Settings(StrictNumbers):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -83,9 +84,9 @@ class DcqcnSettings(_Settings):
 
     enabled: bool = True
     g: float = Field(default=1 / 256, gt=0, le=1, description="alpha gain (paper: 1/256)")
-    alpha_update_us: float = Field(default=55.0, gt=0, le=1e6, description="paper: 55 us")
+    alpha_update_us: float = Field(default=55.0, ge=1, le=1e6, description="paper: 55 us")
     rate_increase_timer_us: float = Field(
-        default=300.0, gt=0, le=1e6,
+        default=300.0, ge=1, le=1e6,
         description="Increase timer T (NVIDIA ConnectX rpg_time_reset 300 us, as the HPCC "
         "simulator; paper 55 us)",
     )
@@ -126,7 +127,7 @@ class DcqcnSettings(_Settings):
         description="At most one rate cut per period; CNPs in between are folded into the next "
         "check (ConnectX rate_reduce_monitor_period 4 us; 0 = cut on every CNP, paper)",
     )
-    min_rate_mbps: float = Field(default=100.0, gt=0, le=1e6, description="Rate floor")
+    min_rate_mbps: float = Field(default=100.0, ge=1, le=1e6, description="Rate floor")
     cnp_interval_us: float = Field(
         default=50.0, ge=0, le=1e6, description="NP sends at most one CNP per flow per interval"
     )
@@ -150,7 +151,7 @@ class TcpSettings(_Settings):
     """Loss recovery of the lossy Ethernet baseline (TCP-like)."""
 
     min_rto_us: float = Field(
-        default=10_000.0, gt=0, le=1e7,
+        default=10_000.0, ge=1, le=1e7,
         description="Minimum retransmission timeout. 10 ms: a tuned datacenter TCP (RTOmin of "
         "the DCTCP testbed, Alizadeh et al., SIGCOMM 2010); stock Linux is 200 ms "
         "(TCP_RTO_MIN); 1 ms is an aggressive best case for the lossy baseline",
@@ -164,7 +165,8 @@ class FabricSettings(_Settings):
 
     technology: Technology = Technology.ROCE
     mtu_bytes: int = Field(default=4096, ge=256, le=65536, description="4096 (IB/RoCE) or 9000")
-    propagation_ns_per_m: float = Field(default=5.0, gt=0, le=100, description="fibre ~5 ns/m")
+    propagation_ns_per_m: float = Field(default=5.0, ge=3.34, le=100,
+                                        description="fibre ~5 ns/m (light in vacuum 3.34)")
     nic_latency_ns: float = Field(default=500.0, ge=0, le=1e6, description="SimAI: 500 ns")
     pfc: PfcSettings = PfcSettings()
     ecn: EcnSettings = EcnSettings()

@@ -16,10 +16,12 @@ from collections.abc import Iterable, Mapping
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, StrictInt, model_validator
 
 from fabricstudio.model.devices import DeviceId
 from fabricstudio.model.enums import DeviceKind
+from fabricstudio.model.strict import StrictNumbers
+from fabricstudio.model.text import printable
 
 #: Height of a standard EIA-310 rack used by the generators (U).
 STANDARD_RACK_U = 42
@@ -60,7 +62,7 @@ class GroupKind(StrEnum):
                 "group": "Group"}[self.value]
 
 
-class Group(BaseModel):
+class Group(StrictNumbers):
     """A named set of devices and/or groups."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -74,7 +76,7 @@ class Group(BaseModel):
     collapsed: bool = Field(default=False, description="Drawn as one tile")
     height_u: int | None = Field(
         default=None, ge=1, le=MAX_RACK_U, description="Rack height in U (racks only)")
-    u_positions: dict[DeviceId, int] = Field(
+    u_positions: dict[DeviceId, StrictInt] = Field(
         default_factory=dict,
         description="Racks: lowest rack unit (1 = bottom) of member devices; optional")
 
@@ -102,8 +104,8 @@ class Group(BaseModel):
 
     @property
     def label(self) -> str:
-        """Name to show: the name, or the id when the name is empty."""
-        return self.name or self.id
+        """Name to show: the name (without control characters), or the id when it is empty."""
+        return printable(self.name) or self.id
 
 
 class GroupTree:

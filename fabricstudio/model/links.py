@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from fabricstudio.model.devices import DeviceId, Speed
 from fabricstudio.model.enums import Plane
+from fabricstudio.model.strict import StrictNumbers
 
 #: Cable reach classes used by the bill of materials (metres, upper bound inclusive).
 DAC_MAX_M = 3.0
 AOC_MAX_M = 30.0
 
 
-class Link(BaseModel):
+class Link(StrictNumbers):
     """A full-duplex cable between port ``a_port`` of device ``a`` and ``b_port`` of ``b``.
 
     Ports may be omitted in files and commands; the design assigns the first free port of the
@@ -27,7 +28,7 @@ class Link(BaseModel):
     a_port: int | None = Field(default=None, ge=0, le=4096)
     b_port: int | None = Field(default=None, ge=0, le=4096)
     speed_gbps: Speed = 400.0
-    length_m: float = Field(default=3.0, gt=0, le=100_000, description="Cable length (m)")
+    length_m: float = Field(default=3.0, ge=0.1, le=100_000, description="Cable length (m)")
     plane: Plane = Plane.COMPUTE
 
     @model_validator(mode="after")

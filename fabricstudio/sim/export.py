@@ -6,7 +6,8 @@ Columns: ``t_s, kind, id, from, to`` then every per-link field of
 :data:`fabricstudio.sim.metrics.LINK_FIELDS` (rows of kind ``link``) and every per-flow field of
 :data:`~fabricstudio.sim.metrics.FLOW_FIELDS` (rows of kind ``flow``); fields that do not apply
 to a row are empty.  ``t_s`` is the end of the sample period; a flow row's ``from``/``to`` are
-its endpoints (``MetricStream.flow_ends``, filled when the run ends).
+its endpoints (``MetricStream.flow_ends``, filled when the run ends).  Text cells that a
+spreadsheet would read as a formula (an id starting with ``=``) get a leading apostrophe.
 """
 
 from __future__ import annotations
@@ -14,15 +15,22 @@ from __future__ import annotations
 import csv
 import io
 import os
-from typing import Any
+from collections.abc import Iterable
+from typing import IO, Any, BinaryIO
 
-from fabricstudio.formats import atomic_write_text
+from fabricstudio.formats import write_output
+from fabricstudio.formats.csv_safe import spreadsheet_safe
 from fabricstudio.sim.metrics import FLOW_FIELDS, LINK_FIELDS, MetricStream
 
 
 def metrics_csv(stream: MetricStream) -> tuple[str, int]:
     """(CSV text, number of data rows) of the stream."""
     out = io.StringIO()
+    rows = _write_rows(out, stream)
+    return out.getvalue(), rows
+
+
+def _write_rows(out: IO[str], stream: MetricStream) -> int:
     writer = csv.writer(out, lineterminator="\n")
     link_names, flow_names = list(LINK_FIELDS), list(FLOW_FIELDS)
     writer.writerow(["t_s", "kind", "id", "from", "to", *link_names, *flow_names])
@@ -35,13 +43,15 @@ def metrics_csv(stream: MetricStream) -> tuple[str, int]:
         columns = [frame.links[name] for name in link_names]
         for j, link in enumerate(stream.links):
             values = [_cell(column[j]) for column in columns]
-            writer.writerow([t, "link", link.key, link.src, link.dst, *values, *blank_flows])
+            writer.writerow([t, "link", spreadsheet_safe(link.key), spreadsheet_safe(link.src),
+                             spreadsheet_safe(link.dst), *values, *blank_flows])
         for k, flow_id in enumerate(frame.flow_ids):
             src, dst = flow_ends.get(flow_id, ("", ""))
             values = [_cell(frame.flows[name][k]) for name in flow_names]
-            writer.writerow([t, "flow", flow_id, src, dst, *blank_links, *values])
+            writer.writerow([t, "flow", flow_id, spreadsheet_safe(src), spreadsheet_safe(dst),
+                             *blank_links, *values])
         rows += len(stream.links) + len(frame.flow_ids)
-    return out.getvalue(), rows
+    return rows
 
 
 def _cell(value: Any) -> str:
@@ -49,8 +59,18 @@ def _cell(value: Any) -> str:
     return f"{number:.7g}" if isinstance(number, float) else str(number)
 
 
-def write_metrics_csv(stream: MetricStream, path: str | os.PathLike[str]) -> int:
-    """Write :func:`metrics_csv` atomically to ``path``; returns the number of data rows."""
-    text, rows = metrics_csv(stream)
-    atomic_write_text(path, text)
+def write_metrics_csv(stream: MetricStream, path: str | os.PathLike[str], *,
+                      inputs: Iterable[str | os.PathLike[str]] = (), force: bool = False) -> int:
+    """Stream the CSV to ``path`` through :func:`~fabricstudio.formats.output.write_output`
+    (OutputError on failure; ``inputs``/``force`` as there); returns the number of data rows."""
+    rows = 0
+
+    def emit(handle: BinaryIO) -> None:
+        nonlocal rows
+        text = io.TextIOWrapper(handle, encoding="utf-8", newline="")
+        rows = _write_rows(text, stream)
+        text.flush()
+        text.detach()
+
+    write_output(path, emit, inputs=inputs, force=force)
     return rows

@@ -26,6 +26,7 @@ import networkx as nx
 
 from fabricstudio.model import Design, Plane
 from fabricstudio.model.devices import SERVER_TYPES
+from fabricstudio.sim.budget import check_timers, sample_budget
 from fabricstudio.sim.engine import Engine, EngineConfig, EngineError
 from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.sim.result import EngineInfo, Result, throughput_gbps
@@ -56,7 +57,8 @@ class Simulation:
     """
 
     def __init__(self, design: Design, scenario: Scenario, engine: Engine, config: EngineConfig,
-                 workloads: list[Workload], estimate_s: float) -> None:
+                 workloads: list[Workload], estimate_s: float,
+                 frame_limit_s: float = math.inf) -> None:
         self.design = design
         #: The configuration the engine runs with.
         self.engine_config = config
@@ -65,9 +67,11 @@ class Simulation:
         self.workloads = workloads
         #: Rough expected duration of the traffic (s), used for slicing and open horizons.
         self.estimate_s = estimate_s
-        #: Where the run stops: the scenario's horizon, or a safety cap when it has none.
+        #: Where the run stops: the scenario's horizon, or a safety cap when it has none (also
+        #: where the frame budget runs out, sim.budget).
         self.stop_s = (scenario.until_s if scenario.until_s is not None
-                       else max(OPEN_HORIZON_FACTOR * estimate_s, estimate_s + 0.01))
+                       else min(max(OPEN_HORIZON_FACTOR * estimate_s, estimate_s + 0.01),
+                                frame_limit_s))
         self._window_base: dict[int, int] | None = None
         self._planned = sum(w.planned_bytes for w in workloads) or 1
         #: Length of one slice (s).  A run without a horizon ends at the first slice boundary
@@ -249,8 +253,10 @@ def _headline(workloads: list[Workload]) -> tuple[dict[str, Any] | None,
 
 
 # -------------------------------------------------------------------- building
-def engine_config(design: Design, scenario: Scenario, horizon_s: float) -> EngineConfig:
-    """The EngineConfig a scenario asks for on ``design``."""
+def engine_config(design: Design, scenario: Scenario, horizon_s: float,
+                  sample_period_s: float | None = None) -> EngineConfig:
+    """The EngineConfig a scenario asks for on ``design`` (``sample_period_s`` overrides the
+    scenario's, e.g. the period chosen by :func:`~fabricstudio.sim.budget.sample_budget`)."""
     try:
         fabric = (fabric_with_overrides(design.fabric, scenario.fabric)
                   if scenario.fabric else None)
@@ -258,7 +264,8 @@ def engine_config(design: Design, scenario: Scenario, horizon_s: float) -> Engin
         raise ScenarioError(str(exc)) from None
     return EngineConfig(technology=scenario.technology, dcqcn=scenario.dcqcn,
                         routing=scenario.routing, cell_bytes=scenario.cell_bytes,
-                        seed=scenario.seed, sample_period_s=scenario.sample_period_s,
+                        seed=scenario.seed,
+                        sample_period_s=sample_period_s or scenario.sample_period_s,
                         fabric=fabric, horizon_s=horizon_s)
 
 
@@ -277,13 +284,17 @@ def build_simulation(design: Design, scenario: Scenario,
     estimate = estimate_duration(frozen, workloads)
     horizon = scenario.until_s if scenario.until_s is not None else estimate
     check_work(frozen, graph, workloads, scenario, horizon, max_cell_hops)
-    config = engine_config(frozen, scenario, horizon)
+    samples = sample_budget(frozen, scenario, horizon)
+    config = engine_config(frozen, scenario, horizon, samples.period_s)
+    if max_cell_hops is not None:
+        check_run_timers(frozen, config, workloads, horizon)
     try:
         engine = Engine(frozen, config)
     except EngineError as exc:
         raise ScenarioError(f"the design cannot be simulated: {exc}") from None
     ctx.engine = engine
-    sim = Simulation(frozen, scenario, engine, config, workloads, estimate)
+    sim = Simulation(frozen, scenario, engine, config, workloads, estimate,
+                     samples.frame_limit_s)
     try:
         for workload in workloads:
             workload.start()
@@ -333,6 +344,16 @@ def estimate_duration(design: Design, workloads: list[Workload]) -> float:
         rate = min(rates) * len(senders) if rates else 1e9
         longest = max(longest, getattr(workload, "at_s", 0.0) + workload.planned_bytes / rate)
     return 1.2 * longest
+
+
+def check_run_timers(design: Design, config: EngineConfig, workloads: list[Workload],
+                     horizon_s: float) -> float:
+    """Estimated timer firings of the run (sim.budget); ScenarioError above the budget."""
+    fabric = config.fabric or design.fabric
+    technology = config.technology or fabric.technology
+    dcqcn = config.dcqcn if config.dcqcn is not None else fabric.dcqcn.enabled
+    concurrent = sum(min(w.planned_flows, len(w.hops)) for w in workloads)
+    return check_timers(fabric, technology, dcqcn, concurrent, horizon_s)
 
 
 def _mean_hops(graph: nx.Graph, pairs: list[tuple[str, str]]) -> float:

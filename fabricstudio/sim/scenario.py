@@ -18,12 +18,15 @@ from __future__ import annotations
 import json
 import os
 import re
-from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
+from fabricstudio.formats.json_strict import JsonError, loads_strict
+from fabricstudio.formats.reading import InputError, read_input
 from fabricstudio.model import FabricSettings, Technology, format_validation_error
+from fabricstudio.model.strict import StrictNumbers
+from fabricstudio.sim.engine.config import MAX_FRAMES, MAX_SAMPLE_PERIOD_S, MIN_SAMPLE_PERIOD_S
 
 FORMAT_NAME = "fabricstudio-scenario"
 CURRENT_VERSION = 1
@@ -104,7 +107,7 @@ Address = Annotated[str, Field(min_length=1, max_length=300,
 Ranks = Literal["all"] | Annotated[list[Address], Field(min_length=2)]
 
 
-class _Spec(BaseModel):
+class _Spec(StrictNumbers):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
@@ -221,7 +224,9 @@ class Scenario(_Spec):
     dcqcn: bool | None = Field(default=None, description="None = the design's setting")
     routing: Routing = "default"
     cell_bytes: Size = Field(default=16384, ge=256, le=16 * 2**20)
-    sample_period_s: float | None = Field(default=None, gt=0, le=100, allow_inf_nan=False)
+    sample_period_s: float | None = Field(
+        default=None, ge=MIN_SAMPLE_PERIOD_S, le=MAX_SAMPLE_PERIOD_S, allow_inf_nan=False,
+        description="metrics frame period; None = about 1,000 frames over the run")
     fabric: dict[str, Any] = Field(
         default_factory=dict,
         description="overrides of the design's fabric settings (same keys as in a design file)",
@@ -234,6 +239,8 @@ class Scenario(_Spec):
         if self.until_s is not None and self.measure_from_s >= self.until_s:
             raise ValueError(f"measure_from_s ({self.measure_from_s:g} s) must be before "
                              f"until_s ({self.until_s:g} s)")
+        if self.until_s is not None and self.sample_period_s is not None:
+            check_frame_count(self.until_s, self.sample_period_s)
         if not self.flows and not self.workloads:
             raise ValueError("the scenario has no flows and no workloads")
         if self.fabric:
@@ -245,6 +252,17 @@ class Scenario(_Spec):
         data = self.model_dump()
         data.update(changes)
         return Scenario.model_validate(data)
+
+
+def check_frame_count(horizon_s: float, period_s: float) -> None:
+    """ValueError when a run of ``horizon_s`` sampled every ``period_s`` would record more than
+    :data:`~fabricstudio.sim.engine.config.MAX_FRAMES` frames (checked before allocating)."""
+    frames = horizon_s / period_s
+    if frames > MAX_FRAMES:
+        raise ValueError(
+            f"sample_period_s {period_s:g} s over {horizon_s:g} s would record {frames:,.0f} "
+            f"frames (at most {MAX_FRAMES:,}); use a period of at least "
+            f"{horizon_s / MAX_FRAMES:.3g} s or leave it out")
 
 
 def fabric_with_overrides(fabric: FabricSettings, overrides: dict[str, Any]) -> FabricSettings:
@@ -274,18 +292,11 @@ class ScenarioFile(Scenario):
 
 
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:
-    """Read and validate a scenario file."""
-    path = Path(path)
+    """Read and validate a scenario file (a regular file of at most :data:`MAX_FILE_BYTES`)."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise ScenarioError("file is too large", path)
-        raw = path.read_bytes()
-    except IsADirectoryError:
-        raise ScenarioError("is a folder, not a scenario file", path) from None
-    except FileNotFoundError:
-        raise ScenarioError("no such file", path) from None
-    except OSError as exc:
-        raise ScenarioError(f"cannot read: {exc.strerror or exc}", path) from None
+        raw = read_input(path, MAX_FILE_BYTES)
+    except InputError as exc:
+        raise ScenarioError(exc.problem, path) from None
     return parse_scenario(raw, source=path)
 
 
@@ -299,7 +310,9 @@ def parse_scenario(raw: bytes | str, source: str | os.PathLike[str] = "<input>")
     if not raw.strip():
         raise ScenarioError("file is empty", source)
     try:
-        doc = json.loads(raw)
+        doc = loads_strict(raw)
+    except JsonError as exc:
+        raise ScenarioError(str(exc), source) from None
     except json.JSONDecodeError as exc:
         raise ScenarioError(f"not valid JSON ({exc.msg}: line {exc.lineno}, column "
                             f"{exc.colno})", source) from None

@@ -10,11 +10,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QPointF, QRectF, QSize, QSizeF, Qt
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QPointF, QRectF, QSize, QSizeF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsItem
 
+from fabricstudio.formats import write_output
+from fabricstudio.model.text import printable
 from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.legend import legend_entries, legend_size, paint_legend
 
@@ -145,13 +147,25 @@ def render_image(scene: FabricScene, options: ExportOptions = ExportOptions()) -
     return _render_rect(scene, export_rect(scene, options.selection_only), options)
 
 
-def save_png(scene: FabricScene, path: str | Path,
-             options: ExportOptions = ExportOptions()) -> QSize:
-    """Write a PNG; returns its pixel size.  The rect is taken before anything is hidden."""
+def save_png(scene: FabricScene, path: str | Path, options: ExportOptions = ExportOptions(),
+             *, inputs: tuple[str, ...] = (), force: bool = False) -> QSize:
+    """Write a PNG (through :func:`~fabricstudio.formats.output.write_output`); returns its
+    pixel size.  The rect is taken before anything is hidden."""
     image = render_image(scene, options)
-    if not image.save(str(path), "PNG"):
-        raise ExportError(f"{path}: could not write the PNG (check the folder and permissions)")
+    write_output(path, png_bytes(image), inputs=inputs, force=force)
     return image.size()
+
+
+def png_bytes(image: QImage) -> bytes:
+    """``image`` encoded as PNG; ExportError when Qt cannot encode it."""
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    ok = image.save(buffer, "PNG")
+    buffer.close()
+    if not ok:
+        raise ExportError(f"could not encode a {image.width()} x {image.height()} px PNG")
+    return bytes(data.data())
 
 
 def _render_rect(scene: FabricScene, rect: QRectF, options: ExportOptions) -> QImage:
@@ -170,22 +184,26 @@ def _render_rect(scene: FabricScene, rect: QRectF, options: ExportOptions) -> QI
     return image
 
 
-def save_svg(scene: FabricScene, path: str | Path,
-             options: ExportOptions = ExportOptions()) -> None:
-    """Write an SVG of the design (vector: devices, links, labels and legend)."""
+def save_svg(scene: FabricScene, path: str | Path, options: ExportOptions = ExportOptions(),
+             *, inputs: tuple[str, ...] = (), force: bool = False) -> None:
+    """Write an SVG of the design (vector: devices, links, labels and legend) through
+    :func:`~fabricstudio.formats.output.write_output`."""
     rect = export_rect(scene, options.selection_only)
     page = page_size(scene, rect, options)
+    data = QByteArray()
+    buffer = QBuffer(data)
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
     generator = QSvgGenerator()
-    generator.setFileName(str(path))
+    generator.setOutputDevice(buffer)
     generator.setSize(QSize(round(page.width()), round(page.height())))
     generator.setViewBox(QRectF(0, 0, page.width(), page.height()))
-    generator.setTitle(scene.design.name)
+    generator.setTitle(printable(scene.design.name))
     generator.setDescription("FabricStudio design export")
     with _prepared(scene, options, vector=True):
         painter = QPainter()
         if not painter.begin(generator):
-            raise ExportError(f"{path}: could not write the SVG (check the folder and permissions)")
+            raise ExportError(f"{path}: could not draw the SVG")
         _paint(scene, painter, rect, options, _background(scene, options))
         painter.end()
-    if not Path(path).exists():
-        raise ExportError(f"{path}: the SVG was not written")
+    buffer.close()
+    write_output(path, bytes(data.data()), inputs=inputs, force=force)

@@ -12,7 +12,8 @@ from fabricstudio.ui.theme import DARK, LIGHT
 
 def export_design(design: Design, png: str | None = None, svg: str | None = None,
                   scale: float = 2.0, background: str = "white", legend: bool = True,
-                  colour_by: str = "speed") -> list[tuple[str, str]]:
+                  colour_by: str = "speed", inputs: tuple[str, ...] = (),
+                  force: bool = False) -> list[tuple[str, str]]:
     """Write the requested files; returns (path, description) pairs.  ValueError on failure."""
     ensure_app()
     if needs_layout(design):
@@ -24,10 +25,12 @@ def export_design(design: Design, png: str | None = None, svg: str | None = None
     written = []
     try:
         if png:
-            size = save_png(scene, png, ExportOptions(scale=scale, background=fill, legend=legend))
+            size = save_png(scene, png, ExportOptions(scale=scale, background=fill, legend=legend),
+                            inputs=inputs, force=force)
             written.append((png, f"{size.width()} x {size.height()} px"))
         if svg:
-            save_svg(scene, svg, ExportOptions(scale=1.0, background=fill, legend=legend))
+            save_svg(scene, svg, ExportOptions(scale=1.0, background=fill, legend=legend),
+                     inputs=inputs, force=force)
             written.append((svg, "SVG"))
     finally:
         scene.detach()

@@ -148,12 +148,13 @@ CHECKS = {"graphml": check_graphml, "dot": check_dot, "containerlab": check_cont
 
 
 def test_odd_but_accepted_names_export_everywhere():
-    """Ids with colons, quotes, control characters, formulas and non-ASCII letters are valid
-    in the model: every exporter writes them and the XML/YAML/DOT outputs still parse."""
+    """Ids with colons, quotes, semicolons, formulas and non-ASCII letters are valid in the
+    model (control characters are refused in ids, accepted in names): every exporter writes
+    them and the XML/YAML/DOT outputs still parse."""
     from fabricstudio.model import Design, GpuServer, Leaf, Link
 
     design = Design('odd "name"\nline')
-    odd = ["x:1", 'q"uote', "a\x01b", "=HYPERLINK(1)", "λ-leaf"]
+    odd = ["x:1", 'q"uote', "a;b", "=HYPERLINK(1)", "λ-leaf"]
     design.add_device(Leaf(id=odd[4], name="leaf\x07 λ", radix=8, port_speed_gbps=400))
     for i, ident in enumerate(odd[:4]):
         design.add_device(GpuServer(id=ident, nics=1, x=i * 100.0, y=300))

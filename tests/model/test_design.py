@@ -75,7 +75,7 @@ def test_update_device_cannot_break_its_links():
         d.update_device("s1", radix=1)
     with pytest.raises(DesignError, match="slower than"):
         d.update_device("s1", port_speed_gbps=25)
-    with pytest.raises(DesignError, match="greater than 0"):
+    with pytest.raises(DesignError, match="greater than or equal to 0.01 .*slowest Ethernet"):
         d.update_device("s1", port_speed_gbps=-5)
     assert d.device("s1").radix == 3
     assert d.update_device("s1", radix=48).radix == 48

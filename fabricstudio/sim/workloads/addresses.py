@@ -86,6 +86,12 @@ def resolve_ranks(design: Design, ranks: str | list[str], what: str) -> list[str
     seen = set()
     for address in ranks:
         check_address(design, address, what)
+        device = design.devices[server_of(address)]
+        if not isinstance(device, GpuServer):
+            raise ScenarioError(f"{what}: rank {address!r} is a {device.kind.replace('_', ' ')}; "
+                                "ranks are GPUs of GPU servers (\"server/gpuN\")")
+        if device.nics == 0:
+            raise ScenarioError(f"{what}: rank {address!r}: {device.id} has no compute NIC")
         if address in seen:
             raise ScenarioError(f"{what}: rank {address!r} is listed twice")
         seen.add(address)

@@ -50,6 +50,7 @@ def build_storage(acc: Accumulator, spec: AnySpec, gpu_servers: list[str]) -> St
     plan = StoragePlan()
     if not spec.storage_servers:
         return plan
+    _check_storage_reach(spec, len(gpu_servers))
     planes = (Plane.STORAGE, Plane.MANAGEMENT) if spec.management else (Plane.STORAGE,)
     for i in range(1, spec.storage_servers + 1):
         plan.storage_servers.append(acc.add(StorageServer(
@@ -83,6 +84,22 @@ def build_storage(acc: Accumulator, spec: AnySpec, gpu_servers: list[str]) -> St
         except BuildError as exc:
             raise BuildError(f"storage network: {exc}") from None
     return plan
+
+
+def _check_storage_reach(spec: AnySpec, gpu_servers: int) -> None:
+    """BuildError before anything is built when the storage fabric cannot reach every end
+    (a three-tier fabric of radix k has at most k pods of k/2 leaves)."""
+    down, _ = split_radix(spec.switch_radix, spec.storage_nic_speed_gbps,
+                          spec.storage_nic_speed_gbps, 1.0)
+    radix = spec.switch_radix
+    most_ends = radix * (radix // 2) * down
+    ends = gpu_servers + STORAGE_SERVER_NICS * spec.storage_servers
+    if ends > most_ends:
+        room = max(0, (most_ends - gpu_servers) // STORAGE_SERVER_NICS)
+        raise BuildError(f"storage network: {spec.storage_servers:,} storage servers and "
+                         f"{gpu_servers:,} GPU servers need {ends:,} storage ports; radix-"
+                         f"{radix} switches reach at most {most_ends:,} (at most {room:,} "
+                         "storage servers here)")
 
 
 def build_management(acc: Accumulator, spec: AnySpec, racks: list[list[str]]) -> MgmtPlan:

@@ -18,6 +18,19 @@ class BuildError(ValueError):
     """A fabric cannot be built from the parameters; ``str()`` is one sentence for the user."""
 
 
+#: Largest fabric the generator builds: 131,072 GPUs and as many compute NICs (a 65,536-GPU
+#: rail-optimised design file is 37 MiB, so the largest stays well inside the design-file
+#: limit, and building it takes well under a minute).
+MAX_GPUS = 131_072
+MAX_HOST_NICS = 131_072
+#: Storage servers of the generated storage network (each has two storage NICs).
+MAX_STORAGE_SERVERS = 16_384
+#: Slowest and fastest port the generator accepts (Gb/s), as the model's links.
+MIN_SPEED_GBPS, MAX_SPEED_GBPS = 0.01, 100_000.0
+#: Cable lengths the generator accepts (m), as the model's links.
+MIN_CABLE_M, MAX_CABLE_M = 0.1, 100_000.0
+
+
 class _FabricSpecBase(BaseModel):
     """Options shared by every family."""
 
@@ -120,12 +133,14 @@ def check_spec(spec: FabricSpec) -> None:
     _at_least(spec.servers_per_rack, 1, "servers per rack", "servers_per_rack")
     for label, value in (("NIC speed", spec.nic_speed_gbps), ("port speed", spec.port_speed_gbps),
                          ("storage NIC speed", spec.storage_nic_speed_gbps)):
-        if not 0 < value <= 100_000:
-            raise BuildError(f"{label} {value:g} Gb/s: must be above 0 and at most 100,000")
+        if not MIN_SPEED_GBPS <= value <= MAX_SPEED_GBPS:
+            raise BuildError(f"{label} {value:g} Gb/s: must be between 0.01 (10 Mb/s, the "
+                             "slowest Ethernet) and 100,000")
     for label, length in (("uplink cable", spec.uplink_cable_m), ("core cable", spec.core_cable_m),
                           ("server cable", spec.server_cable_m)):
-        if length is not None and not 0 < length <= 100_000:
-            raise BuildError(f"{label} length {length:g} m: must be above 0")
+        if length is not None and not MIN_CABLE_M <= length <= MAX_CABLE_M:
+            raise BuildError(f"{label} length {length:g} m: must be between 0.1 and "
+                             "100,000 m")
     if not spec.oversubscription >= 1 or spec.oversubscription > 64:
         raise BuildError(f"oversubscription {spec.oversubscription:g}: must be between 1 "
                          "(non-blocking) and 64")
@@ -143,13 +158,44 @@ def check_spec(spec: FabricSpec) -> None:
             _at_least(count, 1, label, option)
     if spec.gpus is not None:
         _at_least(spec.gpus, 1, "GPU count", "gpus")
+        _at_most(spec.gpus, MAX_GPUS, "GPU count", "gpus")
     if spec.servers is not None:
         _at_least(spec.servers, 1, "server count", "servers")
+        _at_most(spec.servers, MAX_GPUS, "server count", "servers")
+    _at_most(spec.storage_servers, MAX_STORAGE_SERVERS, "storage servers", "storage_servers")
+    if spec.management and spec.servers_per_rack > 47:
+        raise BuildError(f"servers per rack {spec.servers_per_rack}: a 48-port management "
+                         "switch serves at most 47 (one port is its uplink) (servers_per_rack)")
+    for option, label in (("servers_per_leaf", "servers per leaf"), ("spines", "spine count"),
+                          ("leaves_per_pod", "leaves per pod"),
+                          ("servers_per_su", "servers per scalable unit")):
+        chosen: int | None = getattr(spec, option, None)
+        if chosen is not None:
+            _at_most(chosen, spec.switch_radix, f"{label} (radix {spec.switch_radix})", option)
 
 
 def _at_least(value: int, minimum: int, label: str, option: str) -> None:
     if value < minimum:
         raise BuildError(f"{label} {value}: must be at least {minimum} ({option})")
+
+
+def _at_most(value: int, maximum: int, label: str, option: str) -> None:
+    if value > maximum:
+        raise BuildError(f"{label} {fmt_int(value)}: the generator builds at most "
+                         f"{fmt_int(maximum)} ({option})")
+
+
+def check_size(spec: FabricSpec, servers: int) -> None:
+    """BuildError when ``servers`` GPU servers exceed what the generator builds (checked
+    before any device is made)."""
+    gpus, nics = servers * spec.gpus_per_server, servers * spec.nics_per_server
+    if gpus > MAX_GPUS:
+        raise BuildError(f"{fmt_int(gpus)} GPUs: the generator builds at most "
+                         f"{fmt_int(MAX_GPUS)} (give fewer gpus or servers)")
+    if nics > MAX_HOST_NICS:
+        raise BuildError(f"{fmt_int(servers)} servers x {spec.nics_per_server} NICs = "
+                         f"{fmt_int(nics)} compute NICs: the generator builds at most "
+                         f"{fmt_int(MAX_HOST_NICS)} (give fewer servers or NICs per server)")
 
 
 def server_count(spec: FabricSpec, full_size: int | None = None) -> int:
@@ -162,9 +208,12 @@ def server_count(spec: FabricSpec, full_size: int | None = None) -> int:
         if spec.servers is not None and spec.servers != servers:
             raise BuildError(f"{fmt_int(spec.gpus)} GPUs and {fmt_int(spec.servers)} servers "
                              f"disagree ({spec.gpus_per_server} GPUs per server); give one")
+        check_size(spec, servers)
         return servers
     if spec.servers is not None:
+        check_size(spec, spec.servers)
         return spec.servers
     if full_size is not None:
+        check_size(spec, full_size)
         return full_size
     raise BuildError("give the size: gpus or servers")

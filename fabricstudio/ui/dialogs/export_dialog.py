@@ -91,7 +91,7 @@ class ExportDialog(QDialog):
                 save_png(self.scene, path, self.options())
             else:
                 save_svg(self.scene, path, self.options())
-        except ExportError as exc:
+        except ValueError as exc:  # ExportError, or OutputError from the writer
             QMessageBox.critical(self, "Export failed", str(exc))
             return
         parent = self.parent()

@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fabricstudio.formats import DesignFileError
 from fabricstudio.sim.export import write_metrics_csv
 from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.sim.result import Result
@@ -80,6 +79,6 @@ def export_metrics_dialog(parent: QWidget, stream: MetricStream) -> str:
         return ""
     try:
         rows = write_metrics_csv(stream, path)
-    except DesignFileError as exc:
-        return f"Could not write {path}: {exc}"
+    except (OSError, ValueError) as exc:  # OutputError from the writer
+        return f"Could not write {path}: {getattr(exc, 'problem', exc)}"
     return f"Wrote {rows:,} rows to {path}"

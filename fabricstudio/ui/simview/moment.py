@@ -48,7 +48,8 @@ def moment_caption(t: float, label: str = "") -> str:
 
 
 def export_moment(design: Design, stream: MetricStream, t: float, path: str | Path,
-                  label: str = "", scale: float = 2.0) -> QImage:
+                  label: str = "", scale: float = 2.0, *, inputs: tuple[str, ...] = (),
+                  force: bool = False) -> QImage:
     """Render ``design`` at simulated time ``t`` of ``stream`` to a PNG (needs a QApplication)."""
     from fabricstudio.topology.layout import design_layout, needs_layout
     from fabricstudio.ui.canvas.scene import FabricScene
@@ -62,22 +63,19 @@ def export_moment(design: Design, stream: MetricStream, t: float, path: str | Pa
     frame = stream.frame_at(t)
     overlay.apply_frame(frame)
     shown = frame.t if frame is not None else t
-    image = render_scene_image(scene, moment_caption(shown, label), scale=scale)
-    save_png(image, path)
-    scene.detach()
+    try:
+        image = render_scene_image(scene, moment_caption(shown, label), scale=scale)
+        save_png(image, path, inputs=inputs, force=force)
+    finally:
+        scene.detach()
     return image
 
 
-def save_png(image: QImage, path: str | Path) -> None:
-    """Write ``image`` as PNG; OSError with the path when it cannot be written."""
-    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+def save_png(image: QImage, path: str | Path, *, inputs: tuple[str, ...] = (),
+             force: bool = False) -> None:
+    """Write ``image`` as PNG through :func:`~fabricstudio.formats.output.write_output`
+    (ValueError with the path when it cannot be encoded or written)."""
+    from fabricstudio.formats import write_output
+    from fabricstudio.ui.export import png_bytes
 
-    from fabricstudio.formats.design_file import atomic_write_bytes
-
-    data = QByteArray()
-    buffer = QBuffer(data)
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    if not image.save(buffer, "PNG"):
-        raise OSError(f"could not encode the PNG for {path}")
-    buffer.close()
-    atomic_write_bytes(Path(path), bytes(data.data()))
+    write_output(path, png_bytes(image), inputs=inputs, force=force)

@@ -3,6 +3,8 @@ port-usage badge; level of detail drops the label, badge and glyph when small on
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QColor,
@@ -213,7 +215,7 @@ def _tile_rect() -> QRectF:
 def device_tooltip(device: Device) -> str:
     """Rich-text summary of a device."""
     kind = DeviceKind(device.kind)
-    lines = [f"<b>{device.label}</b> &middot; {KIND_LABELS[kind]}"]
+    lines = [f"<b>{html.escape(device.label)}</b> &middot; {KIND_LABELS[kind]}"]
     if kind is DeviceKind.GPU_SERVER:
         lines.append(f"{device.gpus} GPUs, {device.nics} x {device.nic_speed_gbps:g} Gb/s NICs")
     elif kind is DeviceKind.STORAGE_SERVER:

@@ -1,0 +1,101 @@
+"""Reading an input file without trusting it: :func:`read_input`.
+
+Only regular files are read: devices (``/dev/zero``), FIFOs, sockets and folders are refused
+from their metadata, before anything is read, so a stream never fills memory and a pipe never
+hangs the program.  The size limit is checked before reading and again while reading (a file
+that grows, or a ``/proc`` file reporting size 0, cannot get past it).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+#: Names of the kinds of special file, for messages.
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class InputError(ValueError):
+    """An input file cannot be read; ``problem`` is the message without the path."""
+
+    def __init__(self, path: str | os.PathLike[str], problem: str) -> None:
+        self.path = os.fspath(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: {problem}")
+
+
+def format_mib(size: float) -> str:
+    """A byte count in MiB for size messages (``33554432`` -> ``"32 MiB"``)."""
+    mib = size / 2**20
+    return f"{mib:.0f} MiB" if mib >= 10 else f"{mib:.1f} MiB"
+
+
+def too_large(size: float, limit: int) -> str:
+    """The message for a file over the limit, in the same unit for both numbers."""
+    return f"file is too large ({format_mib(size)}; the limit is {format_mib(limit)})"
+
+
+def file_kind(mode: int) -> str | None:
+    """'a folder', 'a FIFO (named pipe)', ... for a special file's mode; None when regular."""
+    for test, name in _KINDS:
+        if test(mode):
+            return name
+    return None if stat.S_ISREG(mode) else "an unusual kind of file"
+
+
+def read_input(path: str | os.PathLike[str], limit: int) -> bytes:
+    """The bytes of the regular file ``path`` (at most ``limit`` bytes); InputError otherwise."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except OSError as exc:
+        raise InputError(path, _reason(exc)) from None
+    _check_regular(path, info.st_mode)
+    if info.st_size > limit:
+        raise InputError(path, too_large(info.st_size, limit))
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError as exc:
+        raise InputError(path, _reason(exc)) from None
+    try:
+        _check_regular(path, os.fstat(fd).st_mode)  # swapped for a pipe since the stat?
+        chunks, total = [], 0
+        while True:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > limit:
+                raise InputError(path, too_large(total, limit))
+    except OSError as exc:
+        raise InputError(path, _reason(exc)) from None
+    finally:
+        os.close(fd)
+    return b"".join(chunks)
+
+
+def _check_regular(path: str | os.PathLike[str], mode: int) -> None:
+    kind = file_kind(mode)
+    if kind == "a folder":
+        raise InputError(path, "is a folder, not a file")
+    if kind is not None:
+        raise InputError(path, f"not a regular file ({kind})")
+
+
+def _reason(exc: OSError) -> str:
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if exc.errno == errno.ELOOP:
+        return "too many levels of symbolic links"
+    if exc.errno == errno.EISDIR:
+        return "is a folder, not a file"
+    return f"cannot read: {exc.strerror or exc}"

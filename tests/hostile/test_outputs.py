@@ -1,0 +1,283 @@
+"""Hostile outputs: what an output path points at is never destroyed (issue 17, item 3).
+
+The writer under test is fabricstudio.formats.output.write_output; the CLI cases check that
+every command writes through it (symlinks, hard links, devices, FIFOs, the input file itself,
+crashes, stale temporary files, permissions)."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from fabricstudio.formats import OutputError, check_output, save_design, write_output
+from fabricstudio.formats.output import TEMP_SUFFIX, remove_stale_temp_files, temp_files_for
+from tests.hostile.helpers import PAIR, TINY, one_line_error, run_cli
+
+
+def _default_mode(tmp_path: Path) -> int:
+    probe = tmp_path / "probe"
+    probe.write_text("x")
+    mode = stat.S_IMODE(probe.stat().st_mode)
+    probe.unlink()
+    return mode
+
+
+def _only(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+# ------------------------------------------------------------------- the writer
+def test_new_file_gets_the_usual_mode_without_touching_the_umask(tmp_path, monkeypatch):
+    expected = _default_mode(tmp_path)
+
+    def no_umask(*_a):
+        raise AssertionError("the process umask must not be changed")
+
+    monkeypatch.setattr(os, "umask", no_umask)
+    write_output(tmp_path / "out.txt", "hello")
+    assert stat.S_IMODE((tmp_path / "out.txt").stat().st_mode) == expected
+    assert _only(tmp_path) == ["out.txt"]
+
+
+@pytest.mark.parametrize("mode", [0o600, 0o640, 0o755])
+def test_replacing_keeps_the_mode(tmp_path, mode):
+    target = tmp_path / "out.txt"
+    target.write_text("old")
+    target.chmod(mode)
+    write_output(target, "new")
+    assert target.read_text() == "new" and stat.S_IMODE(target.stat().st_mode) == mode
+
+
+def test_symlink_is_followed_and_stays_a_link(tmp_path):
+    real = tmp_path / "real.json"
+    real.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(real.name)
+    assert write_output(link, "new") == real.resolve()
+    assert link.is_symlink() and real.read_text() == "new"
+    assert _only(tmp_path) == ["link.json", "real.json"]
+
+
+def test_dangling_symlink_creates_its_target(tmp_path):
+    link = tmp_path / "link.json"
+    link.symlink_to("target.json")
+    write_output(link, "data")
+    assert link.is_symlink() and (tmp_path / "target.json").read_text() == "data"
+
+
+def test_symlink_loop_is_a_message(tmp_path):
+    (tmp_path / "a").symlink_to("b")
+    (tmp_path / "b").symlink_to("a")
+    with pytest.raises(OutputError, match="symbolic links"):
+        write_output(tmp_path / "a", "x")
+
+
+def test_hard_link_keeps_both_names_on_the_new_data(tmp_path):
+    first = tmp_path / "first.json"
+    first.write_text("old contents")
+    second = tmp_path / "second.json"
+    os.link(first, second)
+    inode = first.stat().st_ino
+    write_output(second, "new")
+    assert first.read_text() == second.read_text() == "new"
+    assert first.stat().st_ino == second.stat().st_ino == inode
+    assert _only(tmp_path) == ["first.json", "second.json"]
+
+
+def _device(path: str) -> bool:
+    return os.path.exists(path) and stat.S_ISCHR(os.stat(path).st_mode)
+
+
+@pytest.mark.skipif(not _device("/dev/null"), reason="/dev/null is not a device here")
+def test_character_device_is_written_not_replaced():
+    write_output("/dev/null", b"discarded")
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+@pytest.mark.skipif(not _device("/dev/full"), reason="needs the /dev/full device")
+def test_full_device_is_a_message_and_stays_a_device():
+    with pytest.raises(OutputError, match="/dev/full: cannot write: No space left"):
+        write_output("/dev/full", b"x" * 10_000)
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_fifo_with_a_reader_receives_the_data(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_bytes()))
+    reader.start()
+    deadline = time.monotonic() + 10
+    while True:  # the reader opens the FIFO in its own time
+        try:
+            write_output(fifo, b"through the pipe")
+            break
+        except OutputError:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+    reader.join(10)
+    assert received == [b"through the pipe"] and stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_fifo_without_a_reader_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with pytest.raises(OutputError, match="nobody reads"):
+        write_output(fifo, b"x")
+    with pytest.raises(OutputError, match="nobody reads"):
+        check_output(fifo)
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_folder_and_missing_folder_are_messages(tmp_path):
+    with pytest.raises(OutputError, match="is a folder"):
+        write_output(tmp_path, "x")
+    with pytest.raises(OutputError, match="folder .*missing does not exist"):
+        write_output(tmp_path / "missing" / "out.json", "x")
+
+
+def test_output_that_is_the_input_is_refused_unless_forced(tmp_path):
+    design = tmp_path / "d.json"
+    design.write_text("design")
+    alias = tmp_path / "alias.json"
+    alias.symlink_to(design.name)
+    hard = tmp_path / "hard.json"
+    os.link(design, hard)
+    for out in (design, alias, hard, tmp_path / "." / "d.json"):
+        with pytest.raises(OutputError, match="is the input file .*--force"):
+            write_output(out, "result", inputs=[design])
+        with pytest.raises(OutputError, match="is the input file"):
+            check_output(out, inputs=[design])
+    assert design.read_text() == "design"
+    write_output(design, "result", inputs=[design], force=True)
+    assert design.read_text() == "result"
+
+
+def test_failed_write_removes_its_temp_file(tmp_path, monkeypatch):
+    target = tmp_path / "out.json"
+    target.write_text("original")
+
+    def boom(*_a):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", boom)
+    with pytest.raises(OutputError, match="No space left"):
+        write_output(target, "new")
+    assert target.read_text() == "original" and _only(tmp_path) == ["out.json"]
+
+
+def test_interrupted_write_removes_its_temp_file(tmp_path):
+    target = tmp_path / "out.csv"
+
+    def interrupted(handle):
+        handle.write(b"partial")
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        write_output(target, interrupted)
+    assert _only(tmp_path) == []
+
+
+def _dead_pid() -> int:
+    pid = 4_000_000  # above the kernel's pid_max default
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return pid
+        except PermissionError:
+            pass
+        pid += 1
+
+
+def test_stale_temp_files_of_crashed_runs_are_removed(tmp_path):
+    target = tmp_path / "d.json"
+    crashed = tmp_path / f".d.json.{_dead_pid()}-0123abcd{TEMP_SUFFIX}"
+    running = tmp_path / f".d.json.{os.getppid()}-89abcdef{TEMP_SUFFIX}"
+    ancient = tmp_path / f".d.json.{os.getppid()}-00000000{TEMP_SUFFIX}"
+    unrelated = tmp_path / f".other.json.{_dead_pid()}-0123abcd{TEMP_SUFFIX}"
+    for temp in (crashed, running, ancient, unrelated):
+        temp.write_text("partial")
+    day_old = time.time() - 2 * 24 * 3600
+    os.utime(ancient, (day_old, day_old))
+    assert set(temp_files_for(target)) == {crashed, running, ancient}
+    write_output(target, "new")
+    assert not crashed.exists() and not ancient.exists()
+    assert running.exists() and unrelated.exists()  # a live writer's file; another target's
+    assert remove_stale_temp_files(target) == []
+
+
+# --------------------------------------------------------- commands and the GUI
+def test_simulate_json_into_the_design_is_refused_before_the_run(tmp_path):
+    design = tmp_path / "d.json"
+    design.write_bytes(PAIR.read_bytes())
+    out = run_cli("simulate", design, "--workload", "all-reduce", "--size", "1MiB",
+                  "--json", design)
+    one_line_error(out, "is the input file", "--force")
+    assert design.read_bytes() == PAIR.read_bytes()
+    assert "simulated" not in out.stdout  # refused before simulating
+
+
+def test_simulate_metrics_into_the_design_with_force_writes(tmp_path):
+    design = tmp_path / "d.json"
+    design.write_bytes(PAIR.read_bytes())
+    out = run_cli("simulate", design, "--workload", "all-reduce", "--size", "64KiB",
+                  "--metrics", design, "--force")
+    assert out.returncode == 0, out.stderr
+    assert design.read_text().startswith("t_s,kind,id")
+
+
+def test_export_png_onto_the_design_is_refused(tmp_path):
+    victim = tmp_path / "victim.json"
+    victim.write_bytes(TINY.read_bytes())
+    for option in ("--png", "--svg"):
+        one_line_error(run_cli("export", victim, option, victim), "is the input file")
+    assert victim.read_bytes() == TINY.read_bytes()
+
+
+@pytest.mark.skipif(not _device("/dev/full"), reason="needs the /dev/full device")
+def test_json_into_dev_full_is_a_message_and_the_device_survives():
+    out = run_cli("simulate", PAIR, "--workload", "all-reduce", "--size", "64KiB",
+                  "--json", "/dev/full")
+    one_line_error(out, "/dev/full", "No space left")
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+def test_outputs_through_symlinks_update_the_real_files(tmp_path):
+    for name in ("result.json", "metrics.csv", "picture.png", "picture.svg", "design.json"):
+        (tmp_path / f"real-{name}").write_text("old")
+        (tmp_path / name).symlink_to(f"real-{name}")
+    sim = run_cli("simulate", PAIR, "--workload", "all-reduce", "--size", "64KiB",
+                  "--json", tmp_path / "result.json", "--metrics", tmp_path / "metrics.csv")
+    exp = run_cli("export", TINY, "--png", tmp_path / "picture.png",
+                  "--svg", tmp_path / "picture.svg")
+    gen = run_cli("generate", "leaf-spine", "--gpus", "16", "-o", tmp_path / "design.json")
+    assert (sim.returncode, exp.returncode, gen.returncode) == (0, 0, 0), (sim.stderr,
+                                                                          exp.stderr, gen.stderr)
+    for name in ("result.json", "metrics.csv", "picture.png", "picture.svg", "design.json"):
+        assert (tmp_path / name).is_symlink()
+        assert (tmp_path / f"real-{name}").read_bytes() != b"old"
+    assert not list(tmp_path.glob(f"*{TEMP_SUFFIX}"))
+
+
+def test_generate_into_a_missing_folder_is_a_message(tmp_path):
+    out = run_cli("generate", "leaf-spine", "--gpus", "16", "-o", tmp_path / "no" / "d.json")
+    one_line_error(out, "does not exist")
+
+
+def test_design_save_through_a_symlink_keeps_the_link(tmp_path):
+    from fabricstudio.formats import load_design
+
+    real = tmp_path / "real.json"
+    real.write_bytes(TINY.read_bytes())
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    design = load_design(link)
+    design.set_name("renamed")
+    save_design(design, link)
+    assert link.is_symlink() and load_design(real).name == "renamed"
