@@ -13,6 +13,7 @@ from fabricstudio.model.commands import SetFabric
 from fabricstudio.topology.layout import design_layout, needs_layout
 from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.canvas.view import FabricView
+from fabricstudio.ui.canvas_tools import CanvasTools
 from fabricstudio.ui.editor import Editor
 from fabricstudio.ui.icons import action_icon, app_icon
 from fabricstudio.ui.panels.inspector import InspectorPanel, design_summary
@@ -58,6 +59,7 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
         self._build_status_bar()
         self._connect()
         install_simulation_ui(self)
+        self.canvas_tools = CanvasTools(self)
         self.resize(1440, 900)
         self._restore_state()
         self._update_title()
@@ -347,6 +349,7 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
             menu.addAction(self.act_fit_selection)
         else:
             menu.addActions([self.act_paste, self.act_select_all, self.act_fit, self.act_layout])
+        self.canvas_tools.extend_context_menu(menu)
         menu.addSeparator()
         menu.addAction(self.act_link_tool)
         menu.popup(global_pos)

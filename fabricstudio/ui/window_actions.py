@@ -89,7 +89,8 @@ class ActionsAndMenus:
         self.act_legend = self._action("&Legend", self.view.set_legend_visible, "Ctrl+L",
                                        checkable=True)
         self.act_legend.setChecked(True)
-        self.act_snap = self._action("Snap to &grid", self._set_snap, "Ctrl+G", checkable=True)
+        self.act_snap = self._action("Snap to &grid", self._set_snap, "Ctrl+Shift+G",
+                                     checkable=True)
         self.act_snap.setChecked(True)
         self.act_colour_speed = self._action("Colour links by &speed",
                                              lambda on: on and self._colour_by("speed"),
@@ -97,7 +98,7 @@ class ActionsAndMenus:
         self.act_colour_plane = self._action("Colour links by &network",
                                              lambda on: on and self._colour_by("plane"),
                                              "Ctrl+Shift+2", checkable=True)
-        colour_group = QActionGroup(self)
+        colour_group = self.colour_group = QActionGroup(self)
         colour_group.addAction(self.act_colour_speed)
         colour_group.addAction(self.act_colour_plane)
         self.act_colour_speed.setChecked(True)
@@ -138,7 +139,7 @@ class ActionsAndMenus:
         file_menu.addMenu(self.interop.export_menu)
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
-        edit = bar.addMenu("&Edit")
+        edit = self.edit_menu = bar.addMenu("&Edit")
         edit.addActions([self.act_undo, self.act_redo])
         edit.addSeparator()
         edit.addActions([self.act_cut, self.act_copy, self.act_paste, self.act_duplicate,
@@ -151,7 +152,7 @@ class ActionsAndMenus:
         align.addActions(self.align_actions[6:])
         edit.addSeparator()
         edit.addActions([self.act_select_tool, self.act_link_tool])
-        view = bar.addMenu("&View")
+        view = self.view_menu = bar.addMenu("&View")
         view.addActions([self.act_fit, self.act_fit_selection, self.act_zoom_in,
                          self.act_zoom_out, self.act_zoom_100])
         view.addSeparator()
@@ -166,7 +167,7 @@ class ActionsAndMenus:
         self.panels_menu = view.addMenu("&Panels")
         for dock in self.docks.values():
             self.panels_menu.addAction(dock.toggleViewAction())
-        fabric = bar.addMenu("Fa&bric")
+        fabric = self.fabric_menu = bar.addMenu("Fa&bric")
         fabric.addActions([self.act_wizard, self.act_fabric_settings, self.act_layout])
         tech = fabric.addMenu("&Technology")
         self.tech_actions = {}

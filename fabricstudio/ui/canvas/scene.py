@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 
-from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
@@ -61,6 +61,9 @@ class FabricScene(QGraphicsScene):
     ``hidden_tiers`` and ``focus``; ``semantic_zoom``; ``commit`` (callable applying a model
     Command; defaults to applying it directly).
     """
+
+    #: Emitted when devices were added, removed or moved (the view's scroll range follows).
+    extent_changed = Signal()
 
     def __init__(self, design: Design, parent=None, scale: float | None = None) -> None:
         super().__init__(parent)
@@ -559,14 +562,17 @@ class FabricScene(QGraphicsScene):
         self.links.rebuild()
         self._sync_frames()
         self.links.set_batching(batching)
+        self.extent_changed.emit()
 
     def _on_device_added(self, device_id: str) -> None:
+        self.extent_changed.emit()
         self._boxes = None
         before = dict(self.folding.rep)
         self.folding.add_device(device_id)
         self._apply_reps(before)
 
     def _on_device_removed(self, device_id: str) -> None:
+        self.extent_changed.emit()
         self._boxes = None
         before = dict(self.folding.rep)
         self.folding.remove_device(device_id)
@@ -587,6 +593,7 @@ class FabricScene(QGraphicsScene):
                                group_counts(self.design, group_id, self.folding.tree))
 
     def _on_devices_moved(self, device_ids: tuple) -> None:
+        self.extent_changed.emit()
         self._boxes = None
         self._rerouting_live = False
         nodes = set()

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 import math
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsView, QInputDialog
 
 from fabricstudio.ui.canvas.interactions import NewLinkInteraction
 from fabricstudio.ui.canvas.items.device_item import HANDLE_RADIUS, TILE, DeviceItem
+from fabricstudio.ui.canvas.minimap import Minimap
 from fabricstudio.ui.canvas.scene import GRID
 from fabricstudio.ui.legend import legend_entries, legend_size, paint_legend
 
@@ -61,10 +62,14 @@ class FabricView(QGraphicsView):
         self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
         self.setAcceptDrops(True)
         self.setFrameShape(QGraphicsView.Shape.NoFrame)
-        self.setSceneRect(QRectF(-50_000, -50_000, 100_000, 100_000))
         self.setMouseTracking(True)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.minimap = Minimap(self)
+        self._extent_timer = QTimer(self)
+        self._extent_timer.setSingleShot(True)
+        self._extent_timer.setInterval(200)
+        self._extent_timer.timeout.connect(self.update_extent)
+        scene.extent_changed.connect(self._extent_timer.start)
+        self.update_extent()
         self._zooming = False
 
     # ------------------------------------------------------------------ zoom
@@ -100,6 +105,27 @@ class FabricView(QGraphicsView):
         self._fitted = True  # a zoom (or the first fit) makes the view live for the scene
         self._tell_scene()
         self.zoom_changed.emit(self.zoom())
+
+    def update_extent(self) -> None:
+        """Scroll range: the design with room around it (the scroll bars show where the view
+        is; they appear when the design does not fit)."""
+        design = self.scene().design
+        if not design.devices:
+            rect = QRectF(-2000, -1500, 4000, 3000)
+        else:
+            xs = [d.x for d in design.devices.values()]
+            ys = [d.y for d in design.devices.values()]
+            rect = QRectF(QPointF(min(xs), min(ys)), QPointF(max(xs), max(ys)))
+            room = max(rect.width(), rect.height()) * 0.6 + 1500
+            rect = rect.adjusted(-room, -room, room, room)
+        if rect != self.sceneRect():
+            self.setSceneRect(rect)
+        self.viewport().update(self.minimap.rect().toAlignedRect().adjusted(-2, -2, 2, 2))
+
+    def set_minimap_visible(self, visible: bool) -> None:
+        """Show or hide the minimap."""
+        self.minimap.visible = visible
+        self.viewport().update()
 
     def visible_scene_rect(self) -> QRectF:
         """The scene area on screen."""
@@ -178,6 +204,9 @@ class FabricView(QGraphicsView):
 
     # ----------------------------------------------------------------- mouse
     def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if event.button() == Qt.MouseButton.LeftButton and self.minimap.press(event.position()):
+            event.accept()
+            return
         if event.button() == Qt.MouseButton.MiddleButton or (
                 event.button() == Qt.MouseButton.LeftButton and self._space_down):
             self._pan_from = event.position()
@@ -194,6 +223,9 @@ class FabricView(QGraphicsView):
         super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if self.minimap.move(event.position()):
+            event.accept()
+            return
         if self._pan_from is not None:
             delta = event.position() - self._pan_from
             self._pan_from = event.position()
@@ -208,6 +240,9 @@ class FabricView(QGraphicsView):
         super().mouseMoveEvent(event)
 
     def mouseReleaseEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if event.button() == Qt.MouseButton.LeftButton and self.minimap.release():
+            event.accept()
+            return
         if self._pan_from is not None and event.button() in (Qt.MouseButton.MiddleButton,
                                                              Qt.MouseButton.LeftButton):
             self._pan_from = None
@@ -333,14 +368,13 @@ class FabricView(QGraphicsView):
         if not self.scene().design.devices:
             self._paint_empty_hint(painter)
             return
-        if not self.show_legend:
-            return
-        sections = self._legend()
-        if not sections:
-            return
         painter.save()
         painter.resetTransform()
-        paint_legend(painter, self._legend_rect().topLeft(), sections, self.scene().theme)
+        if self.minimap.visible:
+            self.minimap.paint(painter)
+        sections = self._legend() if self.show_legend else []
+        if sections:
+            paint_legend(painter, self._legend_rect().topLeft(), sections, self.scene().theme)
         painter.restore()
 
     def _paint_empty_hint(self, painter: QPainter) -> None:
@@ -376,6 +410,8 @@ class FabricView(QGraphicsView):
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt override
         super().scrollContentsBy(dx, dy)
         self._tell_scene()
+        if self.minimap.visible:  # its view rectangle moved; the rest scrolls by blitting
+            self.viewport().update(self.minimap.rect().toAlignedRect().adjusted(-2, -2, 2, 2))
         if self.show_legend:
             rect = self._legend_rect().toAlignedRect().adjusted(-2, -2, 2, 2)
             self.viewport().update(rect)
