@@ -14,7 +14,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QInputDialog, QLabel, QMenu
 
 from fabricstudio.model import Group, GroupKind
-from fabricstudio.model.commands import GroupObjects, Ungroup
+from fabricstudio.model.commands import AddFragment, GroupObjects, Ungroup
 from fabricstudio.model.groups import lift_selection
 from fabricstudio.topology.neighbourhood import neighbourhood
 
@@ -38,6 +38,9 @@ class CanvasTools:
                                        "Open the selected collapsed groups in place")
         self.act_collapse = self._action("C&ollapse groups", self.collapse_selection, None,
                                          "Draw the selected groups as one tile each")
+        self.act_connect = self._action("Connect se&lection…", self.connect_selection, "Ctrl+K",
+                                        "Wire the selected devices in one step (rail-wise, "
+                                        "round-robin or fill free ports)")
         self.act_colour_rail = self._checkable("Colour links by &rail", "Ctrl+Shift+3",
                                                lambda on: on and w._colour_by("rail"))
         self.act_colour_tier = self._checkable("Colour links by &tier", "Ctrl+Shift+4",
@@ -92,6 +95,7 @@ class CanvasTools:
     def _install_menus(self) -> None:
         w = self.window
         edit: QMenu = w.edit_menu
+        edit.insertAction(w.act_link_tool, self.act_connect)
         edit.addSeparator()
         edit.addActions([self.act_group, self.act_ungroup, self.act_expand, self.act_collapse])
         view: QMenu = w.view_menu
@@ -117,12 +121,37 @@ class CanvasTools:
         if any(not scene.is_collapsed(g) for g in groups):
             menu.addAction(self.act_collapse)
         if self.window.editor.selected_device_ids():
+            menu.addAction(self.act_connect)
             menu.addAction(self.act_group)
             if groups:
                 menu.addAction(self.act_ungroup)
             menu.addAction(self.act_focus)
         if scene.focus is not None:
             menu.addAction(self.act_show_all)
+
+    # ----------------------------------------------------------- bulk wiring
+    def connect_selection(self) -> int:
+        """Ask how to wire the selection, show the count, add the links as one step;
+        returns the number of links added."""
+        from fabricstudio.ui.dialogs.connect_dialog import ConnectDialog
+
+        w = self.window
+        ids = w.editor.selected_device_ids()
+        if len(ids) < 2:
+            w.show_message("Select servers and the switches to connect them to (or switches "
+                           "of two tiers)")
+            return 0
+        dialog = ConnectDialog(w.design, ids, w)
+        if not dialog.exec() or not dialog.plan.links:
+            return 0
+        links = dialog.plan.links
+        before = len(w.design.links)
+        w._commit(AddFragment([], links, label=f"Connect {len(links):,} links "
+                                               f"({dialog.strategy()})"))
+        added = len(w.design.links) - before
+        if added:
+            w.show_message(f"Connected: {dialog.plan.describe(w.design)}")
+        return added
 
     # --------------------------------------------------------------- groups
     def group_selection(self) -> str | None:

@@ -109,3 +109,70 @@ def test_minimap_moves_the_view_and_scroll_bars_show_where_it_is(rail_window, qt
     assert abs(centre.x() - expected.x()) < 200 and abs(centre.y() - expected.y()) < 200
     window.canvas_tools.act_minimap.setChecked(False)
     assert view.minimap.rect().isEmpty()
+
+
+def _run_modal(qtbot, action, script) -> None:
+    """Trigger ``action``; when its modal dialog is up, run ``script(dialog)``."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    done = []
+
+    def drive() -> None:
+        dialog = QApplication.activeModalWidget()
+        if dialog is None:
+            QTimer.singleShot(20, drive)
+            return
+        script(dialog)
+        done.append(dialog)
+
+    QTimer.singleShot(0, drive)
+    action.trigger()
+    assert done
+
+
+def test_connect_selection_previews_and_adds_one_step(make_window, qtbot):
+    from fabricstudio.model import Design, GpuServer, Leaf
+
+    design = Design("bulk")
+    for i in range(4):
+        design.add_device(GpuServer(id=f"gpu{i + 1}", nics=8, x=i * 90.0, y=300))
+    for i in range(8):
+        design.add_device(Leaf(id=f"leaf{i + 1}", radix=64, x=i * 90.0, y=0))
+    window = make_window(design)
+    window.act_select_all.trigger()
+    seen = {}
+
+    def script(dialog) -> None:
+        seen["rail"] = dialog.preview.text()
+        dialog.strategy_buttons["round-robin"].click()
+        seen["rr"] = dialog.preview.text()
+        dialog.connect_button.click()
+
+    _run_modal(qtbot, window.canvas_tools.act_connect, script)
+    assert seen["rail"] == "32 links: 4 GPU servers to 8 leaves (rail-wise), compute network"
+    assert seen["rr"].startswith("32 links") and "round-robin" in seen["rr"]
+    assert len(design.links) == 32 and window.undo_stack.count() == 1
+    assert window.undo_stack.undoText() == "Connect 32 links (round-robin)"
+    window.undo_stack.undo()
+    assert not design.links
+
+
+def test_connect_selection_with_nothing_to_wire_cannot_be_confirmed(make_window, qtbot):
+    from fabricstudio.model import Design, GpuServer
+
+    design = Design("one tier")
+    design.add_device(GpuServer(id="a"))
+    design.add_device(GpuServer(id="b", x=100))
+    window = make_window(design)
+    window.act_select_all.trigger()
+    seen = {}
+
+    def script(dialog) -> None:
+        seen["enabled"] = dialog.connect_button.isEnabled()
+        seen["notes"] = dialog.notes.text()
+        dialog.reject()
+
+    _run_modal(qtbot, window.canvas_tools.act_connect, script)
+    assert seen["enabled"] is False and "two tiers" in seen["notes"]
+    assert not design.links and window.undo_stack.count() == 0
