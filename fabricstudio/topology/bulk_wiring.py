@@ -59,11 +59,11 @@ class WiringPlan:
 def _count(design: Design, ids: list[str]) -> str:
     kinds: dict[str, int] = {}
     for device_id in ids:
-        kind = design.devices[device_id].kind
-        kinds[kind] = kinds.get(kind, 0) + 1
+        name = str(design.devices[device_id].kind)
+        kinds[name] = kinds.get(name, 0) + 1
     parts = []
-    for kind, n in kinds.items():
-        one, many = _KIND_NAMES.get(kind, (kind, kind))
+    for name, n in kinds.items():
+        one, many = _KIND_NAMES.get(name, (name, name))
         parts.append(f"{n:,} {one if n == 1 else many}")
     return " and ".join(parts)
 

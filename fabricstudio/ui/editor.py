@@ -14,6 +14,8 @@ from PySide6.QtWidgets import QApplication
 
 from fabricstudio.model import Design, DesignError, Device, DeviceKind, Group, Link, parse_device
 from fabricstudio.model.commands import AddFragment, Connect, Disconnect, MoveDevices, RemoveDevices
+from fabricstudio.topology.builders.specs import BuildError
+from fabricstudio.topology.builders.units import build_unit
 from fabricstudio.ui.canvas.scene import GRID, FabricScene
 from fabricstudio.ui.linking import LinkCandidate, propose_link
 from fabricstudio.ui.undo import DesignUndoStack
@@ -44,7 +46,10 @@ class Editor:
     # ---------------------------------------------------------------- placing
     def place_devices(self, kind: DeviceKind | str, fields: Mapping[str, Any], at: QPointF,
                       count: int = 1) -> list[str]:
-        """Add ``count`` devices of ``kind`` in rows starting at ``at``; returns their ids."""
+        """Add ``count`` devices of ``kind`` in rows starting at ``at`` (or, for the palette's
+        units, ``count`` units in a row); returns their ids."""
+        if kind == "unit":
+            return self.place_units(fields, at, count)
         kind = DeviceKind(kind)
         devices: list[Device] = []
         taken: set[str] = set()
@@ -59,6 +64,43 @@ class Editor:
             return []
         self.select_ids(d.id for d in devices)
         return [d.id for d in devices]
+
+    def place_units(self, spec: Mapping[str, Any], at: QPointF, count: int = 1) -> list[str]:
+        """Add ``count`` palette units (scalable unit, rack) side by side from ``at``, wired
+        and grouped, as one step; selects them and returns the ids of their groups."""
+        devices: list[Device] = []
+        links: list[Link] = []
+        groups: list[Group] = []
+        new: set[str] = set()
+        tops: list[str] = []
+        x = at.x()
+
+        def taken(ident: str) -> bool:
+            return ident in self.design or ident in new
+
+        for _ in range(count):
+            try:
+                unit = build_unit(spec, taken, (x, at.y()))
+            except BuildError as exc:
+                self.notify(f"Cannot place the unit: {exc}")
+                return []
+            devices += unit.devices
+            links += unit.links
+            groups += unit.groups
+            new.update(d.id for d in unit.devices)
+            new.update(lk.id for lk in unit.links)
+            new.update(g.id for g in unit.groups)
+            tops.append(unit.top)
+            x += unit.width + ROW_SPACING
+        snapped = [d.model_copy(update={"x": self.scene.snap_point(QPointF(d.x, d.y)).x(),
+                                        "y": self.scene.snap_point(QPointF(d.x, d.y)).y()})
+                   for d in devices]
+        kind = "scalable unit" if spec.get("type") == "scalable_unit" else "rack"
+        label = f"Add {count} {kind}s" if count > 1 else f"Add {kind} {tops[0]}"
+        if not self._run(AddFragment(snapped, links, label=label, groups=groups)):
+            return []
+        self.select_ids(tops)
+        return tops
 
     def _fresh_id(self, prefix: str, taken: set[str]) -> str:
         n = 1

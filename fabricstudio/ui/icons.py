@@ -85,6 +85,35 @@ def kind_pixmap(kind: DeviceKind, size: int = 40, ratio: float = 2.0) -> QPixmap
     return pixmap
 
 
+def unit_pixmap(unit_type: str, size: int = 40, ratio: float = 2.0) -> QPixmap:
+    """A palette unit's picture: a frame around small tiles (leaves over servers for a
+    scalable unit; servers under a top-of-rack leaf for a rack)."""
+    pixmap = QPixmap(int(size * ratio), int(size * ratio))
+    pixmap.setDevicePixelRatio(ratio)
+    pixmap.fill(QColor(0, 0, 0, 0))
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    frame = QColor(KIND_COLOURS[DeviceKind.GPU_SERVER])
+    painter.setPen(frame)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.drawRoundedRect(QRectF(1.5, 1.5, size - 3, size - 3), size * 0.18, size * 0.18)
+    cell = size * 0.22
+    gap = size * 0.06
+    top = [DeviceKind.LEAF] * (3 if unit_type == "scalable_unit" else 1)
+    rows = (top, [DeviceKind.GPU_SERVER] * 3, [DeviceKind.GPU_SERVER] * 3)
+    y = size * 0.13
+    for row in rows:
+        x = (size - len(row) * cell - (len(row) - 1) * gap) / 2
+        for kind in row:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(KIND_COLOURS[kind])
+            painter.drawRoundedRect(QRectF(x, y, cell, cell), cell * 0.25, cell * 0.25)
+            x += cell + gap
+        y += cell + gap
+    painter.end()
+    return pixmap
+
+
 def app_icon() -> QIcon:
     """The application icon."""
     renderer = svg_renderer("app")

@@ -3,6 +3,7 @@ is one undo step; Select All is one selection change."""
 
 import pytest
 from PySide6.QtCore import QPointF, Qt
+from PySide6.QtWidgets import QApplication
 
 from fabricstudio.model import Design, GpuServer, Group, Leaf, Link
 from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
@@ -26,6 +27,7 @@ def _racks_folded(window, design: Design) -> str:
     server = design.device("server1")
     window.view.set_zoom(0.12)
     window.view.centerOn(QPointF(server.x, server.y))
+    QApplication.processEvents()  # the scene follows a scroll once the event is handled
     rack = window.scene.folding.rep["server1"]
     assert design.group(rack).kind == "rack"
     return rack
@@ -46,6 +48,7 @@ def test_zoomed_out_racks_fold_and_zooming_in_unfolds_what_is_in_view(make_windo
     server = rail_design.device("server1")
     window.view.set_zoom(1.0)
     window.view.centerOn(QPointF(server.x, server.y))
+    QApplication.processEvents()
     assert "server1" in scene.device_items  # in view and large: drawn device by device
     far = max(rail_design.devices.values(), key=lambda d: abs(d.x - server.x))
     assert _shown(scene, far.id) != far.id  # far off screen: still folded, no items made
@@ -146,6 +149,7 @@ def test_frame_header_selects_the_group_so_it_drags_as_one(make_window, qtbot):
     window = make_window(design)
     window.view.set_zoom(1.0)
     window.view.centerOn(QPointF(60, 100))
+    QApplication.processEvents()
     frame = window.scene.frame_items["rack1"]
     header = frame.mapToScene(frame.shape().boundingRect().center())
     drag(qtbot, window, header, header + QPointF(90, 0))

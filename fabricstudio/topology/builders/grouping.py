@@ -72,7 +72,7 @@ class _Racks:
         return ids
 
     def _add(self, rack_id: str, members: list[str], name: str = "") -> str:
-        height, positions = _stack(members, self.devices)
+        height, positions = rack_positions(members, self.devices)
         self.groups.append(Group(id=rack_id, kind=GroupKind.RACK, name=name,
                                  members=tuple(members), height_u=height,
                                  u_positions=positions))
@@ -81,7 +81,7 @@ class _Racks:
         return rack_id
 
 
-def _stack(members: Sequence[str], devices: dict[str, Device]
+def rack_positions(members: Sequence[str], devices: dict[str, Device]
            ) -> tuple[int | None, dict[str, int]]:
     """Rack height and U positions: servers up from U1, switches down from the top."""
     heights = {m: u_height(devices[m].kind) for m in members}

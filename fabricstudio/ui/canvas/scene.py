@@ -289,9 +289,28 @@ class FabricScene(QGraphicsScene):
             auto = auto_collapse(self._metrics, self.view_scale, self.auto_folded, boxes,
                                  None if view is None else
                                  (view.left(), view.top(), view.right(), view.bottom()))
+        auto |= self._selected_tiles()  # a selected tile keeps its shape
+        auto -= self._selected_groups_open()  # so does what holds a selected item
         self.auto_folded = auto
         self.user_open &= chosen | auto
         return (chosen | auto) - self.user_open
+
+    def _selected_tiles(self) -> set[str]:
+        return {g for g, tile in self.group_items.items() if tile.isSelected()}
+
+    def _selected_groups_open(self) -> set[str]:
+        """Expanded groups holding a selected device or frame: folding them would drop the
+        selection (and change what Delete or a drag acts on)."""
+        tree = self.folding.tree
+        keep: set[str] = set()
+        for item in self.selectedItems():
+            ident = getattr(item, "device_id", None)
+            if ident is None and isinstance(item, GroupFrame):
+                ident = item.group_id
+                keep.add(ident)
+            if ident is not None:
+                keep.update(tree.ancestors(ident))
+        return keep
 
     def _refold(self) -> None:
         before = dict(self.folding.rep)

@@ -64,6 +64,10 @@ class FabricView(QGraphicsView):
         self.setFrameShape(QGraphicsView.Shape.NoFrame)
         self.setMouseTracking(True)
         self.minimap = Minimap(self)
+        self._scene_timer = QTimer(self)
+        self._scene_timer.setSingleShot(True)
+        self._scene_timer.setInterval(0)
+        self._scene_timer.timeout.connect(self._tell_scene)
         self._extent_timer = QTimer(self)
         self._extent_timer.setSingleShot(True)
         self._extent_timer.setInterval(200)
@@ -135,7 +139,15 @@ class FabricView(QGraphicsView):
         """The scene folds groups by what is on screen, and how large (from the first fit
         on: before it, the view shows nothing the user will see)."""
         if not self._zooming and self._fitted:
+            self._scene_timer.stop()
             self.scene().set_view(self.zoom(), self.visible_scene_rect())
+
+    def _tell_scene_soon(self) -> None:
+        """After a scroll or resize: tell the scene once the event is handled (folding may
+        add or remove items and change the selection, which must not happen inside Qt's
+        scroll-area layout)."""
+        if self._fitted:
+            self._scene_timer.start()
 
     def set_zoom(self, zoom: float) -> None:
         """Set an absolute zoom about the view centre."""
@@ -405,11 +417,11 @@ class FabricView(QGraphicsView):
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().resizeEvent(event)
-        self._tell_scene()
+        self._tell_scene_soon()
 
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt override
         super().scrollContentsBy(dx, dy)
-        self._tell_scene()
+        self._tell_scene_soon()
         if self.minimap.visible:  # its view rectangle moved; the rest scrolls by blitting
             self.viewport().update(self.minimap.rect().toAlignedRect().adjusted(-2, -2, 2, 2))
         if self.show_legend:
