@@ -194,7 +194,8 @@ def test_dropping_a_scalable_unit_adds_it_wired_and_grouped_in_one_step(make_win
     assert len(design.devices_of_kind("leaf")) == 8 and len(design.links) == 256
     assert design.group("su1").kind == "scalable_unit"
     assert window.scene.selected_group_ids() == ["su1"]
-    assert window.undo_stack.count() == 1 and window.undo_stack.undoText() == "Add scalable unit su1"
+    assert window.undo_stack.count() == 1
+    assert window.undo_stack.undoText() == "Add scalable unit su1"
     window.undo_stack.undo()
     assert not design.devices and not design.groups
 
