@@ -81,3 +81,68 @@ def test_generate_json_summary(tmp_path, capsys):
                  "-o", str(tmp_path / "ls.json")]) == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["switches"]["leaf"] == 64 and summary["switches"]["spine"] == 32
+
+
+def test_analyze_json_has_the_cost_object(capsys, examples_dir):
+    design = examples_dir / "rail-optimized-256-gpu-infiniband.json"
+    assert main(["analyze", str(design), "--json"]) == 0
+    cost = json.loads(capsys.readouterr().out)["cost"]
+    assert set(cost) == {"currency", "total", "per_gpu", "per_tbps_bisection", "by_category",
+                         "power_w", "rack_units", "confidence"}
+    assert cost["currency"] == "USD" and cost["total"] > 0
+    assert set(cost["by_category"]) >= {"gpu_servers", "switches", "nics", "transceivers",
+                                        "cables"}
+    assert cost["per_gpu"] == pytest.approx(cost["total"] / 256, rel=1e-6)
+    assert cost["confidence"] in ("sourced", "weak", "placeholder")
+
+
+def test_analyze_cost_book_override_changes_the_total(tmp_path, capsys, examples_dir):
+    design = str(examples_dir / "rail-optimized-256-gpu-infiniband.json")
+    main(["analyze", design, "--json"])
+    before = json.loads(capsys.readouterr().out)["cost"]
+    book = tmp_path / "quote.json"
+    book.write_text(json.dumps({"format": "fabricstudio-costbook", "version": 1,
+                                "currency": "USD", "items": [
+                                    {"class": "switch-ib-ndr-64x400g", "price": 0}]}))
+    main(["analyze", design, "--json", "--cost-book", str(book)])
+    after = json.loads(capsys.readouterr().out)["cost"]
+    assert after["by_category"]["switches"]["total"] == 0
+    assert before["total"] - after["total"] == pytest.approx(
+        before["by_category"]["switches"]["total"])
+    assert main(["analyze", design]) == 0
+    text = capsys.readouterr().out
+    assert "Cost and power (USD" in text and "network (switches, adapters, optics, cables)" in text
+
+
+def test_analyze_bad_cost_book_is_one_line(tmp_path, capsys, examples_dir):
+    book = tmp_path / "bad.json"
+    book.write_text("{nope")
+    code = main(["analyze", str(examples_dir / "tiny.json"), "--cost-book", str(book)])
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("\n") == 1 and "not valid JSON" in err
+
+
+def test_export_cable_plan_csv_and_xlsx(tmp_path, capsys, examples_dir):
+    design = str(examples_dir / "leaf-spine-storage-management.json")
+    out = tmp_path / "plan.csv"
+    assert main(["export", design, "--cable-plan", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "cables in" in printed and (tmp_path / "plan.summary.csv").exists()
+    header = out.read_text(encoding="utf-8-sig").splitlines()[0]
+    assert header.startswith("Cable ID,Network,A rack,A U,A device,A port,A module,B rack")
+    assert main(["export", design, "--cable-plan", str(tmp_path / "plan.xlsx")]) == 0
+    assert (tmp_path / "plan.xlsx").read_bytes()[:2] == b"PK"
+    assert main(["export", design, "--cable-plan", str(tmp_path / "plan.txt")]) == 2
+    assert "must end in .csv or .xlsx" in capsys.readouterr().err
+    assert main(["export", design, "--cable-plan", str(tmp_path / "none" / "p.csv")]) == 1
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_cable_plan_never_overwrites_its_design_without_force(tmp_path, capsys, examples_dir):
+    design = tmp_path / "fabric.xlsx"  # a design file with a spreadsheet's name
+    design.write_bytes((examples_dir / "tiny.json").read_bytes())
+    assert main(["export", str(design), "--cable-plan", str(design)]) == 1
+    assert "--force" in capsys.readouterr().err
+    assert design.read_bytes() == (examples_dir / "tiny.json").read_bytes()
+    assert main(["export", str(design), "--cable-plan", str(design), "--force"]) == 0
+    assert design.read_bytes()[:2] == b"PK"

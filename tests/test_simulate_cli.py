@@ -97,3 +97,24 @@ def test_bad_arguments_are_usage_errors(examples, capsys, args):
     with pytest.raises(SystemExit) as exc:
         main(["simulate", str(examples / "incast.design.json"), *args])
     assert exc.value.code == 2 and capsys.readouterr().err.count("\n") == 1
+
+
+def test_training_summary_shows_gpu_idle_money_at_the_cost_books_price(examples, tmp_path,
+                                                                        capsys):
+    book = tmp_path / "book.json"
+    book.write_text(json.dumps({"format": "fabricstudio-costbook", "version": 1,
+                                "currency": "USD",
+                                "items": [{"class": "gpu-hour", "price": 10.0}]}))
+    args = ["simulate", str(examples / "ring8.design.json"), "--workload", "training",
+            "--size", "4MiB", "--compute", "0.0002", "--cost-book", str(book)]
+    assert main(args + ["--json", "-"]) == 0
+    utilisation = json.loads(capsys.readouterr().out)["training"]["gpu_utilisation"]
+    assert utilisation < 0.9
+    assert main(args) == 0
+    line = next(ln for ln in capsys.readouterr().out.splitlines()
+                if ln.startswith("GPU idle money"))
+    from fabricstudio.topology.cost import format_money
+
+    per_day = (1 - utilisation) * 8 * 10.0 * 24
+    assert f"of 8 GPUs' time waiting = {format_money(per_day)} per day" in line
+    assert "$10.00 per GPU-hour (sourced" in line

@@ -18,7 +18,8 @@ from fabricstudio.cli.common import CliError, CliParser
 from fabricstudio.cli.output import write_err
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMAND_MODULES = ("gui", "validate", "generate", "analyze", "simulate", "export", "import")
+COMMAND_MODULES = ("gui", "validate", "generate", "analyze", "simulate", "export", "import",
+                   "report")
 
 
 def _available_commands() -> list:

@@ -5,13 +5,19 @@ from __future__ import annotations
 import argparse
 import sys
 
-from fabricstudio.cli.common import load_design_arg, positive_int
+from fabricstudio.cli.common import (
+    add_cost_book_argument,
+    load_cost_book_arg,
+    load_design_arg,
+    positive_int,
+)
 from fabricstudio.cli.output import write_out
 from fabricstudio.topology.analysis import DEFAULT_MAX_PAIRS, AnalysisReport, Stat, analyze
+from fabricstudio.topology.cost import format_money
 
 NAME = "analyze"
 HELP = "analyse a design: issues, oversubscription, bisection, paths, bill of materials, " \
-       "PFC deadlock risk"
+       "cost and power, PFC deadlock risk"
 #: Issues listed in the table before "... and N more".
 SHOWN_ISSUES = 25
 
@@ -26,12 +32,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"(default {DEFAULT_MAX_PAIRS:,})")
     parser.add_argument("--strict", action="store_true",
                         help="exit with status 1 when the report has errors")
+    add_cost_book_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Analyse and print."""
+    book = load_cost_book_arg(args.cost_book)
     design = load_design_arg(args.design)
-    report = analyze(design, max_pairs=args.max_pairs)
+    report = analyze(design, max_pairs=args.max_pairs, cost_book=book)
     if args.json:
         sys.stdout.write(report.to_json() + "\n")
     else:
@@ -89,6 +97,7 @@ def format_report(report: AnalysisReport) -> str:
     for cycle in d.cycles:
         out.append("  cycle: " + " -> ".join(cycle.switches + cycle.switches[:1]))
     out += _bom(report)
+    out += _cost(report)
     return "\n".join(out) + "\n"
 
 
@@ -116,11 +125,47 @@ def _bom(report: AnalysisReport) -> list[str]:
     for n in bom.nics:
         out.append(f"  {n.count:>6,} x {n.plane} NIC port @ {n.speed_gbps:g}G "
                    f"({n.connected:,} connected)")
+    out.append("  links by segment:")
     for cable in bom.cables:
-        extra = f", {cable.transceivers:,} transceivers" if cable.transceivers else ""
-        out.append(f"  {cable.count:>6,} x {cable.plane} cable {cable.cable} "
-                   f"@ {cable.speed_gbps:g}G{extra}")
+        parts = [f"{cable.assemblies:,} cables"]
+        parts += [f"{n:,} x {module}" for module, n in cable.modules.items()]
+        brk = f", breakout {cable.breakout}" if cable.breakout else ""
+        out.append(f"  {cable.count:>6,} x {cable.plane} {cable.segment} {cable.media} "
+                   f"@ {cable.speed_gbps:g}G{brk}: {', '.join(parts)}")
     classes = ", ".join(f"{k} {v:,}" for k, v in bom.cables_by_class.items())
-    out.append(f"  cables by class: {classes}; transceivers {bom.transceivers:,}; switch ports "
+    out.append(f"  links by class: {classes}; transceivers {bom.transceivers:,}; switch ports "
                f"used {bom.switch_ports_used:,}, free {bom.switch_ports_free:,}")
+    out.append("  order:")
+    for item in bom.items:
+        out.append(f"  {item.count:>6,} x {item.part:<26} {item.label}")
+    out += [f"  note: {note}" for note in bom.notes]
+    return out
+
+
+def _cost(report: AnalysisReport) -> list[str]:
+    cost = report.cost
+    if cost is None:
+        return []
+    cur = cost.currency
+    out = ["", f"Cost and power ({cur}; lowest confidence: {cost.confidence})",
+           f"  {'category':<16} {'capex':>10} {'power':>10} {'rack U':>7}  confidence"]
+    for name, cat in cost.by_category.items():
+        out.append(f"  {name.replace('_', ' '):<16} {format_money(cat.total, cur):>10} "
+                   f"{cat.power_w / 1000:>8,.1f}kW {cat.rack_units:>7,.0f}  {cat.confidence}")
+    out.append(f"  {'total':<16} {format_money(cost.total, cur):>10} "
+               f"{cost.power_w / 1000:>8,.1f}kW {cost.rack_units:>7,.0f}  {cost.confidence}")
+    gpus = report.bom.gpus
+    network = cost.network_total
+    per_gpu = f", {format_money(cost.per_gpu, cur)} per GPU" if cost.per_gpu else ""
+    per_tbps = (f", {format_money(cost.per_tbps_bisection, cur)} per Tb/s of bisection"
+                if cost.per_tbps_bisection else "")
+    out.append(f"  cluster {format_money(cost.total, cur)}{per_gpu}{per_tbps}")
+    if gpus:
+        out.append(f"  network (switches, adapters, optics, cables) {format_money(network, cur)}"
+                   f" = {network / gpus if gpus else 0:,.0f} {cur} per GPU, "
+                   f"{100 * network / cost.total if cost.total else 0:.1f}% of the total; "
+                   f"{cost.network_power_w / 1000:,.1f} kW")
+    if cost.confidence != "sourced":
+        out.append("  prices marked weak or placeholder are estimates: override them with "
+                   "--cost-book FILE (docs/cost.md)")
     return out

@@ -35,6 +35,23 @@ def load_design_arg(path: str | Path) -> Design:
         raise CliError(str(exc)) from None
 
 
+def load_cost_book_arg(path: str | Path | None):
+    """The default cost book with the file ``path`` merged over it (CliError when bad)."""
+    from fabricstudio.formats.costbook import CostBookError, load_cost_book
+
+    try:
+        return load_cost_book(path)
+    except CostBookError as exc:
+        raise CliError(str(exc)) from None
+
+
+def add_cost_book_argument(parser: argparse.ArgumentParser) -> None:
+    """``--cost-book FILE``: prices and power figures that override the defaults."""
+    parser.add_argument("--cost-book", metavar="FILE",
+                        help="cost book whose items override the default prices and power "
+                             "figures (docs/cost.md)")
+
+
 def positive_float(text: str) -> float:
     """argparse type: a number > 0."""
     try:

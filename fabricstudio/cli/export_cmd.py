@@ -14,13 +14,14 @@ from __future__ import annotations
 import argparse
 import os
 
-from fabricstudio.cli import interop_export
+from fabricstudio.cli import cable_plan_export, interop_export
 from fabricstudio.cli.common import CliError, load_design_arg, positive_float
 from fabricstudio.cli.output import write_err, write_out
 
 NAME = "export"
 HELP = ("write a PNG and/or SVG picture of a design, a PNG of a simulation moment "
-        "(--scenario FILE --at SECONDS), or another tool's format (--format FMT -o FILE: "
+        "(--scenario FILE --at SECONDS), the cable plan (--cable-plan FILE.csv|.xlsx), or "
+        "another tool's format (--format FMT -o FILE: "
         "containerlab, NetBox, NVIDIA Air, Slurm, draw.io, GraphML, DOT); works without a "
         "display")
 
@@ -44,6 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--at", metavar="SECONDS", type=float,
                         help="simulated time of the moment (with --scenario), e.g. 25e-6; "
                              "default: the end of the run")
+    cable_plan_export.add_arguments(parser)
     interop_export.add_arguments(parser)
 
 
@@ -51,11 +53,14 @@ def run(args: argparse.Namespace) -> int:
     """Load, lay out if needed, render, write; print what was written."""
     if interop_export.wanted(args):
         return interop_export.run(args)
-    if not args.png and not args.svg:
-        raise CliError("nothing to do: give --png FILE and/or --svg FILE, or --format FMT "
-                       "-o FILE", 2)
+    plan = cable_plan_export.wanted(args)
+    if not args.png and not args.svg and not plan:
+        raise CliError("nothing to do: give --png FILE and/or --svg FILE, --cable-plan FILE, "
+                       "or --format FMT -o FILE", 2)
     if args.design is None:
         raise CliError("give the DESIGN file to export", 2)
+    if plan and not args.png and not args.svg:
+        return cable_plan_export.run(args, load_design_arg(args.design))
     if args.scale > 16:
         raise CliError(f"--scale {args.scale:g} is too large (at most 16)", 2)
     if args.at is not None and args.scenario is None:
@@ -68,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--png and --svg both name {args.png}", 2)
     design = load_design_arg(args.design)
     _check_outputs(args)
+    if plan:
+        cable_plan_export.run(args, design)
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     if args.scenario is not None:
         return _export_moment(design, args)

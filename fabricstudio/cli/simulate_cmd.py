@@ -10,7 +10,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from fabricstudio.cli.common import CliError, load_design_arg, positive_float, positive_int
+from fabricstudio.cli.common import (
+    CliError,
+    add_cost_book_argument,
+    load_cost_book_arg,
+    load_design_arg,
+    positive_float,
+    positive_int,
+)
 from fabricstudio.cli.output import write_out
 from fabricstudio.formats import OutputError, check_output, write_output
 from fabricstudio.model import Design, Technology, format_validation_error
@@ -93,6 +100,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="allow an output file to replace the design or scenario file")
     out.add_argument("--no-timing", action="store_true",
                      help="null the wall-clock fields so identical runs give identical JSON")
+    add_cost_book_argument(out)
     out.add_argument("--no-limit", action="store_true",
                      help=f"run even when the estimated work exceeds "
                           f"{MAX_CELL_HOPS / 1e6:.0f} million cell-hops")
@@ -177,6 +185,7 @@ class _ProgressBar:
 
 def run(args: argparse.Namespace) -> int:
     """Build, run, report."""
+    book = load_cost_book_arg(args.cost_book)
     design = load_design_arg(args.design)
     scenario = build_scenario(args, design)
     _check_outputs(args)
@@ -196,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json == "-":
         sys.stdout.write(text)
     else:
-        write_out(summary_text(result))
+        write_out(summary_text(result, book=book))
         if args.json:
             _write(lambda: write_output(args.json, text, inputs=_inputs(args), force=args.force))
     if args.metrics:
@@ -242,8 +251,9 @@ def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
             *("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows)]
 
 
-def summary_text(result: Result, top: int = 8) -> str:
-    """A readable multi-line summary of a Result."""
+def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
+    """A readable multi-line summary of a Result (with GPU-idle money when a cost book is
+    given and the run has a training workload)."""
     run, tot, eng = result.run, result.totals, result.engine
     tech = run.technology.label
     if run.technology is Technology.ROCE:
@@ -263,6 +273,8 @@ def summary_text(result: Result, top: int = 8) -> str:
         lines.append(f"training: step {_t(t.step_time_s)} (compute {_t(t.compute_s)}, "
                      f"exposed communication {_t(t.exposed_comm_s)}), "
                      f"GPU utilisation {t.gpu_utilisation * 100:.1f}%")
+        if book is not None:
+            lines += _idle_money_lines(result, book)
     lines.append(
         f"traffic: offered {format_size(tot.offered_bytes)}, delivered "
         f"{format_size(tot.delivered_bytes)}, dropped {format_size(tot.dropped_bytes)}, "
@@ -292,6 +304,21 @@ def summary_text(result: Result, top: int = 8) -> str:
                      if wall else "")]
     lines += [f"warning: {w}" for w in result.warnings]
     return "\n".join(lines)
+
+
+def _idle_money_lines(result: Result, book: Any) -> list[str]:
+    from fabricstudio.sim.money import result_idle_money
+    from fabricstudio.topology.cost import format_money, format_price
+
+    money = result_idle_money(result, book)
+    if money is None:
+        return []
+    cur = money.currency
+    return [f"GPU idle money: {money.idle_fraction * 100:.1f}% of {money.gpus:,} GPUs' time "
+            f"waiting = {format_money(money.per_day, cur)} per day, "
+            f"{format_money(money.per_month, cur)} per month at "
+            f"{format_price(money.gpu_hour_price, cur)} per GPU-hour "
+            f"({money.confidence}; --cost-book FILE to change)"]
 
 
 __all__ = ["NAME", "HELP", "add_arguments", "run", "summary_text"]

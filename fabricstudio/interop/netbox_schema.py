@@ -36,9 +36,10 @@ _COPPER = {1: "1000base-t", 10: "10gbase-t"}
 #: InfiniBand generations by 4x port speed (NDR 400G, XDR 800G).
 _INFINIBAND = {100: "infiniband-edr", 200: "infiniband-hdr", 400: "infiniband-ndr",
                800: "infiniband-xdr"}
-#: Cable class (topology.cables) -> NetBox cable type; optics beyond 100 m are single-mode.
-CABLE_TYPES = {"DAC": "dac-passive", "AOC": "aoc", "copper": "cat6a"}
-MULTIMODE_MAX_M = 100.0
+#: Media (fabricstudio.model.cabling.cable_class, the one cable-class function) -> NetBox
+#: cable type.
+CABLE_TYPES = {"DAC": "dac-passive", "ACC": "dac-active", "AOC": "aoc", "MMF": "mmf",
+               "SMF": "smf", "RJ45": "cat6a"}
 LENGTH_UNITS = {"m": 1.0, "cm": 0.01, "ft": 0.3048, "in": 0.0254}
 
 
@@ -65,11 +66,9 @@ def speed_of_type(text: str) -> float | None:
     return None
 
 
-def cable_type(cable_class: str, length_m: float) -> str:
-    """NetBox cable type of a cable class."""
-    if cable_class == "optics":
-        return "mmf" if length_m <= MULTIMODE_MAX_M else "smf"
-    return CABLE_TYPES.get(cable_class, "")
+def cable_type(media: str) -> str:
+    """NetBox cable type of a link's media."""
+    return CABLE_TYPES.get(media, "")
 
 
 def slug(text: str) -> str:

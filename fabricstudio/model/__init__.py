@@ -22,12 +22,13 @@ from fabricstudio.model.fabric import (
 )
 from fabricstudio.model.groups import Group, GroupKind, GroupTree
 from fabricstudio.model.links import Link
+from fabricstudio.model.snapshot import FrozenDesign, freeze
 from fabricstudio.model.validation import DesignError
 
 __all__ = [
     "DEVICE_CLASSES", "Core", "DcqcnSettings", "Design", "DesignData", "DesignError", "Device",
-    "DeviceKind", "EcnSettings", "FabricSettings", "GpuServer", "Group", "GroupKind",
-    "GroupTree", "InfinibandSettings", "Leaf",
-    "Link", "MgmtSwitch", "PfcSettings", "Plane", "Spine", "StorageServer", "TcpSettings",
-    "Technology", "format_validation_error", "parse_device",
+    "DeviceKind", "EcnSettings", "FabricSettings", "FrozenDesign", "GpuServer", "Group",
+    "GroupKind", "GroupTree", "InfinibandSettings", "Leaf", "Link", "MgmtSwitch",
+    "PfcSettings", "Plane", "Spine", "StorageServer", "TcpSettings", "Technology",
+    "format_validation_error", "freeze", "parse_device",
 ]

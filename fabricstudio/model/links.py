@@ -8,10 +8,6 @@ from fabricstudio.model.devices import DeviceId, Speed
 from fabricstudio.model.enums import Plane
 from fabricstudio.model.strict import StrictNumbers
 
-#: Cable reach classes used by the bill of materials (metres, upper bound inclusive).
-DAC_MAX_M = 3.0
-AOC_MAX_M = 30.0
-
 
 class Link(StrictNumbers):
     """A full-duplex cable between port ``a_port`` of device ``a`` and ``b_port`` of ``b``.
@@ -44,12 +40,3 @@ class Link(StrictNumbers):
     def port_at(self, device_id: str) -> int | None:
         """This link's port number on ``device_id``."""
         return self.a_port if device_id == self.a else self.b_port
-
-    @property
-    def reach_class(self) -> str:
-        """'DAC', 'AOC' or 'optics' by cable length."""
-        if self.length_m <= DAC_MAX_M:
-            return "DAC"
-        if self.length_m <= AOC_MAX_M:
-            return "AOC"
-        return "optics"

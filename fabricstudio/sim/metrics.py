@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fabricstudio.model import FabricSettings
+
 #: Per-directed-link fields of a frame, their dtype and meaning (all over one sample period
 #: unless marked "at the sample instant").
 LINK_FIELDS: dict[str, tuple[type, str]] = {
@@ -81,9 +83,13 @@ class MetricStream:
     no progress in it (rate 0, delivered bytes unchanged).
     """
 
-    def __init__(self, links: tuple[DirectedLink, ...], sample_period_s: float) -> None:
+    def __init__(self, links: tuple[DirectedLink, ...], sample_period_s: float,
+                 fabric: FabricSettings | None = None) -> None:
         self.links = links
         self.sample_period_s = sample_period_s
+        #: The fabric settings the run used (after its overrides): views scale by these, not
+        #: by the live design, so editing the design never changes how a recorded run looks.
+        self.fabric = fabric or FabricSettings()
         self._lock = threading.Lock()
         self._times = np.zeros(64, dtype=np.float64)
         self._columns: dict[str, np.ndarray] = {name: np.zeros((64, len(links)), dtype=dtype)

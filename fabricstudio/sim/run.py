@@ -12,7 +12,8 @@ Live (the GUI drives it from a worker thread and reads ``sim.stream`` from the U
         fraction = sim.progress
     result = sim.result()
 
-``build_simulation`` freezes a copy of the design, so later edits do not reach the run.
+``build_simulation`` takes a snapshot of the design (:func:`fabricstudio.model.freeze`, once: a
+snapshot passed in is used as it is), so later edits do not reach the run.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 
 import networkx as nx
 
-from fabricstudio.model import Design, Plane
+from fabricstudio.model import Design, Plane, freeze
 from fabricstudio.model.devices import SERVER_TYPES
 from fabricstudio.sim.budget import check_timers, sample_budget
 from fabricstudio.sim.engine import Engine, EngineConfig, EngineError
@@ -276,7 +277,7 @@ def build_simulation(design: Design, scenario: Scenario,
     Raises ScenarioError (one readable message) for unknown devices, missing paths,
     non-positive sizes and runs too big for the engine (``max_cell_hops``; None = no limit).
     """
-    frozen = design.copy()
+    frozen = freeze(design)
     ctx = WorkloadContext(engine=None, design=frozen, rng=random.Random(scenario.seed))
     workloads = build_workloads(ctx, scenario)
     graph = _fabric_graph(frozen)

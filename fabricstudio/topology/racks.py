@@ -8,11 +8,18 @@ fill racks in design order; the remaining switches (rail leaves, spines, cores, 
 fill network racks.  Heights: an 8-GPU server is 8 U (NVIDIA DGX H100 user guide: 8U), smaller
 GPU servers 4 U, storage servers 2 U, switches 1 U up to 25.6 Tb/s (QM9700: 64 x 400G in 1U)
 and 2 U above (SN5600: 64 x 800G in 2U).  Racks are 42 U.
+
+A design whose model holds rack groups (``design.groups`` with ``kind == "rack"``, their
+``u_positions`` and ``height_u``) is read as drawn: those racks keep their names and given
+positions (members without a position stack on the free units, servers from the bottom,
+switches from the top), and only the devices outside every rack are derived.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from fabricstudio.model import Design, Device, DeviceKind, Plane
 from fabricstudio.topology.groups import SERVER_KINDS, leaf_units
@@ -53,8 +60,10 @@ def device_height(device: Device) -> int:
 
 def rack_plan(design: Design) -> RackPlan:
     """Racks and positions of every device of ``design`` (deterministic)."""
-    groups = _groups(design)
-    placed = {ident for group in groups for ident in group}
+    drawn = _drawn_racks(design)
+    groups = [[i for i in group if i not in drawn.slots] for group in _groups(design)]
+    groups = [group for group in groups if group]
+    placed = {ident for group in groups for ident in group} | set(drawn.slots)
     network = [d.id for d in design.devices.values() if d.id not in placed]
     network.sort(key=lambda i: (_plane_order(design.devices[i]),
                                 -DeviceKind(design.devices[i].kind).tier))
@@ -63,7 +72,58 @@ def rack_plan(design: Design) -> RackPlan:
         packer.fill(group, new_rack=True)
     if network:
         packer.fill(network, new_rack=True)
-    return packer.plan()
+    plan = packer.plan(taken=set(drawn.racks))
+    return RackPlan(racks={**drawn.racks, **plan.racks}, slots={**drawn.slots, **plan.slots})
+
+
+def _drawn_racks(design: Any) -> RackPlan:
+    """Racks and slots from the design's rack groups (empty when the model has none)."""
+    groups = getattr(design, "groups", None) or {}
+    if not isinstance(groups, Mapping):
+        groups = {g.id: g for g in groups}
+    plan = RackPlan()
+    devices = design.devices
+    for group in groups.values():
+        if str(getattr(group, "kind", "")) != "rack":
+            continue
+        members = [m for m in group.members if m in devices and m not in plan.slots]
+        given = {m: int(u) for m, u in (getattr(group, "u_positions", None) or {}).items()
+                 if m in members}
+        height = getattr(group, "height_u", None) or RACK_UNITS
+        name = getattr(group, "label", None) or group.id
+        free = _stack([devices[m] for m in members if m not in given], height,
+                      [(u, device_height(devices[m])) for m, u in given.items()])
+        for member in members:
+            position = given.get(member, free.get(member, 1))
+            plan.slots[member] = Slot(name, position, device_height(devices[member]))
+        plan.racks[name] = sorted(members, key=lambda m: plan.slots[m].position)
+    return plan
+
+
+def _stack(members: Iterable[Device], height: int, taken: Iterable[tuple[int, int]]
+           ) -> dict[str, int]:
+    """Lowest U of each member around the units ``taken`` ((lowest U, height) pairs): servers
+    from the bottom up, switches from the top down."""
+    busy: set[int] = set()
+    for u, h in taken:
+        busy.update(range(u, u + h))
+    out: dict[str, int] = {}
+    bottom, top = 1, height
+    for device in members:
+        h = min(device_height(device), height)
+        if device.is_switch:
+            while top - h + 1 > 1 and busy & set(range(top - h + 1, top + 1)):
+                top -= 1
+            out[device.id] = top - h + 1
+            busy.update(range(top - h + 1, top + 1))
+            top -= h
+        else:
+            while busy & set(range(bottom, bottom + h)):
+                bottom += 1
+            out[device.id] = bottom
+            busy.update(range(bottom, bottom + h))
+            bottom += h
+    return out
 
 
 def _plane_order(device: Device) -> int:
@@ -128,12 +188,16 @@ class _Packer:
         self.racks.append([])
         self.used = 0
 
-    def plan(self) -> RackPlan:
+    def plan(self, taken: set[str] | None = None) -> RackPlan:
         plan = RackPlan()
         racks = [r for r in self.racks if r]
         width = len(str(len(racks)))
-        for number, rack in enumerate(racks, start=1):
-            name = f"rack{number:0{width}d}"
+        number = 0
+        for rack in racks:
+            name = ""
+            while not name or name in (taken or set()):
+                number += 1
+                name = f"rack{number:0{width}d}"
             plan.racks[name] = [ident for ident, _, _ in rack]
             for ident, position, height in rack:
                 plan.slots[ident] = Slot(name, position, height)

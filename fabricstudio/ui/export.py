@@ -184,6 +184,22 @@ def _render_rect(scene: FabricScene, rect: QRectF, options: ExportOptions) -> QI
     return image
 
 
+def paint_into(scene: FabricScene, painter: QPainter, target: QRectF,
+               options: ExportOptions = ExportOptions(scale=1.0, background="white")) -> None:
+    """Draw the design (and its legend) scaled to fit ``target`` of any painter, centred; on a
+    PDF or SVG painter the drawing stays vector."""
+    rect = export_rect(scene, options.selection_only)
+    page = page_size(scene, rect, options)
+    factor = min(target.width() / page.width(), target.height() / page.height())
+    with _prepared(scene, options, vector=True):
+        painter.save()
+        painter.translate(target.x() + (target.width() - page.width() * factor) / 2,
+                          target.y() + (target.height() - page.height() * factor) / 2)
+        painter.scale(factor, factor)
+        _paint(scene, painter, rect, options, _background(scene, options))
+        painter.restore()
+
+
 def save_svg(scene: FabricScene, path: str | Path, options: ExportOptions = ExportOptions(),
              *, inputs: tuple[str, ...] = (), force: bool = False) -> None:
     """Write an SVG of the design (vector: devices, links, labels and legend) through

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QMenu
 
 from fabricstudio.model import Plane, Technology
 from fabricstudio.ui.interop_menu import InteropMenu
+from fabricstudio.ui.order_menu import OrderMenu
 
 
 class ActionsAndMenus:
@@ -51,7 +52,9 @@ class ActionsAndMenus:
         self.act_undo = self.undo_stack.createUndoAction(self, "&Undo")
         self.act_undo.setShortcut(QKeySequence(std.Undo))
         self.act_redo = self.undo_stack.createRedoAction(self, "&Redo")
-        self.act_redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence(std.Redo)])
+        # Both keys everywhere: QKeySequence.Redo is Ctrl+Shift+Z on Linux desktops (listing
+        # it as well registered that key twice and left Ctrl+Y unbound) and Ctrl+Y on Windows.
+        self.act_redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         self.act_copy = self._action("&Copy", e.copy, std.Copy)
         self.act_cut = self._action("Cu&t", self._cut, std.Cut)
         self.act_paste = self._action("&Paste", e.paste, std.Paste)
@@ -67,8 +70,9 @@ class ActionsAndMenus:
                                     ("Align &right", "right", "Alt+Right"),
                                     ("Align &top", "top", "Alt+Up"),
                                     ("Align &bottom", "bottom", "Alt+Down"),
-                                    ("Centre &horizontally", "hcenter", "Alt+H"),
-                                    ("Centre &vertically", "vcenter", "Alt+V"),
+                                    # not Alt+H / Alt+V: the Help and View menus' keys
+                                    ("Centre &horizontally", "hcenter", "Alt+C"),
+                                    ("Centre &vertically", "vcenter", "Alt+Shift+C"),
                                     ("Distribute h&orizontally", "hspread", "Alt+Shift+H"),
                                     ("Distribute v&ertically", "vspread", "Alt+Shift+V"))]
         self.act_select_tool = self._action("Select", lambda on: None, "V",
@@ -137,6 +141,8 @@ class ActionsAndMenus:
         file_menu.addSeparator()
         file_menu.addActions([self.act_export_png, self.act_export_svg])
         file_menu.addMenu(self.interop.export_menu)
+        self.order = OrderMenu(self)
+        file_menu.addActions([self.order.act_export_cable_plan, self.order.act_export_proposal])
         file_menu.addSeparator()
         file_menu.addAction(self.act_quit)
         edit = self.edit_menu = bar.addMenu("&Edit")
@@ -152,6 +158,8 @@ class ActionsAndMenus:
         align.addActions(self.align_actions[6:])
         edit.addSeparator()
         edit.addActions([self.act_select_tool, self.act_link_tool])
+        edit.addSeparator()
+        edit.addAction(self.order.act_preferences)
         view = self.view_menu = bar.addMenu("&View")
         view.addActions([self.act_fit, self.act_fit_selection, self.act_zoom_in,
                          self.act_zoom_out, self.act_zoom_100])

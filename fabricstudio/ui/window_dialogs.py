@@ -4,7 +4,7 @@ layout, shortcuts, about and export (a mixin of MainWindow)."""
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF
-from PySide6.QtGui import QKeySequence
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMessageBox
 
 from fabricstudio.model.commands import MoveDevices, ReplaceContents, SetFabric
@@ -71,7 +71,11 @@ class DialogActions:
     def show_shortcuts(self) -> None:
         """List every action with its shortcut."""
         rows = []
-        for action in self.actions():
+        seen = set()
+        for action in self.findChildren(QAction):  # the window's and its menus' actions
+            if id(action) in seen or not action.text():
+                continue
+            seen.add(id(action))
             keys = ", ".join(k.toString(QKeySequence.SequenceFormat.NativeText)
                              for k in action.shortcuts())
             if keys:

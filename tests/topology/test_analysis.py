@@ -105,14 +105,18 @@ def test_bill_of_materials_of_a_leaf_spine_with_storage_and_management():
     assert compute[400.0].count == 64 and compute[400.0].connected == 64
     assert bom.cables_by_class["copper"] == sum(1 for link in build.links
                                                 if link.plane is Plane.MANAGEMENT)
-    assert bom.transceivers == 2 * bom.cables_by_class["optics"]
+    # 64 leaf-spine links at 30 m between twin-port cages: one 2 x 400G module serves two
+    # links at each end, so 64 modules, not 128
+    assert bom.cables_by_class["optics"] == 64 and bom.transceivers == 64
 
 
 def test_fat_tree_core_links_need_optics_and_transceivers():
     bom = analyze(build_fabric(FatTreeSpec(switch_radix=4, gpus_per_server=1,
                                            nics_per_server=1)).to_design()).bom
-    assert bom.cables_by_class == {"DAC": 16, "AOC": 16, "optics": 16, "copper": 0}
-    assert bom.transceivers == 32
+    # 3 m server cables are DAC; 30 m and 100 m links between twin-port 400G cages need
+    # transceivers (twin-port cages take no AOC)
+    assert bom.cables_by_class == {"DAC": 16, "ACC": 0, "AOC": 0, "optics": 32, "copper": 0}
+    assert bom.transceivers == 32  # one twin-port module per pair of switch ports
 
 
 def test_unconnected_gpu_nic_is_an_error_naming_the_server():
@@ -175,7 +179,8 @@ def test_report_is_json_with_stable_keys_and_accepts_design_data():
     report = analyze(build.to_data())
     doc = json.loads(report.to_json())
     assert set(doc) == {"design", "technology", "lossless", "counts", "issues",
-                        "oversubscription", "bisection", "paths", "bom", "deadlock"}
+                        "oversubscription", "bisection", "paths", "bom", "deadlock", "cost"}
+    assert doc["cost"] is None  # no cost book given
     assert doc["counts"]["hosts"] == 16
     assert report == analyze(build.to_design())
 

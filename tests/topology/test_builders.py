@@ -172,11 +172,12 @@ def test_bom_counts_of_generated_families():
     build = build_fabric(LeafSpineSpec(gpus=2048))
     s = build.summary
     assert s["cables"]["compute"] == 2048 + 64 * 32
-    assert s["cables_by_class"]["DAC"] == 2048 and s["cables_by_class"]["AOC"] == 64 * 32
+    # 3 m to the top-of-rack leaf: DAC; 30 m to the spines from twin-port cages: optics
+    assert s["cables_by_class"]["DAC"] == 2048 and s["cables_by_class"]["optics"] == 64 * 32
     ft = build_fabric(FatTreeSpec(switch_radix=8, gpus_per_server=1, nics_per_server=1))
     # k-ary: k^3/4 host links plus k^3/4 per switch tier boundary.
     assert ft.summary["cables"]["compute"] == 3 * 8**3 // 4
-    assert ft.summary["cables_by_class"]["optics"] == 8**3 // 4
+    assert ft.summary["cables_by_class"]["optics"] == 2 * 8**3 // 4
 
 
 def test_fragment_for_renames_clashing_ids_and_places_beside_existing_devices():

@@ -144,7 +144,8 @@ def test_analysis_dock_lists_issues_and_selects_their_objects(make_window, small
     selected = {i.device_id for i in window.scene.selectedItems() if hasattr(i, "device_id")}
     assert "gpu1" in selected
     texts = [panel.tree.topLevelItem(i).text(0) for i in range(panel.tree.topLevelItemCount())]
-    assert texts[1:] == ["Key figures", "Bill of materials"]
+    assert texts[1] == "Key figures" and texts[3] == "Bill of materials"
+    assert texts[2].startswith("Cost and power (")
 
 
 def test_analysis_follows_edits(make_window, small_design, qtbot):

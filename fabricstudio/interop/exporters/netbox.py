@@ -26,7 +26,7 @@ from fabricstudio.interop.netbox_schema import (
 from fabricstudio.interop.options import Options
 from fabricstudio.interop.registry import ExportFormat, Option
 from fabricstudio.model import Design, Device, DeviceKind, Plane
-from fabricstudio.topology.cables import cable_class
+from fabricstudio.model.cabling import cable_for
 from fabricstudio.topology.racks import RACK_UNITS, device_height, rack_plan
 
 #: Fields that make two devices the same hardware (everything but identity and placement).
@@ -183,7 +183,7 @@ def export(design: Design, options: Options) -> Bundle:
          "side_a_name": interface_name(design.devices[link.a], link.a_port or 0),
          "side_b_device": link.b, "side_b_type": INTERFACE_TERMINATION,
          "side_b_name": interface_name(design.devices[link.b], link.b_port or 0),
-         "type": cable_type(cable_class(link), link.length_m), "status": STATUS,
+         "type": cable_type(cable_for(design, link).media), "status": STATUS,
          "label": link.id, "length": f"{link.length_m:g}", "length_unit": "m",
          "description": f"{link.plane.value} {link.speed_gbps:g}G"}
         for link in design.links.values()]))

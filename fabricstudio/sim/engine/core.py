@@ -10,7 +10,7 @@ from typing import cast
 
 import simpy
 
-from fabricstudio.model import Design, FabricSettings, Technology
+from fabricstudio.model import Design, FabricSettings, Technology, freeze
 from fabricstudio.model.devices import GpuServer, StorageServer
 from fabricstudio.sim.engine.clock import Call, Clock
 from fabricstudio.sim.engine.config import EngineConfig, EngineError, FlowRecord
@@ -37,9 +37,8 @@ class Engine:
 
     def __init__(self, design: Design, config: EngineConfig | None = None) -> None:
         self.config = config or EngineConfig()
-        self.design = design.copy()
-        fabric = self._effective_fabric(self.config, self.design.fabric)
-        self.design.set_fabric(fabric)  # the frozen copy shows what this run uses
+        fabric = self._effective_fabric(self.config, design.fabric)
+        self.design = freeze(design).with_fabric(fabric)  # the snapshot shows what runs
         self.fabric = fabric
         self.technology: Technology = fabric.technology
         self.cell_bytes = int(self.config.cell_bytes)
@@ -72,7 +71,8 @@ class Engine:
                              self.config.seed)
         self.config_warnings = list(self.net.warnings)
         self._warn_settings()
-        self.stream = MetricStream(tuple(self.net.directed), self.config.resolved_sample_period())
+        self.stream = MetricStream(tuple(self.net.directed), self.config.resolved_sample_period(),
+                                   fabric)
         self.sampler = Sampler(self)
 
     # ------------------------------------------------------------------ setup helpers

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 
 from fabricstudio.model import Design, DesignData, GpuServer, Plane, Technology
+from fabricstudio.model.costbook import CostBook
 from fabricstudio.topology.analysis import checks
 from fabricstudio.topology.analysis.bom import bill_of_materials
 from fabricstudio.topology.analysis.capacity import bisection, oversubscription
@@ -21,6 +22,9 @@ from fabricstudio.topology.analysis.report import (
     AnalysisReport,
     BillOfMaterials,
     Bisection,
+    BomItem,
+    CategoryCost,
+    Cost,
     Counts,
     Deadlock,
     DeadlockCycle,
@@ -37,8 +41,10 @@ from fabricstudio.topology.analysis.view import DesignView, PlaneGraph, plane_gr
 DEFAULT_MAX_PAIRS = 4_000_000
 
 
-def analyze(design: Design | DesignData, *, max_pairs: int = DEFAULT_MAX_PAIRS) -> AnalysisReport:
-    """Analyse a design (a live Design or its DesignData)."""
+def analyze(design: Design | DesignData, *, max_pairs: int = DEFAULT_MAX_PAIRS,
+            cost_book: CostBook | None = None) -> AnalysisReport:
+    """Analyse a design (a live Design or its DesignData); with a ``cost_book`` the report
+    also prices the bill of materials (``report.cost``)."""
     view = DesignView.of(design)
     compute = plane_graph(view, Plane.COMPUTE)
     lossless = _lossless(view)
@@ -59,11 +65,17 @@ def analyze(design: Design | DesignData, *, max_pairs: int = DEFAULT_MAX_PAIRS) 
     issues += checks.deadlock_issues(deadlock, lossless)
     issues += checks.full_switches(view)
     issues += checks.sampling_notes(paths, deadlock)
+    bom = bill_of_materials(view)
+    cut = bisection(view, compute)
+    cost = None
+    if cost_book is not None:
+        from fabricstudio.topology.cost import cost_of
+
+        cost = cost_of(bom, cost_book, cut.gbps)
     return AnalysisReport(
         design=view.name, technology=view.fabric.technology.value, lossless=lossless,
         counts=_counts(view, compute), issues=checks.merge(issues), oversubscription=oversub,
-        bisection=bisection(view, compute), paths=paths, bom=bill_of_materials(view),
-        deadlock=deadlock)
+        bisection=cut, paths=paths, bom=bom, deadlock=deadlock, cost=cost)
 
 
 def _lossless(view: DesignView) -> bool:
@@ -82,7 +94,7 @@ def _counts(view: DesignView, compute: PlaneGraph) -> Counts:
 
 
 __all__ = [
-    "DEFAULT_MAX_PAIRS", "AnalysisReport", "BillOfMaterials", "Bisection", "Counts", "Deadlock",
-    "DeadlockCycle", "Issue", "Oversubscription", "Paths", "Stat", "SwitchLoad", "TierLoad",
-    "analyze",
+    "DEFAULT_MAX_PAIRS", "AnalysisReport", "BillOfMaterials", "Bisection", "BomItem",
+    "CategoryCost", "Cost", "Counts", "Deadlock", "DeadlockCycle", "Issue", "Oversubscription",
+    "Paths", "Stat", "SwitchLoad", "TierLoad", "analyze",
 ]

@@ -7,7 +7,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from fabricstudio.model.costbook import lowest_confidence
+
 Severity = Literal["error", "warning", "info"]
+#: Categories of the order that make up the network (everything but the servers).
+NETWORK_CATEGORIES = ("switches", "nics", "transceivers", "cables")
 
 
 class _Model(BaseModel):
@@ -105,6 +109,7 @@ class SwitchGroup(_Model):
     count: int
     ports_used: int
     ports_free: int
+    part: str = Field(description="Cost-book class the switch is ordered as")
 
 
 class NicGroup(_Model):
@@ -114,16 +119,35 @@ class NicGroup(_Model):
     speed_gbps: float
     count: int
     connected: int
+    part: str | None = Field(description="Cost-book class of the adapter (per port); None "
+                                         "for management ports on the motherboard")
 
 
 class CableGroup(_Model):
-    """Cables of one plane, class and speed."""
+    """Links of one plane, segment, media, speed and breakout, with the parts they need."""
 
     plane: str
-    cable: str = Field(description="DAC (<=3 m), AOC (<=30 m), optics (beyond), copper (RJ45)")
+    segment: str = Field(description="Roles of the two ends, e.g. server-leaf, leaf-spine")
+    cable: str = Field(description="DAC, ACC, AOC, optics (transceivers + fibre) or copper "
+                                   "(RJ45)")
+    media: str = Field(description="DAC, ACC, AOC, MMF, SMF or RJ45")
     speed_gbps: float
+    breakout: str = Field(description="e.g. '800G->2x400G'; empty when none")
+    count: int = Field(description="Links")
+    transceivers: int = Field(description="Modules (a twin-port module serves two links)")
+    assemblies: int = Field(description="Cables to order: a breakout serves several links, "
+                                        "optics need one fibre per link")
+    modules: dict[str, int] = Field(description="Transceivers by cost-book class")
+
+
+class BomItem(_Model):
+    """One line of the order: ``count`` parts of cost-book class ``part``."""
+
+    category: str = Field(description="gpu_servers, storage_servers, switches, nics, "
+                                      "transceivers or cables")
+    part: str
+    label: str
     count: int
-    transceivers: int
 
 
 class BillOfMaterials(_Model):
@@ -139,6 +163,48 @@ class BillOfMaterials(_Model):
     transceivers: int
     switch_ports_used: int
     switch_ports_free: int
+    items: list[BomItem] = Field(description="The order, line by line")
+    notes: list[str] = Field(description="What the parts cannot do as drawn")
+
+
+class CategoryCost(_Model):
+    """Capex, power and height of one category of the order."""
+
+    total: float
+    power_w: float
+    rack_units: float
+    confidence: str
+
+
+class Cost(_Model):
+    """The ``cost`` object of ``analyze --json`` (documented in docs/cost.md)."""
+
+    currency: str
+    total: float = Field(description="Capex of everything in the bill of materials")
+    per_gpu: float | None = Field(description="total / GPUs; None without GPUs")
+    per_tbps_bisection: float | None = Field(
+        description="total / bisection bandwidth in Tb/s; None without bisection")
+    by_category: dict[str, CategoryCost]
+    power_w: float
+    rack_units: float
+    confidence: str = Field(description="Lowest confidence of the prices and power figures "
+                                        "that went in: sourced, weak or placeholder")
+
+    @property
+    def network_total(self) -> float:
+        """Capex of switches, adapters, transceivers and cables (servers left out)."""
+        return sum(c.total for k, c in self.by_category.items() if k in NETWORK_CATEGORIES)
+
+    @property
+    def network_power_w(self) -> float:
+        """Power of the network parts."""
+        return sum(c.power_w for k, c in self.by_category.items() if k in NETWORK_CATEGORIES)
+
+    @property
+    def network_confidence(self) -> str:
+        """Lowest confidence among the network categories."""
+        return lowest_confidence(c.confidence for k, c in self.by_category.items()
+                                 if k in NETWORK_CATEGORIES)
 
 
 class DeadlockCycle(_Model):
@@ -175,6 +241,8 @@ class AnalysisReport(_Model):
     paths: Paths
     bom: BillOfMaterials
     deadlock: Deadlock
+    cost: Cost | None = Field(default=None, description="Capex, power and rack units "
+                              "(docs/cost.md); None when no cost book was given")
 
     def errors(self) -> list[Issue]:
         """Issues of severity 'error'."""

@@ -16,6 +16,7 @@ from fabricstudio.model import (
     Link,
     Plane,
 )
+from fabricstudio.model.cabling import CABLE_CLASSES, cable_class
 from fabricstudio.topology.builders.fabric_layout import layout_fabric
 from fabricstudio.topology.builders.families import (
     ComputePlan,
@@ -37,7 +38,6 @@ from fabricstudio.topology.builders.specs import (
     check_spec,
 )
 from fabricstudio.topology.builders.wiring import Accumulator
-from fabricstudio.topology.cables import CABLE_CLASSES, cable_class
 
 _FAMILY_LABEL = {"leaf-spine": "Leaf-spine", "fat-tree": "Fat tree",
                  "rail-optimized": "Rail-optimised"}
@@ -142,7 +142,9 @@ def _summary(spec: FabricSpec, compute: ComputePlan, storage: StoragePlan,
     switches["storage_spine"] = len(storage.tiers.spines) + len(storage.tiers.cores)
     switches["management"] = kinds.get("mgmt_switch", 0)
     cables = Counter(link.plane.value for link in links)
-    reach = Counter(cable_class(link) for link in links)
+    by_id = {d.id: d for d in devices}
+    reach = Counter(cable_class(link, by_id[link.a], by_id[link.b], spec.technology).cable_class
+                    for link in links)
     hosts = len(compute.servers) * spec.nics_per_server
     nic_speed = compute.leaf_down_speed
     up_gbps = compute.up_per_leaf * spec.port_speed_gbps

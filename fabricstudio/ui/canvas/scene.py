@@ -420,11 +420,18 @@ class FabricScene(QGraphicsScene):
                                            label=f"Collapse {group.label}"))
         self._refold()
 
-    def reveal(self, device_ids: Iterable[str]) -> None:
-        """Open the collapsed groups holding these devices, so that they are drawn."""
+    def reveal(self, ids: Iterable[str]) -> None:
+        """Open the collapsed groups holding these devices (or these links' ends), so that
+        they are drawn."""
         tree = self.folding.tree
-        opened = {g for d in device_ids if d in self.design.devices
-                  for g in tree.ancestors(d) if g in self.folding.collapsed}
+        devices = set()
+        for ident in ids:
+            link = self.design.links.get(ident)
+            if link is not None:
+                devices.update((link.a, link.b))
+            elif ident in self.design.devices:
+                devices.add(ident)
+        opened = {g for d in devices for g in tree.ancestors(d) if g in self.folding.collapsed}
         if opened:
             self.user_open |= opened
             self._refold()

@@ -49,6 +49,9 @@ class AnalysisPanel(QWidget):
         super().__init__(parent)
         self.design = design
         self.report = None
+        #: Prices for the cost section (None: no cost section); see set_cost_book.
+        self.cost_book = None
+        self._pending_book = None
         self._worker: threading.Thread | None = None
         self._pending_revision = -1
         self._relay = _Relay()
@@ -90,6 +93,11 @@ class AnalysisPanel(QWidget):
         """(Re)start the debounce timer."""
         self.timer.start()
 
+    def set_cost_book(self, book) -> None:
+        """Price the bill of materials with ``book`` from now on (analyses again)."""
+        self.cost_book = book
+        self.schedule()
+
     def set_plane_checked(self, plane: Plane, on: bool) -> None:
         """Reflect a layer change made elsewhere (View menu)."""
         box = self.plane_boxes[plane]
@@ -106,16 +114,18 @@ class AnalysisPanel(QWidget):
         revision = self.design.revision
         data = self.design.to_data()
         self._pending_revision = revision
+        self._pending_book = self.cost_book
         self.status.setText("Analysing…")
-        self._worker = threading.Thread(target=self._work, args=(revision, data),
+        self._worker = threading.Thread(target=self._work, args=(revision, data,
+                                                                 self.cost_book),
                                         name="fabricstudio-analysis", daemon=True)
         self._worker.start()
 
-    def _work(self, revision: int, data) -> None:
+    def _work(self, revision: int, data, cost_book=None) -> None:
         try:
             from fabricstudio.topology.analysis import analyze
 
-            report = analyze(Design.from_data(data))
+            report = analyze(Design.from_data(data), cost_book=cost_book)
             self._relay.finished.emit(revision, report, "")
         except Exception as exc:  # noqa: BLE001 - shown to the user, never crashes the GUI
             self._relay.finished.emit(revision, None, f"{type(exc).__name__}: {exc}")
@@ -140,7 +150,7 @@ class AnalysisPanel(QWidget):
 
     # --------------------------------------------------------------- results
     def _on_finished(self, revision: int, report, error: str) -> None:
-        if revision != self.design.revision:
+        if revision != self.design.revision or self._pending_book is not self.cost_book:
             self.schedule()
             return
         if error:
@@ -156,7 +166,8 @@ class AnalysisPanel(QWidget):
 
         if not self.design.devices:
             self.status.setText("Add devices or build a fabric: problems, oversubscription, "
-                                "bisection, hops and the bill of materials appear here.")
+                                "bisection, hops, the bill of materials and its cost appear "
+                                "here.")
             self.tree.clear()
             return
         self.status.setText(headline(report))

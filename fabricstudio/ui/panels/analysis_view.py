@@ -1,6 +1,6 @@
 """Rendering an AnalysisReport into the analysis dock's tree: problems first (coloured, each
 carrying the ids to select), then key figures (oversubscription, bisection, hops, ECMP,
-deadlock risk) and the bill of materials."""
+deadlock risk), cost and power (when priced) and the bill of materials."""
 
 from __future__ import annotations
 
@@ -33,8 +33,7 @@ def headline(report) -> str:
 
 def _row(parent, text: str, tip: str = "") -> QTreeWidgetItem:
     item = QTreeWidgetItem([text])
-    if tip:
-        item.setToolTip(0, tip)
+    item.setToolTip(0, f"{text}\n{tip}" if tip else text)  # the whole row, when cut off
     if isinstance(parent, QTreeWidget):
         parent.addTopLevelItem(item)
     else:
@@ -49,6 +48,8 @@ def fill_tree(tree: QTreeWidget, report) -> None:
         tree.clear()
         _problems(tree, report)
         _figures(tree, report)
+        if getattr(report, "cost", None) is not None:
+            _cost(tree, report)
         _bom(tree, report.bom)
     finally:
         tree.setUpdatesEnabled(True)
@@ -105,6 +106,60 @@ def _figures(tree: QTreeWidget, report) -> None:
     top.setExpanded(True)
 
 
+CONFIDENCE_TIPS = {
+    "sourced": "every figure has a dated public source",
+    "weak": "some figures come from indirect or derived sources",
+    "placeholder": "some figures are placeholders with no public source: override them "
+                   "(Edit > Preferences > Cost book)",
+}
+CATEGORY_LABELS = {"gpu_servers": "GPU servers", "storage_servers": "Storage servers",
+                   "switches": "Switches", "nics": "Adapters", "transceivers": "Transceivers",
+                   "cables": "Cables"}
+
+
+def _confidence_colour(item: QTreeWidgetItem, confidence: str) -> None:
+    if confidence == "placeholder":
+        item.setForeground(0, QBrush(SEVERITY_COLOURS["warning"]))
+
+
+def _cost(tree: QTreeWidget, report) -> None:
+    from fabricstudio.topology.cost import format_money
+
+    cost = report.cost
+    cur = cost.currency
+    top = _row(tree, f"Cost and power ({cost.confidence})",
+               f"Prices in {cur}. Lowest confidence of the figures that went in: "
+               f"{cost.confidence} - {CONFIDENCE_TIPS.get(cost.confidence, '')}")
+    _confidence_colour(top, cost.confidence)
+    per_gpu = f" ({format_money(cost.per_gpu, cur)}/GPU)" if cost.per_gpu else ""
+    _row(top, f"Capex {format_money(cost.total, cur)}{per_gpu}",
+         "Everything in the bill of materials, servers included")
+    gpus = report.bom.gpus
+    network = cost.network_total
+    net_gpu = f" ({format_money(network / gpus, cur)}/GPU)" if gpus else ""
+    share = f"{100 * network / cost.total:.0f}% of capex; " if cost.total else ""
+    _confidence_colour(_row(top, f"Network {format_money(network, cur)}{net_gpu}",
+                            f"Switches, adapters, transceivers and cables (what changes "
+                            f"between fabrics): {share}confidence {cost.network_confidence}"),
+                       cost.network_confidence)
+    if cost.per_tbps_bisection:
+        _row(top, f"{format_money(cost.per_tbps_bisection, cur)} per Tb/s bisection",
+             "Capex / bisection bandwidth (one direction)")
+    _row(top, f"Power {cost.power_w / 1000:,.1f} kW (network {cost.network_power_w / 1000:,.1f})",
+         "Servers at maximum draw, switches without optics, each module and active cable "
+         "on its own")
+    _row(top, f"Rack units {cost.rack_units:,.0f} U")
+    cats = _row(top, "By category")
+    for name, cat in cost.by_category.items():
+        item = _row(cats, f"{CATEGORY_LABELS.get(name, name)} {format_money(cat.total, cur)}, "
+                          f"{cat.power_w / 1000:,.1f} kW",
+                    f"{cat.rack_units:,.0f} U; {cat.confidence}: "
+                    f"{CONFIDENCE_TIPS.get(cat.confidence, '')}")
+        _confidence_colour(item, cat.confidence)
+    cats.setExpanded(True)
+    top.setExpanded(True)
+
+
 def _bom(tree: QTreeWidget, bom) -> None:
     top = _row(tree, "Bill of materials")
     _row(top, f"{bom.gpu_servers:,} GPU servers ({bom.gpus:,} GPUs), {bom.storage_servers:,} "
@@ -112,13 +167,21 @@ def _bom(tree: QTreeWidget, bom) -> None:
     switches = _row(top, f"Switches ({sum(g.count for g in bom.switches):,})")
     for g in bom.switches:
         _row(switches, f"{g.count:,} × {g.kind}, {g.radix} × {g.port_speed_gbps:g}G "
-                       f"({g.ports_used:,} ports used, {g.ports_free:,} free)")
+                       f"({g.ports_used:,} ports used, {g.ports_free:,} free)", g.part)
     nics = _row(top, f"NICs ({sum(g.count for g in bom.nics):,})")
     for g in bom.nics:
-        _row(nics, f"{g.count:,} × {g.speed_gbps:g}G {g.plane} ({g.connected:,} connected)")
-    cables = _row(top, f"Cables ({sum(g.count for g in bom.cables):,}), "
+        _row(nics, f"{g.count:,} × {g.speed_gbps:g}G {g.plane} ({g.connected:,} connected)",
+             g.part or "on the motherboard")
+    cables = _row(top, f"Links ({sum(g.count for g in bom.cables):,}), "
                        f"{bom.transceivers:,} transceivers")
     for g in bom.cables:
-        _row(cables, f"{g.count:,} × {g.speed_gbps:g}G {g.cable} ({g.plane}"
-                     + (f", {g.transceivers:,} transceivers)" if g.transceivers else ")"))
+        parts = [f"{g.assemblies:,} cables"] + [f"{n:,} × {m}" for m, n in g.modules.items()]
+        brk = f", {g.breakout}" if g.breakout else ""
+        _row(cables, f"{g.count:,} × {g.speed_gbps:g}G {g.segment} {g.media}{brk} ({g.plane})",
+             "; ".join(parts))
+    order = _row(top, f"Order ({len(bom.items)} lines)")
+    for item in bom.items:
+        _row(order, f"{item.count:,} × {item.label}", item.part)
+    for note in bom.notes:
+        _row(top, note).setForeground(0, QBrush(SEVERITY_COLOURS["warning"]))
     top.setExpanded(True)

@@ -1,7 +1,9 @@
 """Compare: the same design and workload on InfiniBand, RoCE (+/- DCQCN) and lossy Ethernet.
 
 A side-by-side table of the outcomes and bar charts of completion time, GPU utilisation and
-drops: the demo moment.
+drops: the demo moment.  With a training workload the table also prices the GPU time each
+fabric loses: money per day against GPUs that never wait, and per month against the best
+fabric of the comparison (GPU-hour price from the cost book, docs/cost.md).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fabricstudio.model import Design
+from fabricstudio.model import Design, freeze
 from fabricstudio.sim.request import RunRequest
 from fabricstudio.sim.result import Result
 from fabricstudio.ui.panels.results_summary import figures, format_figure
@@ -29,7 +31,10 @@ from fabricstudio.ui.simview.worker import CompareWorker
 COLUMNS = (("completion_time_s", "Completion"), ("gpu_utilisation", "GPU util."),
            ("busbw_gbps", "Bus bw"), ("dropped", "Drops"),
            ("retransmitted_bytes", "Retransmitted"), ("pauses", "PAUSEs"),
-           ("ecn_marks", "ECN marks"))
+           ("ecn_marks", "ECN marks"), ("idle_per_day", "Idle GPUs /day"),
+           ("idle_vs_best_month", "vs best /month"))
+#: Money columns (filled from the training utilisation and the cost book's GPU-hour price).
+MONEY_COLUMNS = ("idle_per_day", "idle_vs_best_month")
 CHARTS = (("completion_time_s", "Completion time (µs)", 1e6),
           ("gpu_utilisation", "GPU utilisation (%)", 100.0), ("dropped", "Drops", 1.0))
 #: Shown in place of GPU utilisation when the workload has no compute (not a training step).
@@ -75,6 +80,11 @@ class ComparePanel(QWidget):
         layout.addWidget(self.charts, 1)
         self.chart_keys = [key for key, _t, _s in CHARTS]
         self.results: dict[str, dict] = {}
+        #: label -> (utilisation, GPUs) of runs with a training workload.
+        self.training: dict[str, tuple[float, int]] = {}
+        #: Returns the cost book for GPU-idle money (None: no money columns filled).
+        self.cost_book_source = None
+        self.design_revision = -1
         self.worker: CompareWorker | None = None
 
     @property
@@ -87,10 +97,13 @@ class ComparePanel(QWidget):
         if self.running:
             return
         self.results = {}
+        self.training = {}
+        #: Revision of the design the comparison runs on (the proposal uses it if current).
+        self.design_revision = design.revision
         self.table.clearContents()
         self._draw_charts()
         self.request = request
-        worker = CompareWorker(self.factory, design.copy(), request, self,
+        worker = CompareWorker(self.factory, freeze(design), request, self,
                                use_process=picklable(self.factory))
         worker.variant_started.connect(
             lambda label: self.status.setText(f"Running {label}… ({request.workload_label})"))
@@ -108,12 +121,47 @@ class ComparePanel(QWidget):
             self._on_finished()
 
     def _on_variant(self, label: str, result: Result, stream) -> None:
+        from fabricstudio.sim.money import training_utilisation
+
         values = figures(result, stream)
         self.results[label] = values
+        found = training_utilisation(result)
+        if found is not None and found[1]:
+            self.training[label] = found
         row = [lab for lab, _t, _d in COMPARE_VARIANTS].index(label)
         for col, (key, _title) in enumerate(COLUMNS):
-            self.table.setItem(row, col, QTableWidgetItem(format_figure(key, values.get(key))))
+            if key not in MONEY_COLUMNS:
+                self.table.setItem(row, col,
+                                   QTableWidgetItem(format_figure(key, values.get(key))))
+        self.update_money()
         self._draw_charts()
+
+    def update_money(self) -> None:
+        """(Re)price the GPU time lost by each fabric (also after the cost book changed)."""
+        from fabricstudio.topology.cost import compare_idle_money, format_money
+
+        book = self.cost_book_source() if self.cost_book_source is not None else None
+        labels = [lab for lab, _t, _d in COMPARE_VARIANTS]
+        if book is None or not self.training:
+            return
+        gpus = max(g for _u, g in self.training.values())
+        money = compare_idle_money({lab: self.training.get(lab, (None, 0))[0]
+                                    for lab in labels if lab in self.results}, gpus, book)
+        for label, pair in money.items():
+            row = labels.index(label)
+            for key, value, tip in (
+                    ("idle_per_day", None if pair is None else pair[0].per_day,
+                     "GPU time lost against GPUs that never wait, per day"),
+                    ("idle_vs_best_month", None if pair is None else pair[1].per_month,
+                     "GPU time lost against the best fabric here, per month")):
+                self.results[label][key] = value
+                item = QTableWidgetItem(format_money(value, book.currency))
+                if pair is not None:
+                    m = pair[0]
+                    item.setToolTip(f"{tip}: ({m.reference:.0%} - utilisation) x {m.gpus:,} "
+                                    f"GPUs x {m.gpu_hour_price:,.2f} {m.currency}/GPU-hour "
+                                    f"({m.confidence})")
+                self.table.setItem(row, [k for k, _t in COLUMNS].index(key), item)
 
     def _on_finished(self) -> None:
         worker, self.worker = self.worker, None

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from fabricstudio.model import DEVICE_CLASSES, Design, DesignError, DeviceKind, Link, Plane
+from fabricstudio.model.cabling import cable_for
 from fabricstudio.model.commands import RenameDesign, SetDeviceProperties, SetLinkProperties
 from fabricstudio.ui.forms import MIXED, FieldEditor, field_label
 from fabricstudio.ui.icons import kind_pixmap
@@ -74,6 +75,7 @@ class InspectorPanel(QWidget):
         design.link_changed.connect(self._on_object_changed)
         design.fabric_changed.connect(self._on_document_changed)
         design.name_changed.connect(self._on_document_changed)
+        design.groups_changed.connect(self._on_groups_changed)
         self.show_selection([], [])
 
     def detach(self) -> None:
@@ -82,6 +84,7 @@ class InspectorPanel(QWidget):
         self.design.link_changed.disconnect(self._on_object_changed)
         self.design.fabric_changed.disconnect(self._on_document_changed)
         self.design.name_changed.disconnect(self._on_document_changed)
+        self.design.groups_changed.disconnect(self._on_groups_changed)
 
     # -------------------------------------------------------------- building
     def show_selection(self, device_ids: list[str], link_ids: list[str]) -> None:
@@ -128,10 +131,15 @@ class InspectorPanel(QWidget):
         for name in shared:
             self._add_editor(name, classes[0].model_fields[name])
         self._ports_label = None
+        self._rack_row = None
         if len(devices) == 1:
             self._ports_label = QLabel()
             self._ports_label.setWordWrap(True)
             self.form.addRow("Ports in use", self._ports_label)
+            from fabricstudio.ui.panels.rack_place import RackPlacement
+
+            self._rack_row = RackPlacement(self.design, self.stack, self.show_error)
+            self.form.addRow("Rack", self._rack_row)
         planes = QWidget()
         row = QHBoxLayout(planes)
         row.setContentsMargins(0, 0, 0, 0)
@@ -155,6 +163,7 @@ class InspectorPanel(QWidget):
         for name in _LINK_FIELDS + (_PORT_FIELDS if len(links) == 1 else ()):
             self._add_editor(name, Link.model_fields[name])
         reach = QLabel()
+        reach.setWordWrap(True)
         self.form.addRow("Cable", reach)
         self._reach_label = reach
 
@@ -190,11 +199,15 @@ class InspectorPanel(QWidget):
                 self.title.setText(devices[0].label)
                 if self._ports_label is not None:
                     self._ports_label.setText(port_usage_text(self.design, devices[0]))
+                if self._rack_row is not None:
+                    self._rack_row.show_device(devices[0].id)
         elif self.link_ids:
             links = [self.design.link(lk) for lk in self.link_ids]
             for name, editor in self.editors.items():
                 editor.show(_shared_value(getattr(lk, name) for lk in links))
-            self._reach_label.setText(", ".join(sorted({lk.reach_class for lk in links})))
+            choices = {cable_for(self.design, lk) for lk in links}
+            self._reach_label.setText("\n".join(sorted({c.short_label for c in choices})))
+            self._reach_label.setToolTip("\n".join(sorted({c.label for c in choices})))
         else:
             self.editors["name"].show(self.design.name)
             self.title.setText(self.design.name)
@@ -205,9 +218,13 @@ class InspectorPanel(QWidget):
         if object_id in self.device_ids or object_id in self.link_ids:
             self.refresh()
 
-    def _on_document_changed(self, *_args) -> None:
-        if not self.device_ids and not self.link_ids:
+    def _on_groups_changed(self, _ids: tuple) -> None:
+        if len(self.device_ids) == 1:  # rack placement
             self.refresh()
+
+    def _on_document_changed(self, *_args) -> None:
+        if not self.device_ids:  # the design's properties, or links whose cable depends on
+            self.refresh()       # the technology
 
     # ------------------------------------------------------------- committing
     def _commit(self, name: str) -> None:

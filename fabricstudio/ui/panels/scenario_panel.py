@@ -81,6 +81,7 @@ class ScenarioPanel(QWidget):
         self.until_complete.toggled.connect(self._sync_enabled)
         self.run_button = QPushButton("Run")
         self.run_button.setObjectName("simRun")
+        self.run_button.setToolTip("Simulate the workload on the fabric chosen above (Ctrl+R)")
         self.stop_button = QPushButton("Stop")
         self.stop_button.setEnabled(False)
         self.compare_button = QPushButton("Compare fabrics")

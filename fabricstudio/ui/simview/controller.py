@@ -15,7 +15,7 @@ import numpy as np
 import shiboken6
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from fabricstudio.model import Design
+from fabricstudio.model import Design, FrozenDesign, freeze
 from fabricstudio.sim.metrics import Frame, MetricStream
 from fabricstudio.sim.request import RunRequest
 from fabricstudio.sim.result import Result
@@ -30,6 +30,9 @@ REPLAY_S = 20.0  # "Live" replays a finished run in this many wall seconds
 MAX_SPAN = 64  # at most this many recorded frames are merged into one displayed frame
 _MEAN_FIELDS = ("utilisation", "paused", "credit_stall")
 _SUM_FIELDS = ("pauses_sent", "ecn_marks", "cnps", "drops")
+#: Said when Play, Step or a jump finds no recorded run.
+NOTHING_TO_PLAY = ("Nothing to play yet: press Run (Ctrl+R) in the Scenario panel to simulate "
+                   "the workload, then Play replays it")
 #: Jump targets: name -> (stream field, "first" or "peak").
 JUMPS = {"first_pause": ("pauses_sent", "first"), "peak_queue": ("queue_bytes", "peak"),
          "first_drop": ("drops", "first"), "first_ecn": ("ecn_marks", "first")}
@@ -73,7 +76,7 @@ class SimController(QObject):
         self._reset_slot = connect_safely(design.reset, self, "_on_design_reset")
         self.stream: MetricStream | None = None
         self.request: RunRequest | None = None
-        self.run_design: Design | None = None
+        self.run_design: FrozenDesign | None = None
         self.result: Result | None = None
         self.state = "idle"
         self.worker: RunWorker | ProcessRunWorker | None = None
@@ -113,7 +116,7 @@ class SimController(QObject):
         if not shiboken6.isValid(self._overlay):
             self._overlay = SimOverlay(self._scene, self._design)
             if self.stream is not None:
-                self._overlay.bind(self.stream.links)
+                self._overlay.bind(self.stream.links, self.stream.fabric)
                 if 0 <= self.shown_index < len(self.stream):
                     self._overlay.apply_frame(self.stream.frame(self.shown_index))
         return self._overlay
@@ -134,7 +137,7 @@ class SimController(QObject):
         if self.running:
             return
         self.request = request
-        self.run_design = self.design.copy()
+        self.run_design = freeze(self.design)
         self.result = None
         self._set_stream(None)
         worker_class = ProcessRunWorker if self.use_process else RunWorker
@@ -207,7 +210,7 @@ class SimController(QObject):
         self.shown_index = -1
         self.display_time = 0.0
         if stream is not None:
-            self.overlay.bind(stream.links)
+            self.overlay.bind(stream.links, stream.fabric)
         else:
             self.overlay.apply_frame(None)
         self.stream_changed.emit(stream)
@@ -220,15 +223,19 @@ class SimController(QObject):
         self.seek_index(len(stream) - 1)
 
     # ------------------------------------------------------------------ display clock
-    def play(self) -> None:
-        """Play from the shown time (restarting at the beginning when at the end)."""
+    def play(self) -> bool:
+        """Play from the shown time (restarting at the beginning when at the end); False,
+        with a message saying why, when there is nothing recorded to play."""
         if self.stream is None or not len(self.stream):
-            return
+            self.message.emit(NOTHING_TO_PLAY if self.stream is None
+                              else "The run has not recorded a frame yet")
+            return False
         if not self.running and self.shown_index >= len(self.stream) - 1:
             self.display_time = float(self.stream.times[0])
             self.shown_index = -1
         self.playing = True
         self._ensure_timer()
+        return True
 
     def pause(self) -> None:
         """Freeze the display at the shown frame."""
@@ -251,8 +258,10 @@ class SimController(QObject):
     def step(self, frames: int = 1) -> None:
         """Pause and move ``frames`` frames forward (or back when negative)."""
         self.pause()
-        if self.stream is not None and len(self.stream):
-            self.seek_index(max(0, self.shown_index) + frames)
+        if self.stream is None or not len(self.stream):
+            self.message.emit(NOTHING_TO_PLAY)
+            return
+        self.seek_index(max(0, self.shown_index) + frames)
 
     def seek_index(self, index: int) -> None:
         """Show frame ``index`` (clamped) and stop following live."""
@@ -271,6 +280,7 @@ class SimController(QObject):
     def jump(self, name: str) -> bool:
         """Jump to a bookmark of JUMPS; False (with a message) when the run has none."""
         if self.stream is None or not len(self.stream):
+            self.message.emit(NOTHING_TO_PLAY)
             return False
         field, how = JUMPS[name]
         t = self.stream.first_time(field) if how == "first" else self.stream.peak_time(field)

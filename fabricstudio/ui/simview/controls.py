@@ -35,7 +35,7 @@ class SimControls(QToolBar):
         super().__init__("Simulation", parent)
         self.setObjectName("simulationToolbar")
         self.controller = controller
-        self.play_button = self._button("Play", "Play / pause (Space)", self._toggle_play)
+        self.play_button = self._button("Play", "Play / pause (Ctrl+Space)", self._toggle_play)
         self.step_back = self._button("◀|", "Step one frame back", lambda: controller.step(-1))
         self.step_button = self._button("|▶", "Step one frame", lambda: controller.step(1))
         self.speed = QComboBox()
@@ -56,9 +56,14 @@ class SimControls(QToolBar):
         self.time_label.setMinimumWidth(150)
         self.addWidget(self.time_label)
         self.addSeparator()
-        for name, label in (("first_pause", "First PAUSE"), ("peak_queue", "Peak queue"),
-                            ("first_drop", "First drop")):
-            self._button(label, f"Jump to {label.lower()}", lambda n=name: controller.jump(n))
+        #: The jump buttons by JUMPS name (first_pause, peak_queue, first_drop).
+        self.jump_buttons: dict[str, QToolButton] = {}
+        for name, label, key in (("first_pause", "First PAUSE", "F6"),
+                                 ("peak_queue", "Peak queue", "F7"),
+                                 ("first_drop", "First drop", "F8")):
+            self.jump_buttons[name] = self._button(
+                label, f"Jump to the {label.lower().replace('pause', 'PAUSE')} ({key})",
+                lambda n=name: controller.jump(n))
         self.addSeparator()
         self.progress_bar = QProgressBar()
         self.progress_bar.setRange(0, 1000)
@@ -75,10 +80,13 @@ class SimControls(QToolBar):
         controller.stream_changed.connect(lambda _s: self._on_frame(-1, 0.0))
 
     def _button(self, text: str, tip: str, slot) -> QToolButton:
+        """A tool button calling ``slot()`` with no arguments.  ``clicked`` carries a bool
+        (checked); passing it on would fill a lambda's default argument (``n=name`` became
+        False and every jump button raised KeyError), so it is dropped here."""
         button = QToolButton()
         button.setText(text)
         button.setToolTip(tip)
-        button.clicked.connect(slot)
+        button.clicked.connect(lambda _checked=False: slot())
         self.addWidget(button)
         return button
 

@@ -35,8 +35,12 @@ class SimulationUi(QObject):
         self.plots = MetricsPlots()
         self.results = ResultsPanel()
         self.compare = ComparePanel(factory)
+        costs = getattr(window, "costs", None)
+        if costs is not None:  # GPU-idle money at the cost book's GPU-hour price
+            self.compare.cost_book_source = lambda: costs.book
+            costs.changed.connect(lambda _book: self.compare.update_money())
         self.controls = SimControls(self.controller, window)
-        self.legend = LegendOverlay(window.view)
+        self.legend = LegendOverlay(window.view, window.scene)
         self.docks = {
             "scenario": self._dock("Scenario", self.scenario,
                                    Qt.DockWidgetArea.RightDockWidgetArea),
@@ -87,18 +91,18 @@ class SimulationUi(QObject):
         entries = (
             ("&Open scenario…", None, self.scenario.open_scenario_dialog),
             (None, None, None),
-            ("&Run", "F5", self.scenario.run_button.click),
-            ("&Stop", "Shift+F5", c.stop),
+            ("&Run", "Ctrl+R", self.scenario.run_button.click),
+            ("&Stop", "Ctrl+Shift+R", c.stop),
             ("&Play / pause", "Ctrl+Space", self.controls.play_button.click),
             ("Step &forward", "Ctrl+Right", lambda: c.step(1)),
             ("Step &back", "Ctrl+Left", lambda: c.step(-1)),
             (None, None, None),
-            ("Jump to first &PAUSE", "Ctrl+1", lambda: c.jump("first_pause")),
-            ("Jump to peak &queue", "Ctrl+2", lambda: c.jump("peak_queue")),
-            ("Jump to first &drop", "Ctrl+3", lambda: c.jump("first_drop")),
+            ("Jump to first &PAUSE", "F6", lambda: c.jump("first_pause")),
+            ("Jump to peak &queue", "F7", lambda: c.jump("peak_queue")),
+            ("Jump to first &drop", "F8", lambda: c.jump("first_drop")),
             (None, None, None),
             ("&Compare fabrics", "Ctrl+Shift+C", self.scenario.compare_button.click),
-            ("Export &moment as PNG…", "Ctrl+Shift+E", self.export_moment_dialog),
+            ("Export &moment as PNG…", "Ctrl+Shift+M", self.export_moment_dialog),
             ("Export metrics &CSV…", None, self.export_csv_dialog),
         )
         self.actions: dict[str, QAction] = {}
@@ -109,7 +113,8 @@ class SimulationUi(QObject):
             action = QAction(text, self.window)
             if key:
                 action.setShortcut(QKeySequence(key))
-            action.triggered.connect(slot)
+                action.setToolTip(f"{text.replace('&', '').rstrip('…')}  ({key})")
+            action.triggered.connect(lambda _checked=False, slot=slot: slot())
             menu.addAction(action)
             self.actions[text.replace("&", "").rstrip("…")] = action
         return menu

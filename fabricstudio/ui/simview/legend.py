@@ -6,15 +6,17 @@ from PySide6.QtCore import QEvent, QObject, QRectF, Qt
 from PySide6.QtGui import QPainter
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
+from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.simview.style import LEGEND_SIZE, paint_legend
 
 
 class LegendOverlay(QWidget):
     """Paints the utilisation ramp and marker legend above the view, with a caption."""
 
-    def __init__(self, view: QGraphicsView) -> None:
+    def __init__(self, view: QGraphicsView, scene: FabricScene) -> None:
         super().__init__(view)
         self._view = view
+        self._scene = scene
         self.caption = ""
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.resize(int(LEGEND_SIZE[0]) + 2, int(LEGEND_SIZE[1]) + 2)
@@ -40,7 +42,6 @@ class LegendOverlay(QWidget):
 
     def paintEvent(self, event) -> None:  # noqa: N802
         painter = QPainter(self)
-        theme = getattr(self._view.scene(), "theme", None)
         paint_legend(painter, QRectF(0.5, 0.5, *LEGEND_SIZE), self.caption,
-                     dark=bool(theme is not None and theme.dark))
+                     dark=self._scene.theme.dark)
         painter.end()

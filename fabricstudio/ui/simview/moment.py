@@ -6,16 +6,16 @@ from pathlib import Path
 
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
-from PySide6.QtWidgets import QGraphicsScene
 
 from fabricstudio.model import Design
 from fabricstudio.sim.metrics import MetricStream
+from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.simview.controls import format_time
 from fabricstudio.ui.simview.overlay import SimOverlay
 from fabricstudio.ui.simview.style import LEGEND_SIZE, paint_legend
 
 
-def render_scene_image(scene: QGraphicsScene, caption: str = "", legend: bool = True,
+def render_scene_image(scene: FabricScene, caption: str = "", legend: bool = True,
                        scale: float = 2.0, background: str = "theme") -> QImage:
     """The design drawn by the designer's exporter (the overlay included, being a scene item),
     with the simulation legend in a column on the right."""
@@ -28,8 +28,8 @@ def render_scene_image(scene: QGraphicsScene, caption: str = "", legend: bool = 
     width = base.width() + round((legend_w + 20) * scale)
     height = max(base.height(), round((legend_h + 20) * scale))
     image = QImage(width, height, QImage.Format.Format_ARGB32_Premultiplied)
-    theme = getattr(scene, "theme", None)
-    dark = bool(theme is not None and theme.dark and background == "theme")
+    theme = scene.theme
+    dark = theme.dark and background == "theme"
     image.fill(theme.canvas if dark else QColor("white"))
     painter = QPainter(image)
     try:
@@ -52,14 +52,13 @@ def export_moment(design: Design, stream: MetricStream, t: float, path: str | Pa
                   force: bool = False) -> QImage:
     """Render ``design`` at simulated time ``t`` of ``stream`` to a PNG (needs a QApplication)."""
     from fabricstudio.topology.layout import design_layout, needs_layout
-    from fabricstudio.ui.canvas.scene import FabricScene
 
     design = design.copy()
     if needs_layout(design):
         design.move_devices(design_layout(design))
     scene = FabricScene(design)
     overlay = SimOverlay(scene, design)
-    overlay.bind(stream.links)
+    overlay.bind(stream.links, stream.fabric)
     frame = stream.frame_at(t)
     overlay.apply_frame(frame)
     shown = frame.t if frame is not None else t

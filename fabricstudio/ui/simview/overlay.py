@@ -17,8 +17,9 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsSceneHoverEvent
 
-from fabricstudio.model import Design
+from fabricstudio.model import Design, FabricSettings
 from fabricstudio.sim.metrics import LINK_FIELDS, DirectedLink, Frame
+from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.simview import style
 
 SIDE_OFFSET = 2.6  # scene units between the two directions of a cable
@@ -30,12 +31,18 @@ OUTLINE_FROM_BIN = 12  # light (yellow-green) colours get a dark outline on whit
 _FIELDS = tuple(LINK_FIELDS)
 
 
+def queue_reference(fabric: FabricSettings, speed_gbps: float) -> float:
+    """Bytes that fill a port's queue bar: the ECN Kmax at its speed (at least 64 KiB)."""
+    return max(fabric.ecn.thresholds(speed_gbps)[1], 64 * 1024.0)
+
+
 class SimOverlay(QGraphicsItem):
     """Draws the state of one frame over the canvas of ``scene`` (a FabricScene)."""
 
-    def __init__(self, scene, design: Design) -> None:
+    def __init__(self, scene: FabricScene, design: Design) -> None:
         super().__init__()
         self._scene = scene
+        self._n_geom = -1
         self._design = design
         self.links: tuple[DirectedLink, ...] = ()
         self.state: dict[str, np.ndarray] = {}
@@ -64,30 +71,28 @@ class SimOverlay(QGraphicsItem):
         if design is not self._design:
             self._design = design
             self._revision = -1
-    def bind(self, links: tuple[DirectedLink, ...]) -> None:
-        """Show the links of a new stream (clears the shown state)."""
+    def bind(self, links: tuple[DirectedLink, ...], fabric: FabricSettings) -> None:
+        """Show the links of a new stream (clears the shown state); queue bars are scaled by
+        ``fabric``, the settings the run used (``MetricStream.fabric``)."""
         self.links = links
         n = len(links)
         self.state = {name: np.zeros(n, dtype=dtype) for name, (dtype, _) in LINK_FIELDS.items()}
         self._flash = np.zeros(n)
-        self._queue_ref = np.array([self._queue_reference(d) for d in links] or [1.0])[:n]
+        self._queue_ref = np.array([queue_reference(fabric, d.speed_gbps) for d in links]
+                                   or [1.0])[:n]
         self.frame_time = None
         self._revision = -1
         self.refresh_geometry()
 
-    def _queue_reference(self, d: DirectedLink) -> float:
-        """Bytes that fill the queue bar: the ECN Kmax of the port's speed."""
-        return max(self._design.fabric.ecn.thresholds(d.speed_gbps)[1], 64 * 1024.0)
-
     def refresh_geometry(self) -> None:
         """Re-read link positions from the scene when the design changed."""
-        revision = getattr(self._design, "revision", 0)
-        if revision == self._revision and len(self.links) == getattr(self, "_n_geom", -1):
+        revision = self._design.revision
+        if revision == self._revision and len(self.links) == self._n_geom:
             return
         self._revision = revision
         n = len(self.links)
         geom = np.full((n, 4), np.nan)
-        hidden_planes = getattr(self._scene, "hidden_planes", ())
+        hidden_planes = self._scene.hidden_planes
         covers: dict[int, dict[str, QLineF]] = {}
         for i, d in enumerate(self.links):
             item = self._scene.link_items.get(d.link_id)
@@ -266,8 +271,7 @@ class SimOverlay(QGraphicsItem):
         self._paint_markers(painter)
 
     def _idle_colour(self) -> QColor:
-        theme = getattr(self._scene, "theme", None)
-        return style.IDLE_DARK if theme is not None and theme.dark else style.IDLE_LIGHT
+        return style.IDLE_DARK if self._scene.theme.dark else style.IDLE_LIGHT
 
     def _paint_markers(self, painter: QPainter) -> None:
         paths = self._paths
@@ -326,6 +330,10 @@ class SimOverlay(QGraphicsItem):
         dist[~np.isfinite(dist)] = np.inf
         i = int(np.argmin(dist))
         return i if dist[i] <= tolerance else None
+
+    def queue_scale(self) -> np.ndarray:
+        """Bytes that fill each directed link's queue bar (from the run's fabric settings)."""
+        return self._queue_ref.copy()
 
     def describe(self, index: int) -> str:
         """Tooltip text with the numbers of one directed link in the shown frame."""

@@ -18,8 +18,7 @@ from typing import Any
 
 from PySide6.QtCore import QThread, Signal
 
-from fabricstudio.formats import dump_design, parse_design
-from fabricstudio.model import Design
+from fabricstudio.model import FrozenDesign
 from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.sim.request import RunRequest
 from fabricstudio.ui.simview.source import SourceFactory
@@ -49,14 +48,14 @@ def picklable(factory: SourceFactory) -> bool:
     return True
 
 
-def _child_main(factory: SourceFactory, design_text: str, request: RunRequest, conn: Any,
+def _child_main(factory: SourceFactory, design: FrozenDesign, request: RunRequest, conn: Any,
                 stop: Any, send_frames: bool) -> None:
     """Child process: build the source, run it in slices, stream frames, send the result."""
     _lower_priority()
     try:
-        source = factory(parse_design(design_text), request)
+        source = factory(design, request)
         stream = source.stream
-        conn.send(("stream", stream.links, stream.sample_period_s))
+        conn.send(("stream", stream.links, stream.sample_period_s, stream.fabric))
         sent = 0
         started = time.perf_counter()
 
@@ -82,9 +81,9 @@ def _child_main(factory: SourceFactory, design_text: str, request: RunRequest, c
 class ChildRun:
     """One simulation in a spawned child process, its messages handed to a callback."""
 
-    def __init__(self, factory: SourceFactory, design_text: str, request: RunRequest,
+    def __init__(self, factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                  send_frames: bool = True) -> None:
-        self._args = (factory, design_text, request)
+        self._args = (factory, design, request)
         self._send_frames = send_frames
         self.process: Any = None
 
@@ -146,10 +145,10 @@ class ProcessRunWorker(QThread):
     completed = Signal(object)
     failed = Signal(str)
 
-    def __init__(self, factory: SourceFactory, design: Design, request: RunRequest,
+    def __init__(self, factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                  parent: Any = None) -> None:
         super().__init__(parent)
-        self._child = ChildRun(factory, dump_design(design), request)
+        self._child = ChildRun(factory, design, request)
         self._stop = threading.Event()
         self.stream: MetricStream | None = None
         self.stopped = False
@@ -174,7 +173,7 @@ class ProcessRunWorker(QThread):
         """Apply one message from the child; True when the run is over."""
         kind = message[0]
         if kind == "stream":
-            self.stream = MetricStream(message[1], message[2])
+            self.stream = MetricStream(message[1], message[2], message[3])
             self.stream_ready.emit(self.stream)
         elif kind == "frames":
             _, frames, now, fraction, rate = message
@@ -194,7 +193,7 @@ class ProcessRunWorker(QThread):
         return False
 
 
-def run_variant_in_child(factory: SourceFactory, design_text: str, request: RunRequest,
+def run_variant_in_child(factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                          stop: threading.Event) -> tuple[str, Any, MetricStream | None]:
     """Run one comparison variant headless in a child: (outcome, result or error, stream)."""
     box: dict[str, Any] = {}
@@ -202,7 +201,7 @@ def run_variant_in_child(factory: SourceFactory, design_text: str, request: RunR
     def handle(message: tuple) -> bool:
         kind = message[0]
         if kind == "stream":
-            box["stream"] = MetricStream(message[1], message[2])
+            box["stream"] = MetricStream(message[1], message[2], message[3])
             return False
         if kind == "frames":
             return False
@@ -211,7 +210,7 @@ def run_variant_in_child(factory: SourceFactory, design_text: str, request: RunR
         box[kind] = message[1] if len(message) > 1 else None
         return True
 
-    outcome = ChildRun(factory, design_text, request, send_frames=False).run(handle, stop)
+    outcome = ChildRun(factory, design, request, send_frames=False).run(handle, stop)
     if "error" in box:
         return "error", box["error"], None
     if outcome == "died":

@@ -12,7 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import QThread, Signal
 
-from fabricstudio.model import Design
+from fabricstudio.model import FrozenDesign
 from fabricstudio.sim.request import RunRequest
 from fabricstudio.sim.result import Result
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS, SimulationSource, SourceFactory
@@ -50,7 +50,7 @@ class RunWorker(QThread):
     completed = Signal(object)  # Result
     failed = Signal(str)
 
-    def __init__(self, factory: SourceFactory, design: Design, request: RunRequest,
+    def __init__(self, factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                  parent: Any = None) -> None:
         super().__init__(parent)
         self._factory = factory
@@ -92,7 +92,7 @@ class CompareWorker(QThread):
     variant_started = Signal(str)
     failed = Signal(str)
 
-    def __init__(self, factory: SourceFactory, design: Design, request: RunRequest,
+    def __init__(self, factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                  parent: Any = None, use_process: bool = False) -> None:
         super().__init__(parent)
         self._factory = factory
@@ -108,11 +108,10 @@ class CompareWorker(QThread):
     def _run_variant(self, request: RunRequest) -> tuple[Result, Any]:
         """(Result, stream) of one variant; raises _Stopped or RuntimeError."""
         if self._use_process:
-            from fabricstudio.formats import dump_design
             from fabricstudio.ui.simview.process_worker import run_variant_in_child
 
             outcome, result, stream = run_variant_in_child(
-                self._factory, dump_design(self._design), request, self._stop)
+                self._factory, self._design, request, self._stop)
             if outcome == "stopped":
                 raise _Stopped
             if outcome == "error":

@@ -4,10 +4,12 @@ import numpy as np
 import pytest
 
 from fabricstudio.formats import load_design
+from fabricstudio.model.commands import SetFabric
 from fabricstudio.sim.metrics import Frame, empty_link_arrays
 from fabricstudio.ui.main_window import MainWindow
-from fabricstudio.ui.simview import style
-from fabricstudio.ui.simview.overlay import SimOverlay
+from fabricstudio.ui.simview import install_simulation_ui, style
+from fabricstudio.ui.simview.overlay import SimOverlay, queue_reference
+from fabricstudio.ui.simview.source import engine_source
 from tests.ui.simview.synthetic import directed_links
 
 
@@ -22,7 +24,7 @@ def test_frame_colours_only_busy_links_and_pauses_where_told(qtbot, examples_dir
     window, design = _window(qtbot, examples_dir)
     overlay = SimOverlay(window.scene, design)
     links = directed_links(design)
-    overlay.bind(links)
+    overlay.bind(links, design.fabric)
     arrays = empty_link_arrays(len(links))
     arrays["utilisation"][1] = 0.93
     arrays["utilisation"][2] = 0.12
@@ -40,7 +42,7 @@ def test_busy_link_pixels_change_and_tooltip_gives_numbers(qtbot, examples_dir):
     window, design = _window(qtbot, examples_dir)
     overlay = SimOverlay(window.scene, design)
     links = directed_links(design)
-    overlay.bind(links)
+    overlay.bind(links, design.fabric)
     arrays = empty_link_arrays(len(links))
     arrays["utilisation"][0] = 1.0
     overlay.apply_frame(Frame(1e-6, arrays))
@@ -70,3 +72,29 @@ def test_playback_merges_frames_between_ticks_so_no_pause_is_missed(qtbot, examp
     assert merged.links["pauses_sent"][1] == 1
     exact = window_frame(stream, 2, 2)
     assert exact.links["utilisation"][0] == 0.0 and exact.links["pauses_sent"][1] == 0
+
+
+def test_a_later_settings_edit_does_not_rescale_a_recorded_run(qtbot, examples_dir):
+    """Queue bars scale by the settings the run used (carried by its stream), not by the
+    window's design: editing ECN thresholds afterwards leaves the recording as it was."""
+    window, design = _window(qtbot, examples_dir)
+    sim = install_simulation_ui(window, engine_source)
+    try:
+        sim.controller.use_process = False
+        sim.scenario.run_button.click()
+        qtbot.waitUntil(lambda: sim.controller.state == "finished", timeout=60_000)
+        stream = sim.controller.stream
+        assert stream.fabric.ecn == design.fabric.ecn
+        before = sim.controller.overlay.queue_scale()
+        ecn = design.fabric.ecn.model_copy(update={"kmin_bytes_at_100g": 4_000_000,
+                                                  "kmax_bytes_at_100g": 16_000_000})
+        window.undo_stack.run(SetFabric(design.fabric.model_copy(update={"ecn": ecn})))
+        window.undo_stack.setClean()  # no unsaved-changes question when the test closes it
+        window.scene._rebuild()  # what a refused edit does: every item, the overlay too, anew
+        after = sim.controller.overlay.queue_scale()
+        assert np.array_equal(before, after)
+        speed = stream.links[0].speed_gbps
+        assert after[0] == queue_reference(stream.fabric, speed)
+        assert after[0] != queue_reference(design.fabric, speed)
+    finally:
+        sim.shutdown()

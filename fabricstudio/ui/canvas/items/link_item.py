@@ -7,6 +7,7 @@ first of them (its ends give the line's direction: ``line().p1()`` is at ``link.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
@@ -111,21 +112,29 @@ class LinkItem(HoverHighlight, QGraphicsLineItem):
         self._thin_pen = QPen(self._colour, 0)
         self.update()
 
-    def hoverEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
-        if not self.toolTip():
-            self.setToolTip(self._tooltip())
-        super().hoverEnterEvent(event)
-
-    def _tooltip(self) -> str:
+    def tooltip_text(self) -> str:
+        """Ends, speed, length, network and (on a scene with a design) what the cable is made
+        of, from THE cable-class function; a bundle names its count and ends."""
         lk = self.link
         if self.bundle_size > 1:
             a, b = self.end_labels or (lk.a, lk.b)
-            return (f"<b>{self.bundle_size} links</b> {a} &harr; {b}<br>"
-                    f"{lk.speed_gbps:g} Gb/s each, {lk.plane.value} network<br>"
-                    f"first: {lk.id} ({lk.a}:{lk.a_port} &harr; {lk.b}:{lk.b_port})")
-        return (f"<b>{lk.id}</b>: {lk.a}:{lk.a_port} &harr; {lk.b}:{lk.b_port}<br>"
-                f"{lk.speed_gbps:g} Gb/s, {lk.length_m:g} m {lk.reach_class}, "
-                f"{lk.plane.value} network")
+            text = (f"<b>{self.bundle_size} links</b> {html.escape(a)} &harr; "
+                    f"{html.escape(b)}<br>{lk.speed_gbps:g} Gb/s each, {lk.plane.value} "
+                    f"network<br>first: {lk.id} ({lk.a}:{lk.a_port} &harr; {lk.b}:{lk.b_port})")
+        else:
+            text = (f"<b>{lk.id}</b>: {lk.a}:{lk.a_port} &harr; {lk.b}:{lk.b_port}<br>"
+                    f"{lk.speed_gbps:g} Gb/s, {lk.length_m:g} m, {lk.plane.value} network")
+        design = getattr(self.scene(), "design", None)
+        if design is not None and lk.a in design.devices and lk.b in design.devices:
+            from fabricstudio.model.cabling import cable_for
+
+            text += "<br>" + html.escape(cable_for(design, lk).label)
+        return text
+
+    def hoverEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
+        # Built on hover (thousands of links open faster); the technology may have changed.
+        self.setToolTip(self.tooltip_text())
+        super().hoverEnterEvent(event)
 
     def set_ends(self, a: QPointF, b: QPointF) -> None:
         """Place the line between two points, shifted by ``offset`` perpendicular to it."""
