@@ -169,6 +169,20 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
 
     # ------------------------------------------------------------ reactions
     def _on_design_changed(self) -> None:
+        """Once per burst of changes (a deleted fabric is 100,000 of them): status bar
+        counts, legend, empty-canvas hint."""
+        if not hasattr(self, "_design_timer"):
+            from PySide6.QtCore import QTimer
+
+            self._design_timer = QTimer(self)
+            self._design_timer.setSingleShot(True)
+            self._design_timer.setInterval(0)
+            self._design_timer.timeout.connect(self._after_design_changed)
+        self._design_timer.start()
+
+    def _after_design_changed(self) -> None:
+        if self.closed:
+            return
         self._update_counts()
         if len(self.design.devices) <= 1:
             self.view.viewport().update()  # the empty-canvas hint comes or goes
@@ -177,7 +191,8 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
     def _on_selection_changed(self) -> None:
         try:
             self.inspector.show_selection(self.editor.selected_device_ids(),
-                                          self.editor.selected_link_ids())
+                                          self.editor.selected_link_ids(),
+                                          self.scene.selected_group_ids())
         except RuntimeError:
             return  # scene being torn down
 
