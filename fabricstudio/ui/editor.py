@@ -26,6 +26,15 @@ ROW_SPACING = 90.0
 ROW_LENGTH = 16
 PASTE_OFFSET = 45.0
 
+#: Plain-language names (one, several) of device kinds, for the undo history.
+KIND_NOUNS = {
+    DeviceKind.GPU_SERVER: ("GPU server", "GPU servers"),
+    DeviceKind.STORAGE_SERVER: ("storage server", "storage servers"),
+    DeviceKind.LEAF: ("leaf switch", "leaf switches"),
+    DeviceKind.SPINE: ("spine switch", "spine switches"),
+    DeviceKind.CORE: ("core switch", "core switches"),
+    DeviceKind.MGMT_SWITCH: ("management switch", "management switches"),
+}
 ID_PREFIX = {
     DeviceKind.GPU_SERVER: "gpu", DeviceKind.STORAGE_SERVER: "stor", DeviceKind.LEAF: "leaf",
     DeviceKind.SPINE: "spine", DeviceKind.CORE: "core", DeviceKind.MGMT_SWITCH: "mgmt",
@@ -59,7 +68,8 @@ class Editor:
                                                 at.y() + (i // ROW_LENGTH) * ROW_SPACING))
             data = {**fields, "kind": kind.value, "id": device_id, "x": pos.x(), "y": pos.y()}
             devices.append(parse_device(data))
-        label = f"Add {devices[0].id}" if count == 1 else f"Add {count} {kind.value} devices"
+        one, many = KIND_NOUNS[kind]
+        label = f"Add {one} {devices[0].id}" if count == 1 else f"Add {count} {many}"
         if not self._run(AddFragment(devices, label=label)):
             return []
         self.select_ids(d.id for d in devices)

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QComboBox, QLabel, QMenu
 from fabricstudio.model import Plane, Technology
 from fabricstudio.ui.interop_menu import InteropMenu
 from fabricstudio.ui.order_menu import OrderMenu
+from fabricstudio.ui.undo_actions import undo_redo_actions
 
 
 class ActionsAndMenus:
@@ -49,12 +50,7 @@ class ActionsAndMenus:
         self.act_export_svg = self._action("Export S&VG…", lambda: self.export_dialog("svg"),
                                            "Ctrl+Shift+E")
         self.act_quit = self._action("&Quit", self.close, std.Quit)
-        self.act_undo = self.undo_stack.createUndoAction(self, "&Undo")
-        self.act_undo.setShortcut(QKeySequence(std.Undo))
-        self.act_redo = self.undo_stack.createRedoAction(self, "&Redo")
-        # Both keys everywhere: QKeySequence.Redo is Ctrl+Shift+Z on Linux desktops (listing
-        # it as well registered that key twice and left Ctrl+Y unbound) and Ctrl+Y on Windows.
-        self.act_redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        self.act_undo, self.act_redo = undo_redo_actions(self, self.undo_stack)
         self.act_copy = self._action("&Copy", e.copy, std.Copy)
         self.act_cut = self._action("Cu&t", self._cut, std.Cut)
         self.act_paste = self._action("&Paste", e.paste, std.Paste)

@@ -183,3 +183,28 @@ def test_history_dock_lists_steps_and_jumps_back(make_window, small_design):
     assert window.undo_stack.text(0).startswith("Connect gpu1")
     window.undo_stack.setIndex(0)  # what clicking "Opened design" in the list does
     assert not window.design.links
+
+
+def test_undo_and_redo_buttons_keep_their_labels_and_name_the_step(make_window, small_design,
+                                                                  monkeypatch):
+    from PySide6.QtCore import QPointF
+    from PySide6.QtWidgets import QInputDialog
+
+    window = make_window(small_design)
+    button = window.toolbar.widgetForAction(window.act_undo)
+    width = button.sizeHint().width()
+    assert window.act_undo.text() == "&Undo" and not window.act_undo.isEnabled()
+    assert window.act_undo.toolTip().startswith("Nothing to undo")
+    window.editor.place_devices("gpu_server", {}, QPointF(600, 0), count=8)
+    assert window.act_undo.text() == "&Undo" and window.act_undo.isEnabled()
+    assert window.act_undo.toolTip().startswith("Undo: Add 8 GPU servers")
+    assert button.sizeHint().width() == width  # the toolbar does not shift
+    inspector = window.inspector
+    field = inspector.editors["nic_speed_gbps"].widget
+    field.setText("200")
+    field.editingFinished.emit()
+    assert window.act_undo.toolTip().startswith("Undo: Set NIC speed (Gb/s) of 8 devices")
+    assert "gpu_server" not in window.act_undo.toolTip()
+    window.act_undo.trigger()
+    assert window.act_redo.toolTip().startswith("Redo: Set NIC speed (Gb/s) of 8 devices")
+    assert window.act_redo.text() == "&Redo"

@@ -312,6 +312,7 @@ class InspectorPanel(QWidget):
                 value = tuple(p for p, box in self.plane_boxes.items()
                               if box.checkState() == Qt.CheckState.Checked)
                 command = SetDeviceProperties(self.device_ids, {"planes": value})
+                command.label = f"Set the networks of {_who(self.device_ids)}"
             else:
                 value = self.editors[name].value()
                 if self.group_id is not None:
@@ -322,8 +323,11 @@ class InspectorPanel(QWidget):
                                                  label=_group_label(group.label, name, value))
                 elif self.device_ids:
                     command = SetDeviceProperties(self.device_ids, {name: value})
+                    command.label = f"Set {field_label(name)} of {_who(self.device_ids)}"
                 elif self.link_ids:
                     command = SetLinkProperties(self.link_ids, {name: value})
+                    command.label = (f"Set {field_label(name)} of "
+                                     f"{_who(self.link_ids, 'links')}")
                 else:
                     if not str(value).strip():
                         raise ValueError("the design name cannot be empty")
@@ -340,6 +344,11 @@ class InspectorPanel(QWidget):
         """Show why a value was refused."""
         self.error.setText(f"Refused: {text}")
         self.error.show()
+
+
+def _who(ids: list[str], what: str = "devices") -> str:
+    """'gpu1' or '12 devices'."""
+    return ids[0] if len(ids) == 1 else f"{len(ids):,} {what}"
 
 
 def _group_label(label: str, name: str, value) -> str:
