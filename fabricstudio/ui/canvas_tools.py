@@ -17,6 +17,7 @@ from fabricstudio.model import Group, GroupKind
 from fabricstudio.model.commands import AddFragment, GroupObjects, Ungroup
 from fabricstudio.model.groups import lift_selection
 from fabricstudio.topology.neighbourhood import neighbourhood
+from fabricstudio.ui import preferences as prefs
 
 #: Tiers of the tier filter: (tier, menu text).
 TIERS = ((0, "&Servers (GPU and storage)"), (1, "&Leaves and management switches"),
@@ -58,12 +59,17 @@ class CanvasTools:
                                       "the selection")
         self.act_show_all = self._action("Show &everything", self.show_everything,
                                          "Ctrl+Alt+A", "Clear the focus and the tier filters")
+        semantic = prefs.get(w.settings, "semanticZoom")
         self.act_semantic = self._checkable("&Semantic zoom", None, self.set_semantic_zoom,
                                             "Fold racks, units and pods into tiles when they "
-                                            "are small on screen", checked=True)
-        self.act_minimap = self._checkable("&Minimap", "Ctrl+M", w.view.set_minimap_visible,
+                                            "are small on screen", checked=semantic)
+        if not semantic:
+            w.scene.set_semantic_zoom(False)
+        minimap = prefs.get(w.settings, "minimap")
+        self.act_minimap = self._checkable("&Minimap", "Ctrl+M", self.set_minimap_visible,
                                            "Overview of the whole design (when zoomed in)",
-                                           checked=True)
+                                           checked=minimap)
+        w.view.set_minimap_visible(minimap)
         self.focus_label = QLabel()
         self.focus_label.hide()
         w.statusBar().addWidget(self.focus_label)
@@ -270,10 +276,16 @@ class CanvasTools:
         self.focus_label.setText(" · ".join(parts))
         self.focus_label.setVisible(bool(parts))
 
+    def set_minimap_visible(self, on: bool) -> None:
+        """Show or hide the minimap (remembered)."""
+        self.window.view.set_minimap_visible(on)
+        prefs.put(self.window.settings, "minimap", on)
+
     def set_semantic_zoom(self, on: bool) -> None:
-        """Fold small groups automatically (on) or draw every device (off)."""
+        """Fold small groups automatically (on) or draw every device (off); remembered."""
         w = self.window
         w.scene.set_semantic_zoom(on)
+        prefs.put(w.settings, "semanticZoom", on)
         w.show_message("Semantic zoom " + ("on: racks, units and pods fold into tiles when "
                                           "small" if on else "off: every device is drawn"))
 

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar,
 from fabricstudio.model import Design, DesignError, Plane, Technology
 from fabricstudio.model.commands import SetFabric
 from fabricstudio.topology.layout import design_layout, needs_layout
+from fabricstudio.ui.autosave import Autosave
 from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.canvas.view import FabricView
 from fabricstudio.ui.canvas_tools import CanvasTools
@@ -34,7 +35,7 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
     """
 
     def __init__(self, design: Design | None = None, path: str | None = None,
-                 settings: QSettings | None = None) -> None:
+                 settings: QSettings | None = None, recovery_dir: Path | None = None) -> None:
         super().__init__()
         self.settings = settings or QSettings()
         self.design = design or Design()
@@ -60,6 +61,7 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
         self._connect()
         install_simulation_ui(self)
         self.canvas_tools = CanvasTools(self)
+        self.autosave = Autosave(self, recovery_dir)
         self.resize(1440, 900)
         self._restore_state()
         self._update_title()
@@ -327,6 +329,9 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
         if not getattr(self, "_fitted", False):
             self._fitted = True
             self.view.fit()
+            from PySide6.QtCore import QTimer
+
+            QTimer.singleShot(0, self.autosave.offer_recovery)  # after a crash
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         if self.closed:
@@ -339,9 +344,19 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
         self.settings.setValue("windowState", self.saveState())
         self.settings.setValue("windowDocks", self._dock_signature())
         self.settings.sync()  # the process may end without destructors (ui.app.leave)
+        self.autosave.finish()  # closed on purpose: no recovery needed
         self.detach()
         self.closed = True
         event.accept()
+
+    def restore_recovered(self, data, source: str | None) -> None:
+        """Show a design recovered after a crash: unsaved (so closing asks), named after the
+        file it came from."""
+        self._replace_design(data, source)
+        self.undo_stack.resetClean()
+        self._update_title()
+        self.view.fit()
+        self.show_message("Recovered the unsaved changes: save them to keep them", 12000)
 
     def drop_point(self) -> QPointF:
         """Scene point at the centre of the view (where keyboard-placed devices go)."""

@@ -57,7 +57,7 @@ class OrderMenu:
         from fabricstudio.ui.dialogs.preferences import PreferencesDialog
 
         before = self.costs.path
-        dialog = PreferencesDialog(self.costs, self.window)
+        dialog = PreferencesDialog(self.window)
         if dialog.exec() and self.costs.path != before:
             self.window.show_message(f"Prices from the {self.costs.description}")
 

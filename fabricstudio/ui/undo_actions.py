@@ -23,8 +23,12 @@ def undo_redo_actions(parent, stack: QUndoStack) -> tuple[QAction, QAction]:
     redo.triggered.connect(lambda _=False: stack.redo())
 
     def follow(*_args) -> None:
-        for action, verb, can, text in ((undo, "Undo", stack.canUndo(), stack.undoText()),
-                                        (redo, "Redo", stack.canRedo(), stack.redoText())):
+        try:
+            states = ((undo, "Undo", stack.canUndo(), stack.undoText()),
+                      (redo, "Redo", stack.canRedo(), stack.redoText()))
+        except RuntimeError:  # the stack is being destroyed with its window
+            return
+        for action, verb, can, text in states:
             action.setEnabled(can)
             tip = f"{verb}: {text}" if can and text else f"Nothing to {verb.lower()}"
             action.setToolTip(f"{tip}  ({_keys(action)})")

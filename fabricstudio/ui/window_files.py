@@ -67,6 +67,7 @@ class FileActions:
         self.design.load_data(data)
         self.undo_stack.clear()
         self.undo_stack.setClean()
+        self.autosave.discard()  # the changes it held were saved or let go
         self.path = str(path) if path else None
         self._update_title()
         self.inspector.show_selection([], [])
@@ -95,6 +96,7 @@ class FileActions:
             return False
         self.path = str(path)
         self.undo_stack.setClean()
+        self.autosave.discard()
         self._add_recent(path)
         self._update_title()
         self.show_message(f"Saved {path}")

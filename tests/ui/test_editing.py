@@ -188,7 +188,6 @@ def test_history_dock_lists_steps_and_jumps_back(make_window, small_design):
 def test_undo_and_redo_buttons_keep_their_labels_and_name_the_step(make_window, small_design,
                                                                   monkeypatch):
     from PySide6.QtCore import QPointF
-    from PySide6.QtWidgets import QInputDialog
 
     window = make_window(small_design)
     button = window.toolbar.widgetForAction(window.act_undo)
