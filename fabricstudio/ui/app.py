@@ -21,8 +21,23 @@ def ensure_app() -> QApplication:
     return app  # type: ignore[return-value]
 
 
+def apply_ui_scale() -> None:
+    """Preferences > Interface scale, before Qt starts (an explicit QT_SCALE_FACTOR in the
+    environment wins)."""
+    if QApplication.instance() is not None or "QT_SCALE_FACTOR" in os.environ:
+        return
+    from PySide6.QtCore import QSettings
+
+    from fabricstudio.ui import preferences as prefs
+
+    scale = prefs.get(QSettings("FabricStudio", "FabricStudio"), "uiScale")
+    if scale:
+        os.environ["QT_SCALE_FACTOR"] = f"{scale / 100:g}"
+
+
 def run_gui(design: Design | None = None, path: str | None = None) -> int:
     """Open the main window on ``design`` (from ``path``) and run the event loop."""
+    apply_ui_scale()
     app = ensure_app()
     from fabricstudio.ui.main_window import MainWindow
 
