@@ -123,19 +123,23 @@ def _overlaps(box: Box, view: Box, grow: float) -> bool:
 
 def auto_collapse(metrics: Mapping[str, tuple[float, float]], scale: float,
                   folded_before: Iterable[str] = (), boxes: Mapping[str, Box] | None = None,
-                  view: Box | None = None) -> set[str]:
+                  view: Box | None = None, member_px: float | None = None) -> set[str]:
     """Groups semantic zoom folds at ``scale`` (screen px per scene unit): those smaller than
     FOLD_BELOW_PX on screen, or whose members are on average smaller than
     MEMBER_FOLD_BELOW_PX; a group folded before unfolds only above the UNFOLD limits.
 
     With ``view`` (the scene area on screen) and ``boxes``, groups well outside the view stay
     folded too: only what can be seen is drawn in detail (they unfold as they scroll in).
+    ``member_px`` replaces both member limits (no hysteresis): exports fold where names would
+    no longer be legible.
     """
     before = set(folded_before)
     out = set()
     for group_id, (size, member_size) in metrics.items():
         folded = group_id in before
-        if folded:
+        if member_px is not None:
+            small = size * scale < FOLD_BELOW_PX or member_size * scale < member_px
+        elif folded:
             small = size * scale < UNFOLD_ABOVE_PX or member_size * scale < MEMBER_UNFOLD_ABOVE_PX
         else:
             small = size * scale < FOLD_BELOW_PX or member_size * scale < MEMBER_FOLD_BELOW_PX

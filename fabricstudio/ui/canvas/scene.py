@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import contextmanager
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPen
@@ -88,6 +89,7 @@ class FabricScene(QGraphicsScene):
         self._rerouting_live = True
         self._boxes: dict[str, tuple[float, float, float, float]] | None = None
         self._metrics: dict[str, tuple[float, float]] | None = None
+        self._member_px: float | None = None
         #: The scene area a view shows (None: no view, everything counts as on screen).
         self.view_rect: QRectF | None = None
         self._group_visible: dict[str, bool] = {}
@@ -248,6 +250,25 @@ class FabricScene(QGraphicsScene):
         if self.semantic_zoom and self.design.groups:
             self._refold()
 
+    @contextmanager
+    def folded_for(self, scale: float | None, member_px: float | None = None):
+        """Fold groups as a picture at ``scale`` needs (an export: the whole design counts as
+        on screen; ``member_px`` sets how small members may get before their group folds);
+        the view's folding comes back after.  No-op for None or without semantic zoom."""
+        if scale is None or not self.semantic_zoom or not self.design.groups:
+            yield
+            return
+        saved = (self.view_scale, self.view_rect, set(self.auto_folded))
+        self.view_scale, self.view_rect, self._member_px = scale, None, member_px
+        self.auto_folded = set()
+        self._refold()
+        try:
+            yield
+        finally:
+            self.view_scale, self.view_rect, self.auto_folded = saved
+            self._member_px = None
+            self._refold()
+
     def set_batching(self, on: bool) -> None:
         """Draw plain links through one batch item (on) or each by itself (off)."""
         self.links.set_batching(on)
@@ -288,7 +309,8 @@ class FabricScene(QGraphicsScene):
             view = self.view_rect
             auto = auto_collapse(self._metrics, self.view_scale, self.auto_folded, boxes,
                                  None if view is None else
-                                 (view.left(), view.top(), view.right(), view.bottom()))
+                                 (view.left(), view.top(), view.right(), view.bottom()),
+                                 self._member_px)
         auto |= self._selected_tiles()  # a selected tile keeps its shape
         auto -= self._selected_groups_open()  # so does what holds a selected item
         self.auto_folded = auto
