@@ -20,7 +20,6 @@ from fabricstudio.ui.export import (
     output_size,
     png_bytes,
     render_image,
-    save_png,
 )
 
 
