@@ -128,7 +128,8 @@ def child(gpus: int) -> None:
     window.view.fit()
     app.processEvents()
     t0 = time.perf_counter()
-    window.act_select_all.trigger()
+    actions = getattr(window, "act", None)  # older code: window.act_select_all
+    (actions.select_all if actions is not None else window.act_select_all).trigger()
     window.view.viewport().repaint()
     app.processEvents()
     _emit("select_all_s", time.perf_counter() - t0)

@@ -34,7 +34,7 @@ def test_model_imports_no_engines():
 def test_gui_start_does_not_load_the_interop_formats():
     """YAML, XML and the format registry load when File > Export to first opens."""
     code = ("import sys, fabricstudio.ui.main_window\n"
-            "print(','.join(m for m in ('yaml', 'defusedxml', 'fabricstudio.interop.api') "
+            "print(','.join(m for m in ('yaml', 'fabricstudio.interop.api') "
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)

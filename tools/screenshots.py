@@ -99,7 +99,7 @@ def pod_networks(app, settings, out: Path) -> None:
     window = _window(load_design(EXAMPLES / "leaf-spine-storage-management.json"), settings,
                      "light")
     _settle(app, window)
-    window.act_colour_plane.setChecked(True)
+    window.act.colour_plane.setChecked(True)
     window.view.fit()
     _settle(app)
     _save(window, out / "designer-fabric-light.png")

@@ -23,19 +23,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "the file)")
     parser.add_argument("-o", "--output", metavar="DESIGN", required=True,
                         help="design file to write (.json)")
+    parser.add_argument("--force", action="store_true",
+                        help="allow -o to be the file being imported")
 
 
 def run(args: argparse.Namespace) -> int:
     """Import, validate, save; print the report."""
-    from fabricstudio.formats import DesignFileError, save_design
+    from fabricstudio.formats import DesignFileError, OutputError, check_output, dump_design
+    from fabricstudio.formats.design_file import write_design_text
     from fabricstudio.interop import InteropError, import_design
 
     source, target = Path(args.file), Path(args.output)
-    if target.exists() and source.exists() and target.resolve() == source.resolve():
-        raise CliError(f"{target}: is the file being imported; choose another -o", 2)
+    inputs = [source] if source.is_file() else []
     try:
+        check_output(target, inputs=inputs, force=args.force)
         result = import_design(source, args.format)
-        save_design(result.design, target)
+        write_design_text(target, dump_design(result.design), inputs=inputs, force=args.force)
+    except OutputError as exc:
+        raise CliError(str(exc), 2) from None
     except (InteropError, DesignFileError) as exc:
         raise CliError(str(exc)) from None
     design = result.design

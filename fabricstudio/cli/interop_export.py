@@ -50,7 +50,8 @@ def run(args: argparse.Namespace) -> int:
     design = load_design_arg(args.design)
     try:
         bundle = export_design(design, args.format, args.option, args.subset)
-        written = write_bundle(bundle, args.output, args.format)
+        written = write_bundle(bundle, args.output, args.format, inputs=(args.design,),
+                               force=args.force)
     except InteropError as exc:
         raise CliError(str(exc)) from None
     for note in bundle.notes:

@@ -41,9 +41,9 @@ def link_attributes(design: Design, link: Link, order: int | None = None) -> dic
 
 
 def design_attributes(design: Design) -> dict[str, Any]:
-    """Design-level attributes: name, description, technology and the fabric settings as
-    JSON text."""
-    return {
+    """Design-level attributes: name, description, technology, and the fabric settings and
+    groups as JSON text."""
+    out = {
         "generator": GENERATOR,
         "generator_version": ATTR_VERSION,
         "name": design.name,
@@ -51,3 +51,11 @@ def design_attributes(design: Design) -> dict[str, Any]:
         "technology": design.fabric.technology.value,
         "fabric": json.dumps(design.fabric.model_dump(mode="json"), sort_keys=True),
     }
+    if design.groups:
+        out["groups"] = groups_json(design)
+    return out
+
+
+def groups_json(design: Design) -> str:
+    """The design's groups (racks, scalable units, pods) as JSON text."""
+    return json.dumps([g.model_dump(mode="json") for g in design.groups.values()])

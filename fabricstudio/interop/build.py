@@ -16,7 +16,7 @@ import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -35,6 +35,7 @@ from fabricstudio.model import (
     Technology,
     format_validation_error,
 )
+from fabricstudio.model.groups import Group
 from fabricstudio.topology.layout import design_layout
 
 SWITCH = "switch"
@@ -85,13 +86,13 @@ def build_design(topo: ImportedTopology) -> tuple[Design, list[str]]:
     links = _links(topo, kinds, link_planes, guesses)
     ports = _ports(topo, kinds, links, guesses)
     devices = _devices(topo, kinds, links, ports, guesses)
-    final_links = [lk.model_copy(update={"a_port": ports[(lk.id, lk.a)],
-                                         "b_port": ports[(lk.id, lk.b)]}) for lk in links]
+    final_links = [_link(lk, ports, topo.source) for lk in links]
     name = str(topo.name or topo.attrs.get("name") or "Imported design")[:500]
     description = str(topo.attrs.get("description") or "")[:100_000]
+    groups = _groups(topo)
     try:
         data = DesignData(name=name, description=description, fabric=fabric,
-                          nodes=tuple(devices), links=tuple(final_links))
+                          nodes=tuple(devices), links=tuple(final_links), groups=groups)
         design = Design.from_data(data)
     except ValidationError as exc:
         raise InteropError(f"{topo.source}: {format_validation_error(exc, 1)}") from None
@@ -259,6 +260,29 @@ def _switch_planes(topo: ImportedTopology, kinds: dict[str, DeviceKind]) -> dict
     return out
 
 
+# ---------------------------------------------------------------- groups
+def _groups(topo: ImportedTopology) -> tuple[Group, ...]:
+    """The groups the file carries (FabricStudio's own JSON, or racks an importer found)."""
+    found = topo.attrs.get("groups")
+    if isinstance(found, str) and found.strip():
+        try:
+            found = json.loads(found)
+        except (ValueError, RecursionError):
+            raise InteropError(f"{topo.source}: groups: not valid JSON") from None
+    if not found:
+        return ()
+    if not isinstance(found, list):
+        raise InteropError(f"{topo.source}: groups: expected a list")
+    out = []
+    for item in found:
+        try:
+            out.append(Group.model_validate(item))
+        except ValidationError as exc:
+            raise InteropError(f"{topo.source}: group: "
+                               f"{format_validation_error(exc, 1)}") from None
+    return tuple(out)
+
+
 # ---------------------------------------------------------------- fabric
 def _fabric(topo: ImportedTopology, guesses: Guesses) -> FabricSettings:
     text = topo.attrs.get("fabric")
@@ -291,8 +315,29 @@ def _number(value: Any, what: str, source: str) -> float | None:
     return number
 
 
+class _Cable(NamedTuple):
+    """A link before its ports are known (the fields of Link that _ports needs)."""
+
+    id: str
+    a: str
+    b: str
+    speed_gbps: float
+    length_m: float
+    plane: Plane
+
+
+def _link(cable: _Cable, ports: dict[tuple[str, str], int], source: str) -> Link:
+    try:
+        return Link(id=cable.id, a=cable.a, b=cable.b, a_port=ports[(cable.id, cable.a)],
+                    b_port=ports[(cable.id, cable.b)], speed_gbps=cable.speed_gbps,
+                    length_m=cable.length_m, plane=cable.plane)
+    except ValidationError as exc:
+        raise InteropError(f"{source}: link {cable.id}: "
+                           f"{format_validation_error(exc, 1)}") from None
+
+
 def _links(topo: ImportedTopology, kinds: dict[str, DeviceKind], planes: list[Plane],
-           guesses: Guesses) -> list[Link]:
+           guesses: Guesses) -> list[_Cable]:
     out = []
     used: set[str] = set(topo.nodes)
     speeds_guessed = lengths_guessed = 0
@@ -315,12 +360,7 @@ def _links(topo: ImportedTopology, kinds: dict[str, DeviceKind], planes: list[Pl
             lengths_guessed += 1
             servers = any(kinds[e] in SERVER_KINDS for e in (link.a, link.b))
             length = SERVER_CABLE_M if servers else UPLINK_CABLE_M
-        try:
-            out.append(Link(id=ident, a=link.a, b=link.b, speed_gbps=speed, length_m=length,
-                            plane=plane))
-        except ValidationError as exc:
-            raise InteropError(f"{topo.source}: {what}: "
-                               f"{format_validation_error(exc, 1)}") from None
+        out.append(_Cable(ident, link.a, link.b, speed, length, plane))
     if speeds_guessed:
         guesses.other.append(f"speeds of {speeds_guessed} link(s) guessed from the ports "
                              "(or 400/200/1 Gb/s by network)")
@@ -357,11 +397,11 @@ def _file_port(link: ImportedLink, end: str) -> int | None:
     return port if port is None or port >= 0 else None
 
 
-def _ports(topo: ImportedTopology, kinds: dict[str, DeviceKind], links: list[Link],
+def _ports(topo: ImportedTopology, kinds: dict[str, DeviceKind], links: list[_Cable],
            guesses: Guesses) -> dict[tuple[str, str], int]:
     """Port of every link end: the file's where it fits the model, else assigned in order
     (servers: compute ports first, then storage, then management)."""
-    by_end: dict[str, list[tuple[Link, int | None]]] = defaultdict(list)
+    by_end: dict[str, list[tuple[_Cable, int | None]]] = defaultdict(list)
     for link, raw in zip(links, topo.links, strict=True):
         for end in (link.a, link.b):
             by_end[end].append((link, _file_port(raw, end)))
@@ -412,7 +452,7 @@ def _server_layout(attrs: dict, items, source: str, ident: str) -> dict[Plane, t
 
 
 # --------------------------------------------------------------- devices
-def _devices(topo: ImportedTopology, kinds: dict[str, DeviceKind], links: list[Link],
+def _devices(topo: ImportedTopology, kinds: dict[str, DeviceKind], links: list[_Cable],
              ports: dict[tuple[str, str], int], guesses: Guesses) -> list:
     speeds: dict[tuple[str, Plane], float] = defaultdict(float)
     planes: dict[str, set[Plane]] = defaultdict(set)

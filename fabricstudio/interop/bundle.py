@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fabricstudio.formats.design_file import DesignFileError, atomic_write_bytes
+from fabricstudio.formats.output import OutputError, PathLike, write_output
 from fabricstudio.interop.registry import InteropError
 
 #: Fixed time stamp of zip entries, so the same design gives the same bytes.
@@ -28,13 +29,21 @@ class Bundle:
         self.files[name] = text.encode("utf-8")
 
 
-def write_bundle(bundle: Bundle, target: str | Path, fmt: str = "") -> list[Path]:
+def write_bundle(bundle: Bundle, target: str | Path, fmt: str = "", *,
+                 inputs: Iterable[PathLike] = (), force: bool = False) -> list[Path]:
     """Write ``bundle`` to ``target``; returns the paths written.
 
     One file goes to ``target`` (or into it when it is a folder).  Several files go into the
     folder ``target`` (created when missing), into a zip when ``target`` ends in ``.zip``, or,
     when ``target``'s suffix names exactly one of them (``.dot``), that one file alone.
+    Every file goes through :func:`~fabricstudio.formats.output.write_output` (atomic, never
+    over one of ``inputs`` unless ``force``).
     """
+    inputs = tuple(inputs)
+
+    def write(path: Path, data: bytes) -> None:
+        write_output(path, data, inputs=inputs, force=force)
+
     target = Path(target)
     names = list(bundle.files)
     if not names:
@@ -42,14 +51,14 @@ def write_bundle(bundle: Bundle, target: str | Path, fmt: str = "") -> list[Path
     try:
         if len(names) == 1:
             path = target / names[0] if target.is_dir() else target
-            atomic_write_bytes(path, bundle.files[names[0]])
+            write(path, bundle.files[names[0]])
             return [path]
         if target.suffix.lower() == ".zip":
-            atomic_write_bytes(target, _zip(bundle))
+            write(target, _zip(bundle))
             return [target]
         matching = [n for n in names if target.suffix and n.endswith(target.suffix)]
         if len(matching) == 1 and not target.is_dir():
-            atomic_write_bytes(target, bundle.files[matching[0]])
+            write(target, bundle.files[matching[0]])
             return [target]
         if target.suffix and not target.is_dir():
             kinds = ", ".join(sorted({Path(n).suffix for n in names}))
@@ -63,10 +72,10 @@ def write_bundle(bundle: Bundle, target: str | Path, fmt: str = "") -> list[Path
         for name in names:
             path = target / name
             path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write_bytes(path, bundle.files[name])
+            write(path, bundle.files[name])
             written.append(path)
         return written
-    except DesignFileError as exc:
+    except OutputError as exc:
         raise InteropError(str(exc)) from None
     except OSError as exc:
         raise InteropError(f"{target}: cannot write: {exc.strerror or exc}") from None

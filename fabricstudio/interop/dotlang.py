@@ -83,7 +83,8 @@ class DotGraph:
 _HTML = r"<(?:[^<>]|<(?:[^<>]|<[^<>]*>)*>)*>"
 _TOKEN = re.compile(rf"""
     (?P<ws>\s+)
-  | (?P<comment>//[^\n]*|/\*.*?\*/|^\#[^\n]*)
+  | (?P<comment>//[^\n]*|/\*.*?\*/|\#[^\n]*)
+  | (?P<attrs>\[(?:[^\]"<>/\#+]|"(?:[^"\\]|\\.)*")*\])
   | (?P<str>"(?:[^"\\]|\\.)*")
   | (?P<html>{_HTML})
   | (?P<num>-?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?))
@@ -93,6 +94,11 @@ _TOKEN = re.compile(rf"""
   | (?P<bad>.)
 """, re.VERBOSE | re.DOTALL | re.MULTILINE)
 _KEYWORDS = {"node", "edge", "graph", "digraph", "subgraph", "strict"}
+_ID = (r'"(?:[^"\\]|\\.)*"|-?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)'
+       r"|[A-Za-z_\u0080-\uffff][A-Za-z_0-9\u0080-\uffff]*")
+#: One ``key = value`` of an attribute list (the fast path for lists without HTML, comments
+#: or '+' concatenation, which go through the tokens instead).
+_ITEM = re.compile(rf"\s*({_ID})\s*(?:=\s*({_ID}))?\s*[,;]?\s*", re.DOTALL)
 _ESCAPE = re.compile(r"\\(.)")
 
 
@@ -131,6 +137,8 @@ def tokenize(text: str, source: str) -> list[tuple[str, str, int]]:
                 append(("qid", value, pos))
         elif kind == "num":
             append(("id", value, pos))
+        elif kind == "attrs":
+            append(("attrs", value[1:-1], pos))
         elif kind == "html":
             append(("id", value[1:-1], pos))
         elif kind == "bad":
@@ -149,6 +157,22 @@ class _Parser:
         self.pos = 0
         self.source = source
         self.graph = DotGraph()
+
+    def _fast_attrs(self, body: str, offset: int, attrs: dict[str, str]) -> None:
+        pos = 0
+        while pos < len(body):
+            match = _ITEM.match(body, pos)
+            if match is None or match.end() == pos:
+                line = line_of(self.text, offset + 1 + pos)
+                raise InteropError(f"{self.source}: DOT syntax error at line {line}: bad "
+                                   "attribute list")
+            key, value = match.group(1), match.group(2)
+            if key.lower() in _KEYWORDS and not key.startswith('"'):
+                line = line_of(self.text, offset + 1 + pos)
+                raise InteropError(f"{self.source}: DOT syntax error at line {line}: "
+                                   f"keyword {key!r} as an attribute name")
+            attrs[_id_value(key)] = "true" if value is None else _id_value(value)
+            pos = match.end()
 
     def peek(self, offset: int = 0) -> str:
         index = self.pos + offset
@@ -190,7 +214,7 @@ class _Parser:
 
     def stmt(self, node_defaults: dict, edge_defaults: dict, depth: int) -> list[str]:
         kind = self.peek()
-        if kind in ("graph", "node", "edge") and self.peek(1) == "[":
+        if kind in ("graph", "node", "edge") and self.peek(1) in ("[", "attrs"):
             self.take(kind)
             attrs = self.attr_lists()
             target = {"graph": self.graph.attrs if depth == 1 else {}, "node": node_defaults,
@@ -255,7 +279,12 @@ class _Parser:
 
     def attr_lists(self) -> dict[str, str]:
         attrs: dict[str, str] = {}
-        while self.peek() == "[":
+        while self.peek() in ("[", "attrs"):
+            if self.peek() == "attrs":
+                body, offset = self.tokens[self.pos][1], self.tokens[self.pos][2]
+                self.pos += 1
+                self._fast_attrs(body, offset, attrs)
+                continue
             self.take("[")
             while self.peek() != "]":
                 key = self.take("id")
@@ -268,6 +297,10 @@ class _Parser:
                     self.take(self.peek())
             self.take("]")
         return attrs
+
+
+def _id_value(text: str) -> str:
+    return _unescape(text[1:-1]) if text.startswith('"') else text
 
 
 def parse_dot(text: str, source: str) -> DotGraph:

@@ -25,6 +25,7 @@ Model layer: stdlib only (plus the model).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING, Literal
 
 from fabricstudio.model.devices import Device
@@ -162,6 +163,7 @@ def _rate(gbps: float) -> str:
     return f"{gbps / 1000:g}T" if gbps >= 1000 else f"{gbps:g}G"
 
 
+@lru_cache(maxsize=512)
 def module_short(key: str) -> str:
     """'xcvr-osfp-800g-sr' -> '800G twin 2xSR4'; '' for no module."""
     found = _module_parts(key) if key else None
@@ -196,6 +198,7 @@ def module_key(cage: Cage, tier: str) -> str:
     return f"xcvr-{cage.form.lower()}-{cage.gbps:g}g-{tier}"
 
 
+@lru_cache(maxsize=512)
 def module_label(key: str) -> str:
     """'xcvr-osfp-800g-sr' -> '800G OSFP twin-port 2xSR4 (MMF, 50 m)'."""
     found = _module_parts(key)
@@ -208,10 +211,9 @@ def module_label(key: str) -> str:
             f"({rung.media}, {rung.max_m:g} m)")
 
 
-def _breakout(link: Link, head: Cage, tail: Cage) -> str:
+def _breakout(speed: float, head: Cage, tail: Cage) -> str:
     """'' or 'HG->NxLG': a port faster than the link is split; a multi-port cage whose far
     end is a smaller cage fans out to several devices."""
-    speed = link.speed_gbps
     port_rate = head.port_gbps
     if speed < port_rate and port_rate / speed >= 2:
         return f"{port_rate:g}G->{port_rate / speed:g}x{speed:g}G"
@@ -223,14 +225,20 @@ def _breakout(link: Link, head: Cage, tail: Cage) -> str:
 def cable_class(link: Link, device_a: Device, device_b: Device,
                 technology: Technology | str) -> CableChoice:
     """What ``link`` between ``device_a`` (its end ``a``) and ``device_b`` is made of."""
-    cage_a = port_cage(device_a, link.a_port, technology)
-    cage_b = port_cage(device_b, link.b_port, technology)
+    return _choose(port_cage(device_a, link.a_port, technology),
+                   port_cage(device_b, link.b_port, technology), float(link.speed_gbps),
+                   float(link.length_m), link.plane is Plane.MANAGEMENT)
+
+
+@lru_cache(maxsize=8192)
+def _choose(cage_a: Cage, cage_b: Cage, speed: float, length: float,
+            management: bool) -> CableChoice:
+    """The decision itself: it depends on the two cages, the speed, the length and the
+    network only (cached: a fabric has few distinct combinations)."""
     head, tail = (cage_a, cage_b) if cage_a.gbps >= cage_b.gbps else (cage_b, cage_a)
-    breakout = _breakout(link, head, tail)
-    length = link.length_m
+    breakout = _breakout(speed, head, tail)
     rj45_ends = cage_a.form == "RJ45" or cage_b.form == "RJ45"
-    if rj45_ends or (link.plane is Plane.MANAGEMENT and link.speed_gbps <= RJ45_MAX_GBPS
-                     and length <= RJ45_MAX_M):
+    if rj45_ends or (management and speed <= RJ45_MAX_GBPS and length <= RJ45_MAX_M):
         return CableChoice("RJ45", "copper", RJ45_MAX_M, length <= RJ45_MAX_M, None, None,
                            "cable-rj45-cat6a", "", cage_a, cage_b)
     rate = f"{head.gbps:g}g"
@@ -252,6 +260,7 @@ def cable_class(link: Link, device_a: Device, device_b: Device,
                        optic=rung.name)
 
 
+@lru_cache(maxsize=4096)
 def _end_tier(cage: Cage, rung: Reach, length_m: float) -> str:
     """The module tier at one end: the link's tier when this end's optics offer it, else the
     shortest of this end's tiers on the same media that reaches (slower ends have fewer)."""
@@ -270,6 +279,7 @@ def cable_for(design: Design, link: Link | str) -> CableChoice:
                        design.fabric.technology)
 
 
+@lru_cache(maxsize=512)
 def assembly_label(key: str) -> str:
     """'dac-800g-breakout' -> 'DAC 800G breakout (splitter)'; fibres and RJ45 in words."""
     labels = {"cable-rj45-cat6a": "RJ45 patch cord (Cat6A)",

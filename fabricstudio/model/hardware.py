@@ -20,6 +20,7 @@ Port ``p`` of a device sits in cage ``p // cage.ports``.  Only stdlib and the mo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from fabricstudio.model.devices import Device
@@ -107,13 +108,19 @@ _ETH_25 = PartClass("switch-eth-48x25g", "Ethernet switch, 48 x 25G SFP28 + 8 x 
 
 def switch_class(device: Device, technology: Technology | str) -> PartClass:
     """The class of switch a switch device is ordered as (by technology, speed and radix)."""
-    speed = float(device.port_speed_gbps)  # type: ignore[union-attr]
-    radix = int(device.radix)  # type: ignore[union-attr]
-    kind = DeviceKind(device.kind)
+    return _switch_class(str(device.kind), float(device.port_speed_gbps),  # type: ignore[union-attr]
+                         int(device.radix), tuple(device.planes),  # type: ignore[union-attr]
+                         str(technology))
+
+
+@lru_cache(maxsize=256)
+def _switch_class(kind_name: str, speed: float, radix: int, planes: tuple[Plane, ...],
+                  technology: str) -> PartClass:
+    kind = DeviceKind(kind_name)
     if kind is DeviceKind.MGMT_SWITCH or speed <= RJ45_MAX_GBPS:
         return _MGMT_SWITCH
-    plane = Plane.MANAGEMENT if Plane.MANAGEMENT in device.planes and \
-        Plane.COMPUTE not in device.planes and Plane.STORAGE not in device.planes else None
+    plane = Plane.MANAGEMENT if Plane.MANAGEMENT in planes and \
+        Plane.COMPUTE not in planes and Plane.STORAGE not in planes else None
     if family_of(technology, plane) == "infiniband":
         for above, part in _IB_SWITCHES:
             if speed > above:
@@ -133,6 +140,7 @@ def switch_class(device: Device, technology: Technology | str) -> PartClass:
 
 
 # ----------------------------------------------------------------------------------- NICs
+@lru_cache(maxsize=256)
 def nic_class(speed_gbps: float, plane: Plane | str, technology: Technology | str
               ) -> PartClass | None:
     """The adapter a server port of ``plane`` at ``speed_gbps`` needs; None for a management
@@ -167,9 +175,12 @@ def nic_class(speed_gbps: float, plane: Plane | str, technology: Technology | st
 _RJ45 = Cage("RJ45", 1.0)
 
 
+_SWITCH_KIND_NAMES = frozenset(k.value for k in DeviceKind if k.is_switch)
+
+
 def port_cage(device: Device, port: int | None, technology: Technology | str) -> Cage:
     """The cage port ``port`` of ``device`` sits in."""
-    if device.is_switch:
+    if device.kind in _SWITCH_KIND_NAMES:
         return switch_class(device, technology).cage
     plane = device.port_plane(port or 0) or Plane.COMPUTE
     nic = nic_class(device.speed_of_port(port or 0), plane, technology)

@@ -45,6 +45,8 @@ class RackPlan:
 
     racks: dict[str, list[str]] = field(default_factory=dict)
     slots: dict[str, Slot] = field(default_factory=dict)
+    #: Height of each rack in U (the rack group's, else RACK_UNITS).
+    heights: dict[str, int] = field(default_factory=dict)
 
 
 def device_height(device: Device) -> int:
@@ -73,7 +75,9 @@ def rack_plan(design: Design) -> RackPlan:
     if network:
         packer.fill(network, new_rack=True)
     plan = packer.plan(taken=set(drawn.racks))
-    return RackPlan(racks={**drawn.racks, **plan.racks}, slots={**drawn.slots, **plan.slots})
+    heights = {**drawn.heights, **{rack: RACK_UNITS for rack in plan.racks}}
+    return RackPlan(racks={**drawn.racks, **plan.racks}, slots={**drawn.slots, **plan.slots},
+                    heights=heights)
 
 
 def _drawn_racks(design: Any) -> RackPlan:
@@ -97,6 +101,7 @@ def _drawn_racks(design: Any) -> RackPlan:
             position = given.get(member, free.get(member, 1))
             plan.slots[member] = Slot(name, position, device_height(devices[member]))
         plan.racks[name] = sorted(members, key=lambda m: plan.slots[m].position)
+        plan.heights[name] = height
     return plan
 
 

@@ -95,7 +95,7 @@ def find_recoveries(folder: Path) -> list[Recovery]:
 
 class Autosave(QObject):
     """The autosave of one main window (``window``): ``design``, ``path``, ``settings``,
-    ``modified``, ``show_message`` and ``restore_recovered(data, source)``."""
+    ``undo_stack``, ``modified``, ``show_message`` and ``restore_recovered(data, source)``."""
 
     #: Emitted (on the UI thread) after a recovery file was written, with its path.
     saved = Signal(str)
@@ -114,7 +114,13 @@ class Autosave(QObject):
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.save_now)
         self._written.connect(self._on_written)
+        # Saved, opened, or undone back to the saved state: nothing left to recover.
+        window.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self.set_interval(prefs.get(window.settings, "autosaveSeconds"))
+
+    def _on_clean_changed(self, clean: bool) -> None:
+        if clean:
+            self.discard()
 
     def set_interval(self, seconds: int) -> None:
         """Autosave every ``seconds`` (0: never)."""

@@ -43,11 +43,11 @@ class CanvasTools:
                                         "Wire the selected devices in one step (rail-wise, "
                                         "round-robin or fill free ports)")
         self.act_colour_rail = self._checkable("Colour links by &rail", "Ctrl+Shift+3",
-                                               lambda on: on and w._colour_by("rail"))
+                                               lambda on: on and w.colour_links_by("rail"))
         self.act_colour_tier = self._checkable("Colour links by &tier", "Ctrl+Shift+4",
-                                               lambda on: on and w._colour_by("tier"))
-        w.colour_group.addAction(self.act_colour_rail)
-        w.colour_group.addAction(self.act_colour_tier)
+                                               lambda on: on and w.colour_links_by("tier"))
+        w.act.colour_group.addAction(self.act_colour_rail)
+        w.act.colour_group.addAction(self.act_colour_tier)
         self.tier_actions: dict[int, QAction] = {}
         for tier, text in TIERS:
             action = self._checkable(text, f"Ctrl+Alt+{tier + 1}",
@@ -100,15 +100,15 @@ class CanvasTools:
 
     def _install_menus(self) -> None:
         w = self.window
-        edit: QMenu = w.edit_menu
-        edit.insertAction(w.act_link_tool, self.act_connect)
+        edit: QMenu = w.act.edit_menu
+        edit.insertAction(w.act.link_tool, self.act_connect)
         edit.addSeparator()
         edit.addActions([self.act_group, self.act_ungroup, self.act_expand, self.act_collapse])
-        view: QMenu = w.view_menu
+        view: QMenu = w.act.view_menu
         actions = view.actions()
-        after_colours = actions[actions.index(w.act_colour_plane) + 1]
+        after_colours = actions[actions.index(w.act.colour_plane) + 1]
         view.insertActions(after_colours, [self.act_colour_rail, self.act_colour_tier])
-        anchor = w.act_legend
+        anchor = w.act.legend
         tiers = QMenu("&Tiers", view)
         tiers.addActions(list(self.tier_actions.values()))
         view.insertMenu(anchor, tiers)

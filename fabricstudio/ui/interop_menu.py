@@ -1,9 +1,10 @@
 """File > Export to (one entry per registered format) and File > Import… of the main window.
 
-A collaborator of the window: it needs the window's ``design``, ``maybe_save``,
-``_replace_design``, ``view`` and ``show_message``.  Export asks for the part of the design
-(whole, pod, scalable unit, rail, network) and, for containerlab, the node kinds; import
-replaces the design (after the unsaved-changes prompt) and shows what was guessed.
+A collaborator of the window: it needs the window's ``design``, ``files`` (unsaved-changes
+prompt, folder, replacing the design), ``view`` and ``show_message``.  Export asks for the part
+of the design (whole, pod, scalable unit, rail, network) and, for containerlab, the node
+kinds; import replaces the design (after the unsaved-changes prompt) and shows what was
+guessed.
 """
 
 from __future__ import annotations
@@ -204,7 +205,7 @@ class InteropMenu:
         if fmt.multi_file:
             filters.insert(0, "Zip archive (*.zip)")
             default = ".zip"
-        suggestion = str(Path(window._folder()) / f"{stem or 'design'}{default}")
+        suggestion = str(Path(window.files.folder()) / f"{stem or 'design'}{default}")
         path, chosen = QFileDialog.getSaveFileName(window, f"Export to {name}", suggestion,
                                                    ";;".join(filters))
         if path and not Path(path).suffix:
@@ -217,12 +218,12 @@ class InteropMenu:
         from fabricstudio.interop import InteropError, import_design, import_formats
 
         window = self.window
-        if not window.maybe_save():
+        if not window.files.maybe_save():
             return False
         if path is None:
             patterns = sorted({f"*{s}" for f in import_formats().values() for s in f.suffixes})
             path, _ = QFileDialog.getOpenFileName(
-                window, "Import design", window._folder(),
+                window, "Import design", window.files.folder(),
                 f"Topologies ({' '.join(patterns)});;All files (*)")
             if not path:
                 return False
@@ -233,7 +234,7 @@ class InteropMenu:
             QMessageBox.critical(window, "Cannot import", str(exc))
             window.show_message(f"Not imported: {exc}")
             return False
-        window._replace_design(result.design.to_data(), None)
+        window.files.replace(result.design.to_data(), None)
         window.view.fit()
         design = result.design
         summary = (f"Imported {Path(path).name} ({result.format}): {len(design.devices)} "

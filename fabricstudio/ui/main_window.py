@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QPointF, QSettings, Qt
+from PySide6.QtCore import QByteArray, QPointF, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QUndoView, QWidget
 
 from fabricstudio.model import Design, DesignError, Plane, Technology
@@ -17,21 +17,30 @@ from fabricstudio.ui.canvas.view import FabricView
 from fabricstudio.ui.canvas_tools import CanvasTools
 from fabricstudio.ui.editor import Editor
 from fabricstudio.ui.icons import action_icon, app_icon
+from fabricstudio.ui.interop_menu import InteropMenu
+from fabricstudio.ui.model_signals import ModelSignals
+from fabricstudio.ui.order_menu import OrderMenu
 from fabricstudio.ui.panels.inspector import InspectorPanel, design_summary
 from fabricstudio.ui.panels.palette import PalettePanel
-from fabricstudio.ui.simview import install_simulation_ui
+from fabricstudio.ui.simview.install import SimulationUi
 from fabricstudio.ui.theme import THEMES, apply_theme
 from fabricstudio.ui.undo import DesignUndoStack
-from fabricstudio.ui.window_actions import ActionsAndMenus
-from fabricstudio.ui.window_dialogs import DialogActions
-from fabricstudio.ui.window_files import FileActions
+from fabricstudio.ui.window_actions import WindowActions
+from fabricstudio.ui.window_dialogs import DesignDialogs
+from fabricstudio.ui.window_files import DesignFiles
 
 
-class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
+class MainWindow(QMainWindow):
     """FabricStudio's main window.
 
     Stable public names for other parts: ``design``, ``scene``, ``view``, ``undo_stack``,
-    ``editor``, ``path``, ``simulation_menu`` and :meth:`add_dock`.
+    ``editor``, ``path`` and :meth:`add_dock`, and the collaborators ``files``
+    (:class:`DesignFiles`: new/open/save/recent), ``dialogs`` (:class:`DesignDialogs`:
+    wizard, fabric settings, layout, export, help), ``act`` (:class:`WindowActions`: every
+    action, the menus and the toolbar), ``interop`` (File > Import / Export to), ``order``
+    (Preferences, cable plan, proposal; ``costs`` is its cost book), ``simulation`` (the
+    simulation docks, toolbar and menu), ``canvas_tools`` (groups, colouring, filters,
+    focus, minimap, Connect selection) and ``autosave`` (recovery files).
     """
 
     def __init__(self, design: Design | None = None, path: str | None = None,
@@ -39,10 +48,10 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
         super().__init__()
         self.settings = settings or QSettings()
         self.design = design or Design()
-        self.path = str(path) if path else None
         #: True once the window has closed and let go of the design.
         self.closed = False
         self._theme_applied = False
+        self._fitted = False
         if needs_layout(self.design):
             self.design.move_devices(design_layout(self.design))
         self.setWindowIcon(app_icon())
@@ -52,14 +61,22 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
         self.editor = Editor(self.design, self.scene, self.undo_stack, self.show_message)
         self.view = FabricView(self.scene, self.editor, self)
         self.setCentralWidget(self.view)
+        self.files = DesignFiles(self, self.design, self.undo_stack, self.settings,
+                                 self.show_message, self.view.fit, path)
+        self.dialogs = DesignDialogs(self, self.design, self.editor, self.scene, self.view,
+                                     self._commit, self.show_message, self.fit_selection)
+        self.model_signals = ModelSignals(self)
         self.docks: dict[str, QDockWidget] = {}
         self._build_docks()
-        self._build_actions()
-        self._build_menus()
-        self._build_toolbar()
+        self.interop = InteropMenu(self)
+        self.order = OrderMenu(self)
+        #: The cost book in use (Edit > Preferences).
+        self.costs = self.order.costs
+        self.act = WindowActions(self)
+        self.act.build()
         self._build_status_bar()
         self._connect()
-        install_simulation_ui(self)
+        self.simulation = SimulationUi(self)
         self.canvas_tools = CanvasTools(self)
         self.autosave = Autosave(self, recovery_dir)
         self.resize(1440, 900)
@@ -74,7 +91,7 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
         if not dock.objectName():
             dock.setObjectName(f"dock-{dock.windowTitle()}")
         self.addDockWidget(area, dock)
-        self.panels_menu.addAction(dock.toggleViewAction())
+        self.act.panels_menu.addAction(dock.toggleViewAction())
         self.docks[dock.objectName()] = dock
 
     def show_message(self, text: str, timeout_ms: int = 6000) -> None:
@@ -84,7 +101,12 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
     @property
     def modified(self) -> bool:
         """True when the design has changes not saved."""
-        return not self.undo_stack.isClean()
+        return self.files.modified
+
+    @property
+    def path(self) -> str | None:
+        """The design's file (None: never saved)."""
+        return self.files.path
 
     # ---------------------------------------------------------------- building
     def _commit(self, command) -> None:
@@ -140,28 +162,28 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
     def _connect(self) -> None:
         self.undo_stack.cleanChanged.connect(self._update_title)
         self.undo_stack.indexChanged.connect(self._update_title)
-        self.design.changed.connect(self._on_design_changed)
-        self.design.fabric_changed.connect(self._update_technology)
-        self.design.name_changed.connect(lambda _n: self._update_title())
+        self.files.path_changed.connect(self._update_title)
+        self.files.replaced.connect(self._on_replaced)
+        self.model_signals.connect(self.design.changed, self._on_design_changed)
+        self.model_signals.connect(self.design.fabric_changed, self._update_technology)
+        self.model_signals.connect(self.design.name_changed, self._update_title)
         self.scene.selectionChanged.connect(self._on_selection_changed)
         self.view.zoom_changed.connect(lambda z: self.zoom_label.setText(f"{z * 100:.0f} %"))
         self.view.message.connect(self.show_message)
         self.view.link_mode_changed.connect(
-            lambda on: (self.act_link_tool if on else self.act_select_tool).setChecked(True))
-        self.inspector.fabric_settings_requested.connect(self.open_fabric_settings)
+            lambda on: (self.act.link_tool if on else self.act.select_tool).setChecked(True))
+        self.inspector.fabric_settings_requested.connect(self.dialogs.open_fabric_settings)
         self.palette.list.itemActivated.connect(self._place_from_palette)
         self.view.context_menu_requested.connect(self._context_menu)
         self.analysis.select_requested.connect(self._select_and_show)
         self.analysis.plane_toggled.connect(self.set_plane_visible)
         self._update_technology()
-        self._refresh_recent()
 
     def detach(self) -> None:
         """Disconnect from the design (window closing)."""
         self.undo_stack.cleanChanged.disconnect(self._update_title)
         self.undo_stack.indexChanged.disconnect(self._update_title)
-        self.design.changed.disconnect(self._on_design_changed)
-        self.design.fabric_changed.disconnect(self._update_technology)
+        self.model_signals.disconnect_all()
         self.scene.detach()
         self.inspector.detach()
         self.analysis.shutdown()
@@ -170,12 +192,15 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
         self.scene.blockSignals(True)
 
     # ------------------------------------------------------------ reactions
+    def _on_replaced(self) -> None:
+        """Another design (new, opened, imported) is on the canvas."""
+        self._update_title()
+        self.inspector.show_selection([], [])
+
     def _on_design_changed(self) -> None:
         """Once per burst of changes (a deleted fabric is 100,000 of them): status bar
         counts, legend, empty-canvas hint."""
         if not hasattr(self, "_design_timer"):
-            from PySide6.QtCore import QTimer
-
             self._design_timer = QTimer(self)
             self._design_timer.setSingleShot(True)
             self._design_timer.setInterval(0)
@@ -204,22 +229,25 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
     def _update_technology(self) -> None:
         tech = self.design.fabric.technology
         self.tech_label.setText(tech.label + (" · lossless" if tech.is_lossless else " · lossy"))
-        self.tech_combo.setCurrentIndex(self.tech_combo.findData(tech))
-        self.tech_actions[tech].setChecked(True)
+        self.act.tech_combo.setCurrentIndex(self.act.tech_combo.findData(tech))
+        self.act.technologies[tech].setChecked(True)
 
     def _update_title(self, *_args) -> None:
-        name = Path(self.path).name if self.path else self.design.name
+        name = self.files.display_name()
         star = "*" if self.modified else ""
         self.setWindowTitle(f"{name}{star} - FabricStudio")
 
-    def _set_snap(self, on: bool) -> None:
+    def set_snap(self, on: bool) -> None:
+        """Snap moved devices to the grid (or not)."""
         self.scene.snap_to_grid = on
 
-    def _colour_by(self, mode: str) -> None:
+    def colour_links_by(self, mode: str) -> None:
+        """Colour links by "speed", "plane" (network), "rail" or "tier"."""
         self.scene.set_colour_mode(mode)
         self.view.refresh_legend()
 
-    def _cut(self) -> None:
+    def cut_selection(self) -> None:
+        """Copy the selection, then delete it."""
         if self.editor.copy():
             self.editor.delete_selection()
 
@@ -236,11 +264,10 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
         """Show or hide one network on the canvas."""
         self.scene.set_plane_visible(plane, visible)
         self.view.refresh_legend()
-        action = self.plane_actions.get(plane)
+        action = self.act.planes.get(plane)
         if action is not None and action.isChecked() != visible:
             action.setChecked(visible)
-        if hasattr(self, "analysis"):
-            self.analysis.set_plane_checked(plane, visible)
+        self.analysis.set_plane_checked(plane, visible)
 
     def find_devices(self) -> None:
         """Ask for a text, select the matching devices and zoom to them."""
@@ -271,12 +298,11 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
 
     def _theme_icons(self, theme) -> None:
         """Toolbar icons in the theme's text colour."""
-        for action, name in ((self.act_new, "new"), (self.act_open, "open"),
-                             (self.act_save, "save"), (self.act_undo, "undo"),
-                             (self.act_redo, "redo"), (self.act_select_tool, "select"),
-                             (self.act_link_tool, "connect"), (self.act_wizard, "wizard"),
-                             (self.act_fit, "fit"), (self.act_fabric_settings, "settings"),
-                             (self.act_export_png, "export")):
+        a = self.act
+        for action, name in ((a.new, "new"), (a.open, "open"), (a.save, "save"),
+                             (a.undo, "undo"), (a.redo, "redo"), (a.select_tool, "select"),
+                             (a.link_tool, "connect"), (a.wizard, "wizard"), (a.fit, "fit"),
+                             (a.fabric_settings, "settings"), (a.export_png, "export")):
             action.setIcon(action_icon(name, theme.text))
 
     def set_theme(self, name: str) -> None:
@@ -292,7 +318,7 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
         self._theme_icons(theme)
         self.view.viewport().update()
         self.settings.setValue("theme", name)
-        (self.act_dark if name == "dark" else self.act_light).setChecked(True)
+        (self.act.dark if name == "dark" else self.act.light).setChecked(True)
 
     # --------------------------------------------------------- window state
     def _restore_state(self) -> None:
@@ -326,18 +352,16 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
 
     def showEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().showEvent(event)
-        if not getattr(self, "_fitted", False):
+        if not self._fitted:
             self._fitted = True
             self.view.fit()
-            from PySide6.QtCore import QTimer
-
             QTimer.singleShot(0, self.autosave.offer_recovery)  # after a crash
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         if self.closed:
             event.accept()
             return
-        if not self.maybe_save():
+        if not self.files.maybe_save():
             event.ignore()
             return
         self.settings.setValue("geometry", self.saveGeometry())
@@ -352,7 +376,7 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
     def restore_recovered(self, data, source: str | None) -> None:
         """Show a design recovered after a crash: unsaved (so closing asks), named after the
         file it came from."""
-        self._replace_design(data, source)
+        self.files.replace(data, source)
         self.undo_stack.resetClean()
         self._update_title()
         self.view.fit()
@@ -371,15 +395,16 @@ class MainWindow(ActionsAndMenus, FileActions, DialogActions, QMainWindow):
 
     def _context_menu(self, global_pos) -> None:
         menu = QMenu(self)
+        a = self.act
         if self.scene.selectedItems():
-            menu.addActions([self.act_cut, self.act_copy, self.act_duplicate, self.act_delete])
+            menu.addActions([a.cut, a.copy, a.duplicate, a.delete])
             menu.addSeparator()
             align = menu.addMenu("Align")
-            align.addActions(self.align_actions)
-            menu.addAction(self.act_fit_selection)
+            align.addActions(a.align)
+            menu.addAction(a.fit_selection)
         else:
-            menu.addActions([self.act_paste, self.act_select_all, self.act_fit, self.act_layout])
+            menu.addActions([a.paste, a.select_all, a.fit, a.layout])
         self.canvas_tools.extend_context_menu(menu)
         menu.addSeparator()
-        menu.addAction(self.act_link_tool)
+        menu.addAction(a.link_tool)
         menu.popup(global_pos)

@@ -2,14 +2,15 @@
 cable plan and File > Export proposal.
 
 A collaborator of the main window (like the interop menu): it owns the cost book in use
-(``window.costs``), hands it to the Analysis dock and follows its changes, and runs the two
-exports.  It needs the window's ``design``, ``analysis``, ``path`` and ``show_message``.
+(``window.costs`` is ``window.order.costs``), hands it to the Analysis dock and follows its
+changes, and runs the two exports.  It needs the window's ``design``, ``analysis``, ``path``
+and ``show_message``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMessageBox
@@ -17,16 +18,18 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 from fabricstudio.formats import OutputError
 from fabricstudio.ui.cost_book import CostBookSetting
 
+if TYPE_CHECKING:  # pragma: no cover
+    from fabricstudio.ui.main_window import MainWindow
+
 CABLE_PLAN_FILTERS = "Excel workbook (*.xlsx);;CSV (*.csv)"
 
 
 class OrderMenu:
     """Builds the actions and runs the order-side dialogs and exports for ``window``."""
 
-    def __init__(self, window: Any) -> None:
+    def __init__(self, window: MainWindow) -> None:
         self.window = window
         self.costs = CostBookSetting(window.settings, window)
-        window.costs = self.costs
         self.act_preferences = self._action("Pre&ferences…", self.preferences,
                                             "Cost book and other application settings")
         self.act_export_cable_plan = self._action(
@@ -36,10 +39,8 @@ class OrderMenu:
             "Export pr&oposal (PDF)…", self.export_proposal,
             "A customer proposal: design picture, key figures, bill of materials, cost and "
             "power, fabric comparison, findings and assumptions")
-        analysis = getattr(window, "analysis", None)
-        if analysis is not None:
-            analysis.set_cost_book(self.costs.book)
-            self.costs.changed.connect(analysis.set_cost_book)
+        window.analysis.set_cost_book(self.costs.book)
+        self.costs.changed.connect(window.analysis.set_cost_book)
         if self.costs.problem:
             window.show_message(self.costs.problem, 12000)
 
@@ -76,9 +77,12 @@ class OrderMenu:
                 return []
             if not path.lower().endswith((".xlsx", ".csv")):
                 path += ".csv" if "csv" in chosen.lower() else ".xlsx"
-        plan = cable_plan(window.design)
+        from fabricstudio.ui.interop_menu import busy
+
         try:
-            written = write_tables(path, plan.sheets())
+            with busy():  # about 20 s for the 49,152 cables of 16,384 GPUs (XLSX)
+                plan = cable_plan(window.design)
+                written = write_tables(path, plan.sheets(), inputs=[p for p in [window.path] if p])
         except OutputError as exc:
             QMessageBox.critical(window, "Cannot export the cable plan", str(exc))
             return []

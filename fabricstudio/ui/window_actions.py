@@ -1,25 +1,45 @@
-"""The main window's actions (each with a shortcut and tooltip), menus and toolbar (a mixin
-of MainWindow; the slots live on the window and its editor)."""
+"""The main window's actions (each with a shortcut and tooltip), menus and toolbar.
+
+:class:`WindowActions` builds them for a :class:`~fabricstudio.ui.main_window.MainWindow`
+(``window.act``): ``window.act.save``, ``window.act.link_tool``, ``window.act.planes[plane]``,
+``window.act.technologies[tech]``, ``window.act.simulation_menu`` ...  The slots are the
+window's collaborators' methods (``window.files``, ``window.dialogs``, ``window.editor``).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
-from PySide6.QtWidgets import QComboBox, QLabel, QMenu
+from PySide6.QtWidgets import QComboBox, QLabel, QMenu, QToolBar
 
 from fabricstudio.model import Plane, Technology
-from fabricstudio.ui.interop_menu import InteropMenu
-from fabricstudio.ui.order_menu import OrderMenu
 from fabricstudio.ui.undo_actions import undo_redo_actions
 
+if TYPE_CHECKING:  # pragma: no cover
+    from fabricstudio.ui.main_window import MainWindow
 
-class ActionsAndMenus:
-    """Builds ``act_*`` actions, the menu bar (with ``simulation_menu`` and ``panels_menu``)
-    and the main toolbar of :class:`~fabricstudio.ui.main_window.MainWindow`."""
 
-    def _action(self, text: str, slot, shortcut=None, tip: str = "",
+class WindowActions:
+    """The actions, menus and main toolbar of one main window."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self._w = window
+        self.planes: dict[Plane, QAction] = {}
+        self.technologies: dict[Technology, QAction] = {}
+
+    def build(self) -> None:
+        """Make the actions, the menu bar and the toolbar (once ``window.act`` is this object:
+        checking an action at build time already runs its slot)."""
+        self._build_actions(self._w)
+        self._build_menus(self._w)
+        self._build_toolbar(self._w)
+
+    def _action(self, text: str, slot: Callable[..., Any], shortcut: Any = None, tip: str = "",
                 checkable: bool = False) -> QAction:
-        action = QAction(text, self)
+        action = QAction(text, self._w)
         if shortcut is not None:
             if isinstance(shortcut, (list, tuple)):
                 action.setShortcuts([QKeySequence(s) for s in shortcut])
@@ -35,32 +55,33 @@ class ActionsAndMenus:
             action.toggled.connect(slot)
         else:
             action.triggered.connect(lambda _=False: slot())
-        self.addAction(action)
+        self._w.addAction(action)
         return action
 
-    def _build_actions(self) -> None:
+    def _build_actions(self, w: MainWindow) -> None:
         std = QKeySequence.StandardKey
-        e = self.editor
-        self.act_new = self._action("&New", self.file_new, std.New)
-        self.act_open = self._action("&Open…", self.file_open, std.Open)
-        self.act_save = self._action("&Save", self.file_save, std.Save)
-        self.act_save_as = self._action("Save &As…", self.file_save_as, std.SaveAs)
-        self.act_export_png = self._action("Export &PNG…", lambda: self.export_dialog("png"),
+        e = w.editor
+        self.new = self._action("&New", w.files.new, std.New)
+        self.open = self._action("&Open…", w.files.open, std.Open)
+        self.save = self._action("&Save", w.files.save, std.Save)
+        self.save_as = self._action("Save &As…", w.files.save_as, std.SaveAs)
+        self.export_png = self._action("Export &PNG…", lambda: w.dialogs.export_picture("png"),
                                            "Ctrl+E")
-        self.act_export_svg = self._action("Export S&VG…", lambda: self.export_dialog("svg"),
+        self.export_svg = self._action("Export S&VG…", lambda: w.dialogs.export_picture("svg"),
                                            "Ctrl+Shift+E")
-        self.act_quit = self._action("&Quit", self.close, std.Quit)
-        self.act_undo, self.act_redo = undo_redo_actions(self, self.undo_stack)
-        self.act_copy = self._action("&Copy", e.copy, std.Copy)
-        self.act_cut = self._action("Cu&t", self._cut, std.Cut)
-        self.act_paste = self._action("&Paste", e.paste, std.Paste)
-        self.act_duplicate = self._action("D&uplicate", e.duplicate, "Ctrl+D")
-        self.act_delete = self._action("&Delete", e.delete_selection,
+        self.quit = self._action("&Quit", w.close, std.Quit)
+        # Fixed labels (the toolbar never shifts); the step's name is in the tooltip.
+        self.undo, self.redo = undo_redo_actions(w, w.undo_stack)
+        self.copy = self._action("&Copy", e.copy, std.Copy)
+        self.cut = self._action("Cu&t", w.cut_selection, std.Cut)
+        self.paste = self._action("&Paste", e.paste, std.Paste)
+        self.duplicate = self._action("D&uplicate", e.duplicate, "Ctrl+D")
+        self.delete = self._action("&Delete", e.delete_selection,
                                        [QKeySequence.StandardKey.Delete, "Backspace"])
-        self.act_select_all = self._action("Select &All", e.select_all, std.SelectAll)
-        self.act_find = self._action("&Find devices…", self.find_devices, std.Find,
+        self.select_all = self._action("Select &All", e.select_all, std.SelectAll)
+        self.find = self._action("&Find devices…", w.find_devices, std.Find,
                                      "Select devices by id or name")
-        self.align_actions = [
+        self.align = [
             self._action(label, lambda how=how: e.align(how), key)
             for label, how, key in (("Align &left", "left", "Alt+Left"),
                                     ("Align &right", "right", "Alt+Right"),
@@ -71,134 +92,129 @@ class ActionsAndMenus:
                                     ("Centre &vertically", "vcenter", "Alt+Shift+C"),
                                     ("Distribute h&orizontally", "hspread", "Alt+Shift+H"),
                                     ("Distribute v&ertically", "vspread", "Alt+Shift+V"))]
-        self.act_select_tool = self._action("Select", lambda on: None, "V",
+        self.select_tool = self._action("Select", lambda on: None, "V",
                                             "Select and move devices", checkable=True)
-        self.act_link_tool = self._action("Connect", self.view.set_link_mode, "C",
+        self.link_tool = self._action("Connect", w.view.set_link_mode, "C",
                                           "Draw links: drag from a device to another",
                                           checkable=True)
-        tools = QActionGroup(self)
-        tools.addAction(self.act_select_tool)
-        tools.addAction(self.act_link_tool)
-        self.act_select_tool.setChecked(True)
-        self.act_fit = self._action("&Fit to view", self.view.fit, ["F", "Ctrl+0"])
-        self.act_fit_selection = self._action("Fit &selection", self.fit_selection, "Shift+F")
-        self.act_zoom_in = self._action("Zoom &in", lambda: self.view.zoom_by(1.25),
+        tools = QActionGroup(w)
+        tools.addAction(self.select_tool)
+        tools.addAction(self.link_tool)
+        self.select_tool.setChecked(True)
+        self.fit = self._action("&Fit to view", w.view.fit, ["F", "Ctrl+0"])
+        self.fit_selection = self._action("Fit &selection", w.fit_selection, "Shift+F")
+        self.zoom_in = self._action("Zoom &in", lambda: w.view.zoom_by(1.25),
                                         [std.ZoomIn, "Ctrl+="])
-        self.act_zoom_out = self._action("Zoom &out", lambda: self.view.zoom_by(0.8), std.ZoomOut)
-        self.act_zoom_100 = self._action("&Actual size", lambda: self.view.set_zoom(1.0), "Ctrl+1")
-        self.act_legend = self._action("&Legend", self.view.set_legend_visible, "Ctrl+L",
+        self.zoom_out = self._action("Zoom &out", lambda: w.view.zoom_by(0.8), std.ZoomOut)
+        self.zoom_100 = self._action("&Actual size", lambda: w.view.set_zoom(1.0), "Ctrl+1")
+        self.legend = self._action("&Legend", w.view.set_legend_visible, "Ctrl+L",
                                        checkable=True)
-        self.act_legend.setChecked(True)
-        self.act_snap = self._action("Snap to &grid", self._set_snap, "Ctrl+Shift+G",
-                                     checkable=True)
-        self.act_snap.setChecked(True)
-        self.act_colour_speed = self._action("Colour links by &speed",
-                                             lambda on: on and self._colour_by("speed"),
+        self.legend.setChecked(True)
+        self.snap = self._action("Snap to &grid", w.set_snap, "Ctrl+Shift+G", checkable=True)
+        self.snap.setChecked(True)
+        self.colour_speed = self._action("Colour links by &speed",
+                                             lambda on: on and w.colour_links_by("speed"),
                                              "Ctrl+Shift+1", checkable=True)
-        self.act_colour_plane = self._action("Colour links by &network",
-                                             lambda on: on and self._colour_by("plane"),
+        self.colour_plane = self._action("Colour links by &network",
+                                             lambda on: on and w.colour_links_by("plane"),
                                              "Ctrl+Shift+2", checkable=True)
-        colour_group = self.colour_group = QActionGroup(self)
-        colour_group.addAction(self.act_colour_speed)
-        colour_group.addAction(self.act_colour_plane)
-        self.act_colour_speed.setChecked(True)
-        self.plane_actions = {}
+        colour_group = self.colour_group = QActionGroup(w)
+        colour_group.addAction(self.colour_speed)
+        colour_group.addAction(self.colour_plane)
+        self.colour_speed.setChecked(True)
         for i, plane in enumerate(Plane, start=1):
             act = self._action(f"{plane.value.capitalize()} network",
-                               lambda on, p=plane: self.set_plane_visible(p, on), f"Alt+{i}",
+                               lambda on, p=plane: w.set_plane_visible(p, on), f"Alt+{i}",
                                checkable=True)
-            self.plane_actions[plane] = act
+            self.planes[plane] = act
             act.setChecked(True)
-        self.act_dark = self._action("&Dark theme", lambda on: on and self.set_theme("dark"),
+        self.dark = self._action("&Dark theme", lambda on: on and w.set_theme("dark"),
                                      checkable=True)
-        self.act_light = self._action("L&ight theme", lambda on: on and self.set_theme("light"),
+        self.light = self._action("L&ight theme", lambda on: on and w.set_theme("light"),
                                       checkable=True)
-        theme_group = QActionGroup(self)
-        theme_group.addAction(self.act_dark)
-        theme_group.addAction(self.act_light)
-        self.act_wizard = self._action("Fabric &wizard…", self.open_wizard, "Ctrl+Shift+N",
+        theme_group = QActionGroup(w)
+        theme_group.addAction(self.dark)
+        theme_group.addAction(self.light)
+        self.wizard = self._action("Fabric &wizard…", w.dialogs.open_wizard, "Ctrl+Shift+N",
                                        "Generate a leaf-spine, fat-tree or rail-optimised fabric")
-        self.act_fabric_settings = self._action("Fabric &settings…", self.open_fabric_settings,
+        self.fabric_settings = self._action("Fabric &settings…", w.dialogs.open_fabric_settings,
                                                 "Ctrl+,", "PFC, ECN, DCQCN and credit parameters")
-        self.act_layout = self._action("&Auto layout", self.auto_layout, "Ctrl+Shift+L",
+        self.layout = self._action("&Auto layout", w.dialogs.auto_layout, "Ctrl+Shift+L",
                                        "Arrange devices in role-sorted rows")
-        self.act_shortcuts = self._action("&Keyboard shortcuts", self.show_shortcuts, "F1")
-        self.act_about = self._action("&About FabricStudio", self.show_about)
+        self.shortcuts = self._action("&Keyboard shortcuts", w.dialogs.show_shortcuts, "F1")
+        self.about = self._action("&About FabricStudio", w.dialogs.show_about)
 
-    def _build_menus(self) -> None:
-        bar = self.menuBar()
+    def _build_menus(self, w: MainWindow) -> None:
+        bar = w.menuBar()
         file_menu = bar.addMenu("&File")
-        self.interop = InteropMenu(self)
-        file_menu.addActions([self.act_new, self.act_open])
-        self.recent_menu = file_menu.addMenu("Open &Recent")
-        file_menu.addAction(self.interop.act_import)
+        file_menu.addActions([self.new, self.open])
+        file_menu.addMenu(w.files.recent_menu)
+        file_menu.addAction(w.interop.act_import)
         file_menu.addSeparator()
-        file_menu.addActions([self.act_save, self.act_save_as])
+        file_menu.addActions([self.save, self.save_as])
         file_menu.addSeparator()
-        file_menu.addActions([self.act_export_png, self.act_export_svg])
-        file_menu.addMenu(self.interop.export_menu)
-        self.order = OrderMenu(self)
-        file_menu.addActions([self.order.act_export_cable_plan, self.order.act_export_proposal])
+        file_menu.addActions([self.export_png, self.export_svg])
+        file_menu.addMenu(w.interop.export_menu)
+        file_menu.addActions([w.order.act_export_cable_plan, w.order.act_export_proposal])
         file_menu.addSeparator()
-        file_menu.addAction(self.act_quit)
+        file_menu.addAction(self.quit)
         edit = self.edit_menu = bar.addMenu("&Edit")
-        edit.addActions([self.act_undo, self.act_redo])
+        edit.addActions([self.undo, self.redo])
         edit.addSeparator()
-        edit.addActions([self.act_cut, self.act_copy, self.act_paste, self.act_duplicate,
-                         self.act_delete])
+        edit.addActions([self.cut, self.copy, self.paste, self.duplicate,
+                         self.delete])
         edit.addSeparator()
-        edit.addActions([self.act_select_all, self.act_find])
+        edit.addActions([self.select_all, self.find])
         align = edit.addMenu("A&lign")
-        align.addActions(self.align_actions[:6])
+        align.addActions(self.align[:6])
         align.addSeparator()
-        align.addActions(self.align_actions[6:])
+        align.addActions(self.align[6:])
         edit.addSeparator()
-        edit.addActions([self.act_select_tool, self.act_link_tool])
+        edit.addActions([self.select_tool, self.link_tool])
         edit.addSeparator()
-        edit.addAction(self.order.act_preferences)
+        edit.addAction(w.order.act_preferences)
         view = self.view_menu = bar.addMenu("&View")
-        view.addActions([self.act_fit, self.act_fit_selection, self.act_zoom_in,
-                         self.act_zoom_out, self.act_zoom_100])
+        view.addActions([self.fit, self.fit_selection, self.zoom_in,
+                         self.zoom_out, self.zoom_100])
         view.addSeparator()
         networks = view.addMenu("&Networks")
-        networks.addActions(list(self.plane_actions.values()))
-        view.addActions([self.act_colour_speed, self.act_colour_plane])
+        networks.addActions(list(self.planes.values()))
+        view.addActions([self.colour_speed, self.colour_plane])
         view.addSeparator()
-        view.addActions([self.act_legend, self.act_snap])
+        view.addActions([self.legend, self.snap])
         view.addSeparator()
-        view.addActions([self.act_dark, self.act_light])
+        view.addActions([self.dark, self.light])
         view.addSeparator()
         self.panels_menu = view.addMenu("&Panels")
-        for dock in self.docks.values():
+        for dock in w.docks.values():
             self.panels_menu.addAction(dock.toggleViewAction())
-        fabric = self.fabric_menu = bar.addMenu("Fa&bric")
-        fabric.addActions([self.act_wizard, self.act_fabric_settings, self.act_layout])
+        fabric = bar.addMenu("Fa&bric")
+        fabric.addActions([self.wizard, self.fabric_settings, self.layout])
         tech = fabric.addMenu("&Technology")
-        self.tech_actions = {}
-        group = QActionGroup(self)
+        group = QActionGroup(w)
         for t in Technology:
-            act = QAction(t.label, self, checkable=True)
-            act.triggered.connect(lambda _=False, tt=t: self.set_technology(tt))
+            act = QAction(t.label, w, checkable=True)
+            act.triggered.connect(lambda _=False, tt=t: w.set_technology(tt))
             group.addAction(act)
             tech.addAction(act)
-            self.tech_actions[t] = act
+            self.technologies[t] = act
         self.simulation_menu: QMenu = bar.addMenu("&Simulation")
         help_menu = bar.addMenu("&Help")
-        help_menu.addActions([self.act_shortcuts, self.act_about])
+        help_menu.addActions([self.shortcuts, self.about])
 
-    def _build_toolbar(self) -> None:
-        bar = self.addToolBar("Main")
+    def _build_toolbar(self, w: MainWindow) -> None:
+        bar = w.addToolBar("Main")
         bar.setObjectName("toolbar-main")
         bar.setMovable(False)
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         bar.setIconSize(QSize(18, 18))
-        bar.addActions([self.act_new, self.act_open, self.act_save])
+        bar.addActions([self.new, self.open, self.save])
         bar.addSeparator()
-        bar.addActions([self.act_undo, self.act_redo])
+        bar.addActions([self.undo, self.redo])
         bar.addSeparator()
-        bar.addActions([self.act_select_tool, self.act_link_tool])
+        bar.addActions([self.select_tool, self.link_tool])
         bar.addSeparator()
-        bar.addActions([self.act_wizard, self.act_fit])
+        bar.addActions([self.wizard, self.fit])
         bar.addSeparator()
         bar.addWidget(QLabel(" Technology "))
         self.tech_combo = QComboBox()
@@ -206,9 +222,9 @@ class ActionsAndMenus:
             self.tech_combo.addItem(t.label, t)
         self.tech_combo.setToolTip("Fabric technology (Fabric > Technology)")
         self.tech_combo.activated.connect(
-            lambda i: self.set_technology(self.tech_combo.itemData(i)))
+            lambda i: w.set_technology(self.tech_combo.itemData(i)))
         bar.addWidget(self.tech_combo)
-        bar.addAction(self.act_fabric_settings)
+        bar.addAction(self.fabric_settings)
         bar.addSeparator()
-        bar.addActions([self.act_export_png])
-        self.toolbar = bar
+        bar.addActions([self.export_png])
+        self.toolbar: QToolBar = bar

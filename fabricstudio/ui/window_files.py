@@ -1,87 +1,121 @@
-"""The main window's file handling: New / Open / Save / Save As / recent files, the
-unsaved-changes prompt, and load errors that keep the current design (a mixin of MainWindow)."""
+"""A window's design files: New / Open / Save / Save As / recent files, the unsaved-changes
+prompt, and load errors that keep the current design.
+
+:class:`DesignFiles` is a collaborator of the main window with explicit dependencies (the
+design, its undo stack, the settings holding the recent files, a status-line callback and
+one that fits the view); it tells the window what changed through its signals.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtWidgets import QFileDialog, QMessageBox
+from PySide6.QtCore import QObject, QSettings, Signal
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from fabricstudio.formats import DesignFileError, load_design, save_design
-from fabricstudio.model import DesignData
+from fabricstudio.model import Design, DesignData
 from fabricstudio.topology.layout import design_layout, needs_layout
+from fabricstudio.ui.undo import DesignUndoStack
 
 MAX_RECENT = 8
 FILE_FILTER = "FabricStudio designs (*.json);;All files (*)"
 
 
-class FileActions:
-    """File commands of :class:`~fabricstudio.ui.main_window.MainWindow`; needs its
-    ``design``, ``path``, ``undo_stack``, ``settings``, ``recent_menu``, ``view``,
-    ``inspector``, ``show_message`` and ``_update_title``."""
+class DesignFiles(QObject):
+    """File commands for one window's design; ``path`` is the file it was last opened from or
+    saved to (None: never saved)."""
+
+    #: The file name changed (the window title shows it).
+    path_changed = Signal()
+    #: Another design (new, opened, imported) replaced the edited one.
+    replaced = Signal()
+
+    def __init__(self, parent: QWidget, design: Design, undo_stack: DesignUndoStack,
+                 settings: QSettings, show_message: Callable[[str], None],
+                 fit_view: Callable[[], None], path: str | None = None) -> None:
+        super().__init__(parent)
+        self._parent = parent
+        self._design = design
+        self._undo_stack = undo_stack
+        self._settings = settings
+        self._show_message = show_message
+        self._fit_view = fit_view
+        self.path = str(path) if path else None
+        #: File > Open Recent (the window puts it in its File menu).
+        self.recent_menu = QMenu("Open &Recent", parent)
+        self._refresh_recent()
+
+    @property
+    def modified(self) -> bool:
+        """True when the design has changes not saved."""
+        return not self._undo_stack.isClean()
+
+    def display_name(self) -> str:
+        """The file name, or the design's name when it has no file."""
+        return Path(self.path).name if self.path else self._design.name
 
     def maybe_save(self) -> bool:
         """Ask to save unsaved changes; False when the user cancels."""
         if not self.modified:
             return True
         answer = QMessageBox.question(
-            self, "Unsaved changes",
-            f"Save the changes to “{self._display_name()}” before continuing?",
+            self._parent, "Unsaved changes",
+            f"Save the changes to “{self.display_name()}” before continuing?",
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
             | QMessageBox.StandardButton.Cancel, QMessageBox.StandardButton.Save)
         if answer == QMessageBox.StandardButton.Save:
-            return self.file_save()
+            return self.save()
         return answer == QMessageBox.StandardButton.Discard
 
-    def _display_name(self) -> str:
-        return Path(self.path).name if self.path else self.design.name
-
-    def file_new(self) -> None:
+    def new(self) -> None:
         """Start an empty design (asks about unsaved changes first)."""
         if not self.maybe_save():
             return
-        self._replace_design(DesignData(fabric=self.design.fabric.model_copy()), None)
+        self.replace(DesignData(fabric=self._design.fabric.model_copy()), None)
 
-    def file_open(self, path: str | None = None) -> bool:
+    def open(self, path: str | None = None) -> bool:
         """Open a design; a file that fails to load keeps the current design."""
         if not self.maybe_save():
             return False
         if path is None:
-            path, _ = QFileDialog.getOpenFileName(self, "Open design", self._folder(), FILE_FILTER)
+            path, _ = QFileDialog.getOpenFileName(self._parent, "Open design", self.folder(),
+                                                  FILE_FILTER)
             if not path:
                 return False
         try:
             loaded = load_design(path)
         except DesignFileError as exc:
-            QMessageBox.critical(self, "Cannot open design", str(exc))
-            self.show_message(f"Not opened: {exc}")
+            QMessageBox.critical(self._parent, "Cannot open design", str(exc))
+            self._show_message(f"Not opened: {exc}")
             return False
         if needs_layout(loaded):
             loaded.move_devices(design_layout(loaded))
-        self._replace_design(loaded.to_data(), path)
+        self.replace(loaded.to_data(), path)
         self._add_recent(path)
-        self.view.fit()
+        self._fit_view()
         return True
 
-    def _replace_design(self, data: DesignData, path: str | None) -> None:
-        self.design.load_data(data)
-        self.undo_stack.clear()
-        self.undo_stack.setClean()
-        self.autosave.discard()  # the changes it held were saved or let go
-        self.path = str(path) if path else None
-        self._update_title()
-        self.inspector.show_selection([], [])
+    def replace(self, data: DesignData, path: str | None) -> None:
+        """Put ``data`` in place of the edited design (history cleared, saved state)."""
+        self._design.load_data(data)
+        self._undo_stack.clear()
+        self._undo_stack.setClean()
+        self._set_path(path)
+        self.replaced.emit()
 
-    def file_save(self) -> bool:
+    def save(self) -> bool:
         """Save to the current file (asks for one if there is none)."""
         if not self.path:
-            return self.file_save_as()
+            return self.save_as()
         return self._save_to(self.path)
 
-    def file_save_as(self) -> bool:
+    def save_as(self) -> bool:
         """Save under a new name."""
-        suggestion = self.path or str(Path(self._folder()) / f"{self.design.name}.json")
-        path, _ = QFileDialog.getSaveFileName(self, "Save design", suggestion, FILE_FILTER)
+        suggestion = self.path or str(Path(self.folder()) / f"{self._design.name}.json")
+        path, _ = QFileDialog.getSaveFileName(self._parent, "Save design", suggestion,
+                                              FILE_FILTER)
         if not path:
             return False
         if not Path(path).suffix:
@@ -90,24 +124,27 @@ class FileActions:
 
     def _save_to(self, path: str) -> bool:
         try:
-            save_design(self.design, path)
+            save_design(self._design, path)
         except (DesignFileError, OSError) as exc:
-            QMessageBox.critical(self, "Cannot save design", str(exc))
+            QMessageBox.critical(self._parent, "Cannot save design", str(exc))
             return False
-        self.path = str(path)
-        self.undo_stack.setClean()
-        self.autosave.discard()
+        self._undo_stack.setClean()
         self._add_recent(path)
-        self._update_title()
-        self.show_message(f"Saved {path}")
+        self._set_path(path)
+        self._show_message(f"Saved {path}")
         return True
 
-    def _folder(self) -> str:
+    def _set_path(self, path: str | None) -> None:
+        self.path = str(path) if path else None
+        self.path_changed.emit()
+
+    def folder(self) -> str:
+        """Where file dialogs start: the design's folder, or the home folder."""
         return str(Path(self.path).parent) if self.path else str(Path.home())
 
     def recent_files(self) -> list[str]:
         """Recently opened or saved files, newest first."""
-        value = self.settings.value("recentFiles", [])
+        value = self._settings.value("recentFiles", [])
         if isinstance(value, str):
             value = [value]
         return [str(v) for v in (value or [])]
@@ -115,7 +152,7 @@ class FileActions:
     def _add_recent(self, path: str) -> None:
         path = str(Path(path).resolve())
         files = [path] + [f for f in self.recent_files() if f != path]
-        self.settings.setValue("recentFiles", files[:MAX_RECENT])
+        self._settings.setValue("recentFiles", files[:MAX_RECENT])
         self._refresh_recent()
 
     def _refresh_recent(self) -> None:
@@ -124,5 +161,5 @@ class FileActions:
         for i, path in enumerate(files, start=1):
             act = self.recent_menu.addAction(f"&{i} {Path(path).name}")
             act.setToolTip(path)
-            act.triggered.connect(lambda _=False, p=path: self.file_open(p))
+            act.triggered.connect(lambda _=False, p=path: self.open(p))
         self.recent_menu.setEnabled(bool(files))

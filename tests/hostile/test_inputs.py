@@ -102,11 +102,11 @@ def test_gui_save_of_a_too_large_design_says_why_and_keeps_the_file(qtbot, tmp_p
     path.write_bytes(PAIR.read_bytes())
     window = MainWindow()
     qtbot.addWidget(window)
-    assert window.file_open(str(path))
+    assert window.files.open(str(path))
     shown = []
     monkeypatch.setattr(QMessageBox, "critical", lambda *a: shown.append(a[2]))
     monkeypatch.setattr(design_file, "MAX_FILE_BYTES", 1000)
     window.design.set_name("edited")
-    assert window.file_save() is False
+    assert window.files.save() is False
     assert shown and "not saved" in shown[0]
     assert path.read_bytes() == PAIR.read_bytes()

@@ -60,9 +60,7 @@ def test_import_round_trip_through_the_cli(examples_dir, tmp_path, capsys):
     assert main(["import", str(tmp_path / "nb.zip"), "-o", str(target)]) == 0
     out = capsys.readouterr().out
     assert "as netbox" in out and f"wrote {target}" in out
-    # Racks come back from NetBox's own rack objects, not as the design's groups (yet).
-    source_data = load_design(source).to_data().model_copy(update={"groups": ()})
-    assert load_design(target).to_data() == source_data
+    assert load_design(target).to_data() == load_design(source).to_data()
 
 
 def test_import_reports_guesses_and_refuses_bad_files(tmp_path, capsys):
@@ -79,3 +77,14 @@ def test_import_reports_guesses_and_refuses_bad_files(tmp_path, capsys):
     assert "DOT syntax error" in err and err.count("\n") == 1
     assert not (tmp_path / "e.json").exists()
     assert main(["import", str(clab), "-o", str(clab)]) == 2
+
+
+def test_export_never_overwrites_its_design_unless_forced(examples_dir, tmp_path, capsys):
+    design = tmp_path / "d.json"
+    design.write_bytes((examples_dir / "tiny.json").read_bytes())
+    before = design.read_bytes()
+    assert main(["export", str(design), "--format", "graphml", "-o", str(design)]) != 0
+    assert "input" in capsys.readouterr().err.lower() and design.read_bytes() == before
+    assert main(["export", str(design), "--format", "graphml", "-o", str(design),
+                 "--force"]) == 0
+    assert design.read_bytes().startswith(b"<?xml")

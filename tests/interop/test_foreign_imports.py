@@ -143,3 +143,21 @@ def test_kinds_can_be_named_explicitly(tmp_path):
     path.write_text('graph { "a" [kind="leaf"]; "b" [kind="gpu_server"]; a -- b }')
     design = import_design(path).design
     assert design.devices["a"].kind == DeviceKind.LEAF
+
+
+def test_netbox_racks_become_rack_groups(tmp_path):
+    (tmp_path / "devices.csv").write_text(
+        "name,role,device_type,rack,position\n"
+        "leaf1,Leaf,SN5600,R 01,42\ndgx1,GPU server,DGX H100,R 01,1\n"
+        "dgx2,GPU server,DGX H100,R 02,\n")
+    (tmp_path / "racks.csv").write_text("name,u_height\nR 01,48\n")
+    (tmp_path / "cables.csv").write_text(
+        "side_a_device,side_a_name,side_b_device,side_b_name\n"
+        "leaf1,swp1,dgx1,eth1\nleaf1,swp2,dgx2,eth1\n")
+    result = import_design(tmp_path / "devices.csv")
+    groups = result.design.groups
+    assert [g.name for g in groups.values()] == ["R 01", "R 02"]
+    first = next(iter(groups.values()))
+    assert first.kind == "rack" and first.height_u == 48
+    assert first.u_positions == {"leaf1": 42, "dgx1": 1}
+    assert "2 rack(s)" in "\n".join(result.report)

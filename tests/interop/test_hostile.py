@@ -146,7 +146,7 @@ def test_not_utf8(tmp_path):
 def test_zip_bomb_refused_before_unpacking(tmp_path):
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("devices.csv", b"name\n" + b"a" * (40 * 2**20))
+        archive.writestr("devices.csv", b"name\n" + b"a" * (80 * 2**20))
     path = tmp_path / "bomb.zip"
     path.write_bytes(buffer.getvalue())
     refused(path, "unpack to")

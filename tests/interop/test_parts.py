@@ -10,7 +10,7 @@ from fabricstudio.interop.registry import ExportFormat, _discover
 from fabricstudio.interop.subset import apply_subset
 from fabricstudio.model import DeviceKind, Plane
 from fabricstudio.topology.groups import leaf_units, pods
-from fabricstudio.topology.racks import RACK_UNITS, device_height, rack_plan
+from fabricstudio.topology.racks import device_height, rack_plan
 
 
 def test_rail_subset_is_one_rail_with_its_spines(example_designs):
@@ -56,7 +56,7 @@ def test_rack_plan_places_every_device_once_without_overlap(example_designs, nam
         for ident in members:
             slot = plan.slots[ident]
             units = set(range(slot.position, slot.position + slot.height))
-            assert slot.rack == rack and not units & used and max(units) <= RACK_UNITS
+            assert slot.rack == rack and not units & used and max(units) <= plan.heights[rack]
             assert slot.height == device_height(design.devices[ident])
             used |= units
 
@@ -90,3 +90,13 @@ def test_a_new_module_is_a_new_format(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     found = _discover("fake_exporters", ExportFormat)
     assert list(found) == ["csvlinks"]
+
+
+def test_rack_plan_follows_the_design_rack_groups(example_designs):
+    design = example_designs["leaf-spine-storage-management.json"]
+    plan = rack_plan(design)
+    racks = [g for g in design.groups.values() if g.kind == "rack"]
+    assert racks and list(plan.racks)[:len(racks)] == [g.label for g in racks]
+    for group in racks:
+        for device, u in group.u_positions.items():
+            assert plan.slots[device].position == u and plan.slots[device].rack == group.label

@@ -8,7 +8,9 @@ import pytest
 from fabricstudio.interop import export_design, import_design, write_bundle
 from tests.interop.conftest import EXAMPLE_FILES
 
-NAMES = [p.name for p in EXAMPLE_FILES]
+#: The 1,024-GPU fat tree goes through every exporter in test_exports.py; its round trips
+#: (10 s) add nothing the smaller examples do not cover.
+NAMES = [p.name for p in EXAMPLE_FILES if p.name != "fat-tree-1024-gpu.json"]
 
 
 def _through(design, fmt, target):
@@ -23,8 +25,7 @@ def test_exact_round_trip(example_designs, name, fmt, target, tmp_path):
     design = example_designs[name]
     result = _through(design, fmt, tmp_path / target)
     assert result.format == fmt
-    # Groups (racks, units, pods; design format 2) are not carried by these formats yet.
-    assert result.design.to_data() == design.to_data().model_copy(update={"groups": ()})
+    assert result.design.to_data() == design.to_data()
     assert result.report == []
 
 

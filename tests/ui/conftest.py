@@ -36,7 +36,7 @@ def make_window(qtbot, settings, monkeypatch):
         assert window.closed
         assert not window.analysis.timer.isActive()
         window.analysis.wait()  # closing abandons a slow analysis; it must still end
-        assert window.analysis._worker is None or not window.analysis._worker.is_alive()
+        assert not window.analysis.running
         window.deleteLater()
 
 

@@ -53,7 +53,7 @@ def test_colour_by_rail_and_tier(rail_window):
     window.canvas_tools.act_colour_tier.trigger()
     assert items["server1-nic0"].colour() == TIER_COLOURS[(0, 1)]
     assert items[uplink.id].colour() == TIER_COLOURS[(1, 2)]
-    assert not window.act_colour_speed.isChecked()
+    assert not window.act.colour_speed.isChecked()
 
 
 def test_tier_filter_hides_devices_and_their_links(rail_window):
@@ -140,7 +140,7 @@ def test_connect_selection_previews_and_adds_one_step(make_window, qtbot):
     for i in range(8):
         design.add_device(Leaf(id=f"leaf{i + 1}", radix=64, x=i * 90.0, y=0))
     window = make_window(design)
-    window.act_select_all.trigger()
+    window.act.select_all.trigger()
     seen = {}
 
     def script(dialog) -> None:
@@ -165,7 +165,7 @@ def test_connect_selection_with_nothing_to_wire_cannot_be_confirmed(make_window,
     design.add_device(GpuServer(id="a"))
     design.add_device(GpuServer(id="b", x=100))
     window = make_window(design)
-    window.act_select_all.trigger()
+    window.act.select_all.trigger()
     seen = {}
 
     def script(dialog) -> None:

@@ -43,7 +43,7 @@ EDITS = {
     "technology": lambda w: w.set_technology(Technology.INFINIBAND),
     "fabric": lambda w: w._commit(SetFabric(w.design.fabric.model_copy(
         update={"mtu_bytes": 9000}))),
-    "layout": lambda w: w.auto_layout(),
+    "layout": lambda w: w.dialogs.auto_layout(),
     "properties": lambda w: _inspector_set(w, ["leaf1", "leaf2"], "radix", "16"),
     "link_properties": lambda w: _inspector_set(w, ["l1"], "length_m", "12"),
     "rename": lambda w: _inspector_set(w, [], "name", "Pod A"),
@@ -110,7 +110,7 @@ def test_delete_removes_devices_with_their_links(make_window, small_design, qtbo
     window = make_window(small_design)
     _connected(window)
     window.editor.select_ids(["leaf1"])
-    window.act_delete.trigger()
+    window.act.delete.trigger()
     assert "leaf1" not in window.design.devices and not window.design.links
     window.undo_stack.undo()
     assert "l1" in window.design.links and "l1" in window.scene.link_items
@@ -142,13 +142,13 @@ def test_hiding_a_network_hides_its_links_and_devices(make_window, small_design)
     assert not window.scene.link_items["l1"].isVisible()
     assert not window.scene.device_items["leaf1"].isVisible()
     assert window.scene.device_items["mgmt1"].isVisible()
-    assert not window.plane_actions[Plane.COMPUTE].isChecked()
+    assert not window.act.planes[Plane.COMPUTE].isChecked()
     from fabricstudio.ui.legend import legend_entries
 
     legend = dict(legend_entries(window.design, "plane", frozenset(window.scene.hidden_planes)))
     assert "Links" not in legend  # the only link is on the hidden compute network
     assert [e.text for e in legend["Devices"]] == ["Management switch"]
-    window.plane_actions[Plane.COMPUTE].setChecked(True)
+    window.act.planes[Plane.COMPUTE].setChecked(True)
     assert window.scene.link_items["l1"].isVisible()
     assert window.analysis.plane_boxes[Plane.COMPUTE].isChecked()
 
@@ -190,20 +190,20 @@ def test_undo_and_redo_buttons_keep_their_labels_and_name_the_step(make_window, 
     from PySide6.QtCore import QPointF
 
     window = make_window(small_design)
-    button = window.toolbar.widgetForAction(window.act_undo)
+    button = window.act.toolbar.widgetForAction(window.act.undo)
     width = button.sizeHint().width()
-    assert window.act_undo.text() == "&Undo" and not window.act_undo.isEnabled()
-    assert window.act_undo.toolTip().startswith("Nothing to undo")
+    assert window.act.undo.text() == "&Undo" and not window.act.undo.isEnabled()
+    assert window.act.undo.toolTip().startswith("Nothing to undo")
     window.editor.place_devices("gpu_server", {}, QPointF(600, 0), count=8)
-    assert window.act_undo.text() == "&Undo" and window.act_undo.isEnabled()
-    assert window.act_undo.toolTip().startswith("Undo: Add 8 GPU servers")
+    assert window.act.undo.text() == "&Undo" and window.act.undo.isEnabled()
+    assert window.act.undo.toolTip().startswith("Undo: Add 8 GPU servers")
     assert button.sizeHint().width() == width  # the toolbar does not shift
     inspector = window.inspector
     field = inspector.editors["nic_speed_gbps"].widget
     field.setText("200")
     field.editingFinished.emit()
-    assert window.act_undo.toolTip().startswith("Undo: Set NIC speed (Gb/s) of 8 devices")
-    assert "gpu_server" not in window.act_undo.toolTip()
-    window.act_undo.trigger()
-    assert window.act_redo.toolTip().startswith("Redo: Set NIC speed (Gb/s) of 8 devices")
-    assert window.act_redo.text() == "&Redo"
+    assert window.act.undo.toolTip().startswith("Undo: Set NIC speed (Gb/s) of 8 devices")
+    assert "gpu_server" not in window.act.undo.toolTip()
+    window.act.undo.trigger()
+    assert window.act.redo.toolTip().startswith("Redo: Set NIC speed (Gb/s) of 8 devices")
+    assert window.act.redo.text() == "&Redo"

@@ -118,7 +118,7 @@ def test_export_dialog_shows_size_and_estimate_before_writing(make_window, qtbot
         dialog.accept()
 
     QTimer.singleShot(0, drive)
-    window.act_export_png.trigger()  # the real File > Export PNG action
+    window.act.export_png.trigger()  # the real File > Export PNG action
     assert seen["pixels"].endswith(" px") and "×" in seen["pixels"]
     assert seen["file"].endswith("(PNG)") and seen["manual"]
     reader = QImageReader(str(target))

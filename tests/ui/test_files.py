@@ -16,16 +16,16 @@ def test_save_then_open_round_trips(make_window, small_design, tmp_path, monkeyp
     target = tmp_path / "fabric"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
     assert window.windowTitle().startswith("small*")
-    assert window.file_save()
+    assert window.files.save()
     saved = tmp_path / "fabric.json"
     assert saved.exists() and window.windowTitle() == "fabric.json - FabricStudio"
     assert not window.modified
     assert load_design(saved).to_data() == window.design.to_data()
     other = make_window()
-    assert other.file_open(str(saved))
+    assert other.files.open(str(saved))
     assert other.design.to_data() == window.design.to_data()
     assert set(other.scene.device_items) == set(window.design.devices)
-    assert other.recent_files()[0] == str(saved.resolve())
+    assert other.files.recent_files()[0] == str(saved.resolve())
     assert other.undo_stack.count() == 0 and not other.modified
 
 
@@ -40,7 +40,7 @@ def test_unsaved_prompt_on_close_and_open(make_window, small_design, monkeypatch
     monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.Cancel))
     window.close()
     assert asked == ["Unsaved changes"] and window.isVisible() and not window.closed
-    assert not window.file_open(str(tmp_path / "whatever.json"))
+    assert not window.files.open(str(tmp_path / "whatever.json"))
     assert len(asked) == 2 and "l1" in window.design.links
     monkeypatch.setattr(QMessageBox, "question", answer(QMessageBox.StandardButton.Discard))
     window.close()
@@ -62,7 +62,7 @@ def test_bad_file_shows_reason_and_keeps_design(make_window, small_design, tmp_p
     shown = []
     monkeypatch.setattr(QMessageBox, "critical", lambda *a, **k: shown.append(a[2]))
     before = window.design.to_data()
-    assert not window.file_open(str(bad))
+    assert not window.files.open(str(bad))
     assert shown and "bad.json" in shown[0]
     assert window.design.to_data() == before
     assert window.path is None
@@ -73,7 +73,7 @@ def test_new_clears_design_and_history(make_window, small_design, monkeypatch):
     window.design.add_link(Link(id="l9", a="gpu1", b="leaf2"))
     window.editor.connect("gpu1", "leaf1")
     monkeypatch.setattr(QMessageBox, "question", lambda *a, **k: QMessageBox.StandardButton.Discard)
-    window.file_new()
+    window.files.new()
     assert not window.design.devices and not window.scene.device_items
     assert window.undo_stack.count() == 0 and not window.modified
 
@@ -85,7 +85,7 @@ def test_window_state_and_theme_are_remembered(make_window, settings):
     window.close()
     assert settings.value("theme") == "light" and settings.value("windowState") is not None
     again = make_window()
-    assert again.scene.theme.name == "light" and again.act_light.isChecked()
+    assert again.scene.theme.name == "light" and again.act.light.isChecked()
 
 
 def test_layout_saved_with_other_docks_is_not_restored(make_window, settings):

@@ -66,7 +66,7 @@ def test_dragging_from_handle_draws_a_link(make_window, small_design, qtbot):
 
 def test_connect_tool_links_device_to_device(make_window, small_design, qtbot):
     window = make_window(small_design)
-    window.act_link_tool.trigger()
+    window.act.link_tool.trigger()
     assert window.view.link_mode
     drag(qtbot, window, QPointF(0, 300), QPointF(150, 0))
     (link,) = window.design.links.values()
@@ -75,7 +75,7 @@ def test_connect_tool_links_device_to_device(make_window, small_design, qtbot):
 
 def test_invalid_link_is_refused_with_reason(make_window, small_design, qtbot):
     window = make_window(small_design)
-    window.act_link_tool.trigger()
+    window.act.link_tool.trigger()
     messages = []
     window.view.message.connect(messages.append)
     drag(qtbot, window, QPointF(0, 300), QPointF(300, 300))  # GPU server -> management switch
@@ -87,7 +87,7 @@ def test_invalid_link_is_refused_with_reason(make_window, small_design, qtbot):
 def test_full_switch_refuses_another_link(make_window, small_design, qtbot):
     window = make_window(small_design)
     window.design.update_device("leaf1", radix=1)
-    window.act_link_tool.trigger()
+    window.act.link_tool.trigger()
     drag(qtbot, window, QPointF(0, 300), QPointF(-150, 0))
     assert len(window.design.links) == 1
     drag(qtbot, window, QPointF(150, 0), QPointF(-150, 0))
@@ -96,7 +96,7 @@ def test_full_switch_refuses_another_link(make_window, small_design, qtbot):
 
 def test_escape_cancels_link_drawing(make_window, small_design, qtbot):
     window = make_window(small_design)
-    window.act_link_tool.trigger()
+    window.act.link_tool.trigger()
     viewport = window.view.viewport()
     qtbot.mousePress(viewport, Qt.MouseButton.LeftButton,
                      pos=viewport_point(window, QPointF(0, 300)))
@@ -178,8 +178,8 @@ def test_add_dock_and_simulation_menu_for_other_parts(make_window):
     dock.setWidget(QLabel("plots"))
     window.add_dock(dock, Qt.DockWidgetArea.BottomDockWidgetArea)
     assert window.dockWidgetArea(dock) == Qt.DockWidgetArea.BottomDockWidgetArea
-    assert dock.toggleViewAction() in window.panels_menu.actions()
-    assert window.simulation_menu.title() == "&Simulation"
+    assert dock.toggleViewAction() in window.act.panels_menu.actions()
+    assert window.act.simulation_menu.title() == "&Simulation"
 
 
 def _unit(key: str) -> dict:

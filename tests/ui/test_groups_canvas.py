@@ -117,12 +117,12 @@ def test_select_all_is_one_selection_change_and_deletes_in_one_step(make_window,
     window = make_window(rail_design)
     changes = []
     window.scene.selectionChanged.connect(lambda: changes.append(1))
-    window.act_select_all.trigger()
+    window.act.select_all.trigger()
     assert len(changes) == 1
     assert window.editor.selected_device_ids() == list(rail_design.devices)
     assert window.inspector.device_ids == list(rail_design.devices)
     before = rail_design.to_data()
-    window.act_delete.trigger()
+    window.act.delete.trigger()
     assert not rail_design.devices and not rail_design.groups
     assert window.undo_stack.count() == 1
     window.undo_stack.undo()

@@ -19,10 +19,10 @@ def test_design_summary_follows_undo_redo_and_the_wizard(make_window, small_desi
     window.scene.clearSelection()
     _settle()
     assert "1 links" in summary.text() or "1 link" in summary.text()
-    window.act_undo.trigger()
+    window.act.undo.trigger()
     _settle()
     assert "0 links" in summary.text()
-    window.act_redo.trigger()
+    window.act.redo.trigger()
     _settle()
     assert "0 links" not in summary.text()
     window.apply_build(build_fabric(RailOptimizedSpec(gpus=64)))
@@ -34,7 +34,7 @@ def test_a_selection_removed_by_undo_leaves_the_inspector(make_window, small_des
     window = make_window(small_design)
     ids = window.editor.place_devices("leaf", {}, QPointF(600, 0))
     assert window.inspector.device_ids == ids
-    window.act_undo.trigger()
+    window.act.undo.trigger()
     _settle()
     assert window.inspector.device_ids == []
     assert window.inspector.title.text() == small_design.name
@@ -53,7 +53,7 @@ def test_a_selected_group_is_shown_and_edited(make_window):
     name.editingFinished.emit()
     assert design.group("su1").name == "Hall A unit"
     assert window.undo_stack.undoText() == "Rename SU 1"
-    window.act_undo.trigger()
+    window.act.undo.trigger()
     _settle()
     assert inspector.title.text() == "SU 1" and name.text() == "SU 1"
     collapsed = inspector.editors["collapsed"].widget

@@ -77,7 +77,7 @@ def test_fabric_settings_dialog_validates(make_window):
 
 def test_technology_switch_in_toolbar(make_window, small_design):
     window = make_window(small_design)
-    combo = window.tech_combo
+    combo = window.act.tech_combo
     combo.activated.emit(combo.findData(Technology.INFINIBAND))
     assert window.design.fabric.technology is Technology.INFINIBAND
     assert "InfiniBand" in window.tech_label.text()
@@ -101,7 +101,7 @@ def test_wizard_preview_and_one_step_build(make_window, small_design, monkeypatc
         return QDialog.DialogCode.Accepted
 
     monkeypatch.setattr(FabricWizard, "exec", run)
-    window.act_wizard.trigger()
+    window.act.wizard.trigger()
     summary = seen["summary"]
     assert "512 in 64 servers" in seen["preview"]
     assert summary["gpus"] == 512
@@ -203,7 +203,7 @@ def test_wizard_can_add_next_to_the_design(make_window, small_design, monkeypatc
         return QDialog.DialogCode.Accepted
 
     monkeypatch.setattr(FabricWizard, "exec", run)
-    window.act_wizard.trigger()
+    window.act.wizard.trigger()
     added = set(window.design.devices) - before
     assert before <= set(window.design.devices)
     assert sum(window.design.device(d).gpus for d in added

@@ -46,6 +46,6 @@ def test_resources_are_package_data():
 
 def test_toolbar_actions_have_icons(make_window):
     window = make_window()
-    for action in (window.act_new, window.act_open, window.act_save, window.act_undo,
-                   window.act_link_tool, window.act_wizard, window.act_export_png):
+    for action in (window.act.new, window.act.open, window.act.save, window.act.undo,
+                   window.act.link_tool, window.act.wizard, window.act.export_png):
         assert not action.icon().isNull()

@@ -161,10 +161,12 @@ def export(design: Design, options: Options) -> Bundle:
          "description": design.description[:200],
          "comments": f"{COMMENT_TAG} " + json.dumps(
              {"name": design.name, "description": design.description,
-              "fabric": design.fabric.model_dump(mode="json")}, sort_keys=True)}]))
+              "fabric": design.fabric.model_dump(mode="json"),
+              "groups": [g.model_dump(mode="json") for g in design.groups.values()]},
+             sort_keys=True)}]))
     bundle.add_text("racks.csv", _table(COLUMNS["racks.csv"], [
-        {"site": site, "name": rack, "status": STATUS, "width": 19, "u_height": RACK_UNITS}
-        for rack in plan.racks]))
+        {"site": site, "name": rack, "status": STATUS, "width": 19,
+         "u_height": plan.heights.get(rack, RACK_UNITS)} for rack in plan.racks]))
     device_rows, interface_rows = [], []
     for device in design.devices.values():
         slot = plan.slots[device.id]

@@ -14,12 +14,15 @@ from typing import Any
 
 from fabricstudio.interop.imported import ImportedLink, ImportedNode, ImportedTopology
 from fabricstudio.interop.importers._common import read_file
+from fabricstudio.interop.naming import safe_name
 from fabricstudio.interop.netbox_schema import LENGTH_UNITS, speed_of_type
 from fabricstudio.interop.options import Options
 from fabricstudio.interop.registry import ImportFormat, InteropError
 from fabricstudio.interop.safety import MAX_IMPORT_BYTES, decode
+from fabricstudio.model.groups import MAX_RACK_U, STANDARD_RACK_U
 
-FILES = ("devices.csv", "cables.csv", "interfaces.csv", "device_types.csv", "sites.csv")
+FILES = ("devices.csv", "cables.csv", "interfaces.csv", "device_types.csv", "sites.csv",
+         "racks.csv")
 MAX_ZIP_ENTRIES = 1000
 MAX_ROWS = 2_000_000
 COMMENT_TAG = "fabricstudio "
@@ -123,6 +126,8 @@ def read(path: Path, options: Options) -> ImportedTopology:
         topo.attrs["description"] = site.get("description") or row.get("description", "")
         if isinstance(site.get("fabric"), dict):
             topo.attrs["fabric"] = json.dumps(site["fabric"])
+        if isinstance(site.get("groups"), list):
+            topo.attrs["groups"] = site["groups"]
     for number, row in enumerate(_rows(tables["devices.csv"], "devices.csv", source), start=2):
         name = row.get("name", "")
         if not name:
@@ -137,6 +142,8 @@ def read(path: Path, options: Options) -> ImportedTopology:
                                    x=_float(attrs.get("x")), y=_float(attrs.get("y"))))
         if not topo.name and row.get("site"):
             topo.name = row["site"]
+    if "groups" not in topo.attrs:
+        _rack_groups(topo, tables, source)
     interfaces = {}
     for row in _rows(tables.get("interfaces.csv", b"device,name\n"), "interfaces.csv", source):
         interfaces[(row.get("device", ""), row.get("name", ""))] = row
@@ -146,6 +153,37 @@ def read(path: Path, options: Options) -> ImportedTopology:
     if "cables.csv" not in tables:
         topo.notes.append("no cables.csv: devices imported without links")
     return topo
+
+
+def _rack_groups(topo: ImportedTopology, tables: dict[str, bytes], source: str) -> None:
+    """Rack groups from the devices' rack and position columns (heights from racks.csv)."""
+    heights: dict[str, int] = {}
+    for row in _rows(tables.get("racks.csv", b"name\n"), "racks.csv", source):
+        height = _float(row.get("u_height"))
+        if row.get("name") and height and 1 <= height <= MAX_RACK_U:
+            heights[row["name"]] = int(height)
+    racks: dict[str, list[tuple[str, float | None]]] = {}
+    for row in _rows(tables["devices.csv"], "devices.csv", source):
+        if row.get("rack") and row.get("name") in topo.nodes:
+            racks.setdefault(row["rack"], []).append((row["name"], _float(row.get("position"))))
+    if not racks:
+        return
+    used = set(topo.nodes)
+    groups = []
+    for rack, members in racks.items():
+        ident = safe_name(rack)
+        while ident in used:
+            ident = f"rack-{ident}"
+        used.add(ident)
+        height = heights.get(rack)
+        top = height or STANDARD_RACK_U
+        positions = {device: int(u) for device, u in members
+                     if u is not None and u == int(u) and 1 <= u <= top}
+        groups.append({"id": ident, "kind": "rack", "name": rack if ident != rack else "",
+                       "members": [device for device, _ in members], "height_u": height,
+                       "u_positions": positions})
+    topo.attrs["groups"] = groups
+    topo.notes.append(f"{len(groups)} rack(s) from the devices' rack and position columns")
 
 
 def _cable(row: dict[str, str], number: int, interfaces: dict, source: str) -> ImportedLink:

@@ -23,7 +23,7 @@ from fabricstudio.model.cabling import (
     module_label,
 )
 from fabricstudio.model.devices import SWITCH_TYPES
-from fabricstudio.model.hardware import cage_index, nic_class, switch_class
+from fabricstudio.model.hardware import nic_class, switch_class
 from fabricstudio.topology.analysis.report import (
     BillOfMaterials,
     BomItem,
@@ -137,7 +137,7 @@ def bill_of_materials(view: DesignView) -> BillOfMaterials:
         add("storage_servers", STORAGE_PART, "Storage server (all-flash NVMe node, 2U)",
             storage)
     parts = link_parts(view)
-    groups = _cable_groups(view, parts, add)
+    groups = _cable_groups(parts, add)
     beyond = [p.link.id for p in parts if not p.choice.within_reach]
     if beyond:
         shown = ", ".join(beyond[:_BEYOND_REACH_SHOWN])
@@ -168,9 +168,8 @@ def bill_of_materials(view: DesignView) -> BillOfMaterials:
     )
 
 
-def _cable_groups(view: DesignView, parts: list[LinkParts], add: Add) -> list[CableGroup]:
+def _cable_groups(parts: list[LinkParts], add: Add) -> list[CableGroup]:
     """Group links, count modules per cage and assemblies per cable; ``add`` the order lines."""
-    tech = view.fabric.technology
     links: Counter[GroupKey] = Counter()
     modules: dict[GroupKey, Counter[str]] = defaultdict(Counter)
     assemblies: Counter[GroupKey] = Counter()
@@ -184,11 +183,11 @@ def _cable_groups(view: DesignView, parts: list[LinkParts], add: Add) -> list[Ca
             continue
         assemblies[item.group] += 1
         add("cables", choice.assembly, assembly_label(choice.assembly), 1)
-        for end, port, module in ((link.a, link.a_port, choice.module_a),
-                                  (link.b, link.b_port, choice.module_b)):
+        for end, port, module, cage in ((link.a, link.a_port, choice.module_a, choice.cage_a),
+                                        (link.b, link.b_port, choice.module_b, choice.cage_b)):
             if module is None:
                 continue
-            where = (end, cage_index(view.devices[end], port, tech))
+            where = (end, (port or 0) // cage.ports)
             seen = cages.get(where)
             if seen is None or _longer(module, seen[0]) or (
                     not _longer(seen[0], module) and (port or 0) < seen[1]):
@@ -196,7 +195,7 @@ def _cable_groups(view: DesignView, parts: list[LinkParts], add: Add) -> list[Ca
     for module, _port, group in cages.values():
         modules[group][module] += 1
         add("transceivers", module, module_label(module), 1)
-    for group, assembly in _copper_assemblies(view, copper):
+    for group, assembly in _copper_assemblies(copper):
         assemblies[group] += 1
         add("cables", assembly, assembly_label(assembly), 1)
     return [CableGroup(plane=p, segment=seg, cable=cls, media=media, speed_gbps=speed,
@@ -212,11 +211,9 @@ def _longer(module: str, other: str) -> bool:
         other.rsplit("-", 1)[-1], 0)
 
 
-def _copper_assemblies(view: DesignView, items: list[LinkParts]
-                       ) -> list[tuple[GroupKey, str]]:
+def _copper_assemblies(items: list[LinkParts]) -> list[tuple[GroupKey, str]]:
     """One assembly per set of copper/AOC links joined through shared cages (a twin-port DAC
     or a breakout serves all links of its cages): (group of its first link, assembly class)."""
-    tech = view.fabric.technology
     parent: dict[tuple[str, int], tuple[str, int]] = {}
 
     def find(node: tuple[str, int]) -> tuple[str, int]:
@@ -229,8 +226,8 @@ def _copper_assemblies(view: DesignView, items: list[LinkParts]
     ends = []
     for item in items:
         link = item.link
-        na = (link.a, cage_index(view.devices[link.a], link.a_port, tech))
-        nb = (link.b, cage_index(view.devices[link.b], link.b_port, tech))
+        na = (link.a, (link.a_port or 0) // item.choice.cage_a.ports)
+        nb = (link.b, (link.b_port or 0) // item.choice.cage_b.ports)
         parent[find(na)] = find(nb)
         ends.append(na)
     first: dict[tuple[str, int], LinkParts] = {}

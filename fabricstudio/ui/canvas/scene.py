@@ -34,6 +34,7 @@ from fabricstudio.ui.canvas.items.device_item import DeviceItem
 from fabricstudio.ui.canvas.items.group_item import GroupFrame, GroupTile
 from fabricstudio.ui.canvas.items.link_item import THIN_BELOW_LOD, LinkItem
 from fabricstudio.ui.canvas.links import BUNDLE_ABOVE, FAN_SPACING, LinkLayer
+from fabricstudio.ui.model_signals import ModelSignals
 from fabricstudio.ui.theme import (
     DARK,
     OTHER_TIER,
@@ -97,26 +98,22 @@ class FabricScene(QGraphicsScene):
         self._rails: dict[str, int | None] | None = None
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self._rebuild()
-        self._connections = [
-            (design.device_added, self._on_device_added),
-            (design.device_removed, self._on_device_removed),
-            (design.device_changed, self._on_device_changed),
-            (design.devices_moved, self._on_devices_moved),
-            (design.link_added, self._on_link_changed),
-            (design.link_removed, self._on_link_changed),
-            (design.link_changed, self._on_link_changed),
-            (design.groups_changed, self._on_groups_changed),
-            (design.reset, self._rebuild),
-        ]
-        for signal, slot in self._connections:
-            signal.connect(slot)
+        self.model_signals = ModelSignals(self)
+        for signal, slot in ((design.device_added, self._on_device_added),
+                             (design.device_removed, self._on_device_removed),
+                             (design.device_changed, self._on_device_changed),
+                             (design.devices_moved, self._on_devices_moved),
+                             (design.link_added, self._on_link_changed),
+                             (design.link_removed, self._on_link_changed),
+                             (design.link_changed, self._on_link_changed),
+                             (design.groups_changed, self._on_groups_changed),
+                             (design.reset, self._rebuild)):
+            self.model_signals.connect(signal, slot)
         self.selectionChanged.connect(self._on_selection_changed)
 
     def detach(self) -> None:
         """Stop following the design (before the scene is dropped)."""
-        for signal, slot in self._connections:
-            signal.disconnect(slot)
-        self._connections = []
+        self.model_signals.disconnect_all()
 
     @property
     def link_items(self) -> dict[str, LinkItem]:

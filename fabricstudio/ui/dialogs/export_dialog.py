@@ -7,6 +7,7 @@ out of the box) unless the user sets a scale.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
@@ -37,9 +38,11 @@ from fabricstudio.ui.export import (
 class ExportDialog(QDialog):
     """Options, then a file name; writes the file and reports the outcome."""
 
-    def __init__(self, scene, fmt: str, parent=None) -> None:
+    def __init__(self, scene, fmt: str, parent=None,
+                 show_message: Callable[[str], None] | None = None) -> None:
         super().__init__(parent)
         self.scene = scene
+        self._show_message = show_message
         self.fmt = fmt
         self.setWindowTitle(f"Export {fmt.upper()}")
         self.scope = QComboBox()
@@ -162,9 +165,8 @@ class ExportDialog(QDialog):
         except ValueError as exc:  # ExportError, or OutputError from the writer
             QMessageBox.critical(self, "Export failed", str(exc))
             return
-        parent = self.parent()
-        if parent is not None and hasattr(parent, "show_message"):
-            parent.show_message(f"Exported {path}")
+        if self._show_message is not None:
+            self._show_message(f"Exported {path}")
         super().accept()
 
 

@@ -1,16 +1,14 @@
 """The analysis dock: network-plane layers, then the live analysis of the design (errors and
 warnings with click-to-select, oversubscription, bisection, hop counts, bill of materials).
 
-Analysis is debounced (a single-shot timer restarted by each change) and runs on a frozen copy
-of the design in a worker thread, so large fabrics never stall editing; a result that arrives
-for an outdated revision is dropped.
+Analysis is debounced (a single-shot timer restarted by each change) and runs on a snapshot of
+the design in a background worker (``fabricstudio.ui.background``), so large fabrics never
+stall editing; a result that arrives for an outdated revision is dropped.
 """
 
 from __future__ import annotations
 
-import threading
-
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -21,20 +19,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fabricstudio.model import Design, Plane
+from fabricstudio.model import Design, Plane, freeze
+from fabricstudio.ui.background import Call
+from fabricstudio.ui.model_signals import ModelSignals
 from fabricstudio.ui.theme import INVALID, PLANE_COLOURS, WARNING
 
 DEBOUNCE_MS = 350
 #: At most this long a closing window waits for a running analysis (seconds).
 SHUTDOWN_WAIT_S = 0.1
+#: Analyses left running by closed windows (kept alive until they finish).
+_ABANDONED: set = set()
 OBJECTS_ROLE = Qt.ItemDataRole.UserRole + 1
 SEVERITY_COLOURS = {"error": INVALID, "warning": WARNING}
-
-
-class _Relay(QObject):
-    """Carries a worker's result to the GUI thread (queued signal)."""
-
-    finished = Signal(int, object, str)
 
 
 class AnalysisPanel(QWidget):
@@ -51,11 +47,9 @@ class AnalysisPanel(QWidget):
         self.report = None
         #: Prices for the cost section (None: no cost section); see set_cost_book.
         self.cost_book = None
-        self._pending_book = None
-        self._worker: threading.Thread | None = None
-        self._pending_revision = -1
-        self._relay = _Relay()
-        self._relay.finished.connect(self._on_finished)
+        self._worker: Call | None = None
+        self._revision = -1  # of the design the running analysis looks at
+        self._pending_book = None  # the cost book it prices with
         self.timer = QTimer(self)
         self.timer.setSingleShot(True)
         self.timer.setInterval(DEBOUNCE_MS)
@@ -85,7 +79,8 @@ class AnalysisPanel(QWidget):
         layout.addLayout(layers)
         layout.addWidget(self.status)
         layout.addWidget(self.tree, 1)
-        design.changed.connect(self.schedule)
+        self.model_signals = ModelSignals(self)
+        self.model_signals.connect(design.changed, self.schedule)
         self.schedule()
 
     # ------------------------------------------------------------ scheduling
@@ -107,48 +102,54 @@ class AnalysisPanel(QWidget):
             box.blockSignals(False)
 
     def start_analysis(self) -> None:
-        """Analyse a frozen copy of the design in a worker thread."""
-        if self._worker is not None and self._worker.is_alive():
+        """Analyse a snapshot of the design in a background worker."""
+        if self._worker is not None and self._worker.isRunning():
             self.timer.start()  # try again when the current run is done
             return
-        revision = self.design.revision
-        data = self.design.to_data()
-        self._pending_revision = revision
-        self._pending_book = self.cost_book
+        if self._worker is not None:
+            self._worker.deleteLater()
+        snapshot, cost_book = freeze(self.design), self.cost_book
+        self._revision, self._pending_book = snapshot.revision, cost_book
         self.status.setText("Analysing…")
-        self._worker = threading.Thread(target=self._work, args=(revision, data,
-                                                                 self.cost_book),
-                                        name="fabricstudio-analysis", daemon=True)
-        self._worker.start()
+        worker = Call(lambda: _analyze(snapshot, cost_book), self)
+        worker.succeeded.connect(self._on_report)
+        worker.failed.connect(self._on_error)
+        self._worker = worker
+        worker.start()
 
-    def _work(self, revision: int, data, cost_book=None) -> None:
-        try:
-            from fabricstudio.topology.analysis import analyze
-
-            report = analyze(Design.from_data(data), cost_book=cost_book)
-            self._relay.finished.emit(revision, report, "")
-        except Exception as exc:  # noqa: BLE001 - shown to the user, never crashes the GUI
-            self._relay.finished.emit(revision, None, f"{type(exc).__name__}: {exc}")
+    @property
+    def running(self) -> bool:
+        """True while an analysis runs in the background."""
+        return self._worker is not None and self._worker.isRunning()
 
     def wait(self, timeout: float = 10.0) -> None:
         """Block until a running analysis finishes (tests, shutdown)."""
         if self._worker is not None:
-            self._worker.join(timeout)
+            self._worker.wait(int(timeout * 1000))
 
     def shutdown(self) -> None:
         """Stop the timer and give a running worker a moment to finish (window closing).
 
-        A long analysis (tens of thousands of GPUs) is abandoned: its thread is a daemon that
-        works on a frozen copy, so quitting never waits seconds for a result nobody will see.
+        A long analysis (tens of thousands of GPUs) is not waited for: the worker lets go of
+        this panel and finishes on its own (its result is dropped), so closing the window or
+        quitting never waits seconds for a report nobody will see.
         """
         self.timer.stop()
-        try:
-            self.design.changed.disconnect(self.schedule)
-        except (TypeError, ValueError):
-            pass
+        self.model_signals.disconnect_all()
         self.wait(SHUTDOWN_WAIT_S)
+        worker = self._worker
+        if worker is not None and worker.isRunning():
+            worker.setParent(None)  # a running QThread must not die with its parent
+            _ABANDONED.add(worker)
+            worker.finished.connect(lambda: _ABANDONED.discard(worker))
 
     # --------------------------------------------------------------- results
+    def _on_report(self, report: object) -> None:
+        self._on_finished(self._revision, report, "")
+
+    def _on_error(self, error: str) -> None:
+        self._on_finished(self._revision, None, error)
+
     def _on_finished(self, revision: int, report, error: str) -> None:
         if revision != self.design.revision or self._pending_book is not self.cost_book:
             self.schedule()
@@ -177,3 +178,10 @@ class AnalysisPanel(QWidget):
         ids = item.data(0, OBJECTS_ROLE)
         if ids:
             self.select_requested.emit(list(ids))
+
+
+def _analyze(design: Design, cost_book: object = None) -> object:
+    """The analysis report of ``design`` (runs on the worker thread)."""
+    from fabricstudio.topology.analysis import analyze
+
+    return analyze(design, cost_book=cost_book)

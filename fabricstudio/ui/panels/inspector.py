@@ -35,6 +35,7 @@ from fabricstudio.model.commands import (
 from fabricstudio.topology.folding import group_counts
 from fabricstudio.ui.forms import MIXED, FieldEditor, field_label
 from fabricstudio.ui.icons import kind_pixmap, unit_pixmap
+from fabricstudio.ui.model_signals import ModelSignals
 from fabricstudio.ui.theme import KIND_LABELS
 from fabricstudio.ui.undo import DesignUndoStack
 
@@ -88,29 +89,26 @@ class InspectorPanel(QWidget):
         layout.addLayout(self.form)
         layout.addWidget(self.error)
         layout.addStretch(1)
-        design.device_changed.connect(self._on_object_changed)
-        design.link_changed.connect(self._on_object_changed)
-        design.fabric_changed.connect(self._on_document_changed)
-        design.name_changed.connect(self._on_document_changed)
-        design.groups_changed.connect(self._on_groups_changed)
+        self.model_signals = ModelSignals(self)
+        for signal, slot in ((design.device_changed, self._on_object_changed),
+                             (design.link_changed, self._on_object_changed),
+                             (design.fabric_changed, self._on_document_changed),
+                             (design.name_changed, self._on_document_changed),
+                             (design.groups_changed, self._on_groups_changed)):
+            self.model_signals.connect(signal, slot)
         # Every change (an undo, a redo, a generated fabric, another panel's edit) refreshes
         # the shown values once the change is complete: one refresh, not one per object.
         self._follow = QTimer(self)
         self._follow.setSingleShot(True)
         self._follow.setInterval(0)
         self._follow.timeout.connect(self._catch_up)
-        design.changed.connect(self._schedule_catch_up)
+        self.model_signals.connect(design.changed, self._schedule_catch_up)
         self.show_selection([], [])
 
     def detach(self) -> None:
         """Stop following the design."""
-        self.design.changed.disconnect(self._schedule_catch_up)
         self._follow.stop()
-        self.design.device_changed.disconnect(self._on_object_changed)
-        self.design.link_changed.disconnect(self._on_object_changed)
-        self.design.fabric_changed.disconnect(self._on_document_changed)
-        self.design.name_changed.disconnect(self._on_document_changed)
-        self.design.groups_changed.disconnect(self._on_groups_changed)
+        self.model_signals.disconnect_all()
 
     # -------------------------------------------------------------- building
     def show_selection(self, device_ids: list[str], link_ids: list[str],

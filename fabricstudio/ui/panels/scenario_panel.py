@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from fabricstudio.model import Design, DeviceKind, Technology, format_validation_error
 from fabricstudio.sim.request import WORKLOAD_LABELS, RunRequest, describe_workloads
 from fabricstudio.sim.scenario import ROUTINGS, Scenario, ScenarioError, load_scenario
-from fabricstudio.ui.simview.qt_safe import connect_safely
+from fabricstudio.ui.model_signals import ModelSignals
 
 _TECH_CHOICES = (("InfiniBand", Technology.INFINIBAND), ("RoCE", Technology.ROCE),
                  ("Lossy Ethernet", Technology.ETHERNET))
@@ -113,8 +113,9 @@ class ScenarioPanel(QWidget):
             signal.connect(self.clear_scenario)
         self._sync_enabled()
         self._show_scenario()
-        connect_safely(design.fabric_changed, self, "follow_design")
-        connect_safely(design.reset, self, "_on_design_replaced")
+        self.model_signals = ModelSignals(self)
+        self.model_signals.connect(design.fabric_changed, self.follow_design)
+        self.model_signals.connect(design.reset, self._on_design_replaced)
 
     def _layout(self) -> None:
         form = QFormLayout()

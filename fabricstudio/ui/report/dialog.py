@@ -128,12 +128,16 @@ def export_proposal(window: Any, book: CostBook, path: str | None = None,
             return None
         if not path.lower().endswith(".pdf"):
             path += ".pdf"
+    from fabricstudio.ui.interop_menu import busy
+
     try:
-        proposal = build_proposal(
-            window.design.copy(), book, customer=dialog.customer.text(),
-            logo=dialog.logo.text().strip() or None, hide_prices=dialog.hide_prices.isChecked(),
-            comparison=comparison if dialog.comparison.isChecked() else None)
-        write_proposal(proposal, path)
+        with busy():
+            proposal = build_proposal(
+                window.design.copy(), book, customer=dialog.customer.text(),
+                logo=dialog.logo.text().strip() or None,
+                hide_prices=dialog.hide_prices.isChecked(),
+                comparison=comparison if dialog.comparison.isChecked() else None)
+            write_proposal(proposal, path, inputs=tuple(p for p in [window.path] if p))
     except (ReportError, OutputError) as exc:
         QMessageBox.critical(window, "Cannot export the proposal", str(exc))
         return None

@@ -19,9 +19,9 @@ from fabricstudio.model import Design, FrozenDesign, freeze
 from fabricstudio.sim.metrics import Frame, MetricStream
 from fabricstudio.sim.request import RunRequest
 from fabricstudio.sim.result import Result
+from fabricstudio.ui.model_signals import ModelSignals
 from fabricstudio.ui.simview.overlay import SimOverlay
 from fabricstudio.ui.simview.process_worker import ProcessRunWorker, picklable
-from fabricstudio.ui.simview.qt_safe import connect_safely
 from fabricstudio.ui.simview.source import SourceFactory, engine_source
 from fabricstudio.ui.simview.worker import RunWorker
 
@@ -73,7 +73,8 @@ class SimController(QObject):
         self.use_process = picklable(self.factory) if use_process is None else use_process
         self._scene = scene
         self._overlay = SimOverlay(scene, design)
-        self._reset_slot = connect_safely(design.reset, self, "_on_design_reset")
+        self.model_signals = ModelSignals(self)
+        self.model_signals.connect(design.reset, self._on_design_reset)
         self.stream: MetricStream | None = None
         self.request: RunRequest | None = None
         self.run_design: FrozenDesign | None = None
@@ -104,8 +105,8 @@ class SimController(QObject):
     @design.setter
     def design(self, design: Design) -> None:
         if design is not self._design:
-            self._design.reset.disconnect(self._on_design_reset)
-            self._reset_slot = connect_safely(design.reset, self, "_on_design_reset")
+            self.model_signals.disconnect_all()
+            self.model_signals.connect(design.reset, self._on_design_reset)
         self._design = design
         self.overlay.set_design(design)
 
@@ -144,7 +145,7 @@ class SimController(QObject):
         worker = worker_class(self.factory, self.run_design, request, self)
         worker.stream_ready.connect(self._on_stream_ready)
         worker.progressed.connect(self._on_progress)
-        worker.completed.connect(self._on_completed)
+        worker.succeeded.connect(self._on_completed)
         worker.failed.connect(self._on_failed)
         worker.finished.connect(self._on_worker_finished)
         self.worker = worker

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QMainWindow, QMenu, QScrollArea
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QMenu, QScrollArea
 
 from fabricstudio.sim.result import Result
 from fabricstudio.ui.canvas.items.link_item import LinkItem
@@ -20,13 +21,16 @@ from fabricstudio.ui.simview.legend import LegendOverlay
 from fabricstudio.ui.simview.moment import moment_caption, render_scene_image, save_png
 from fabricstudio.ui.simview.source import SourceFactory, engine_source
 
+if TYPE_CHECKING:  # pragma: no cover
+    from fabricstudio.ui.main_window import MainWindow
+
 PLOT_REFRESH_S = 0.06  # at most one chart every other tick: each chart at ~4 Hz
 
 
 class SimulationUi(QObject):
     """Everything the simulation view adds to one main window."""
 
-    def __init__(self, window: QMainWindow, factory: SourceFactory | None = None) -> None:
+    def __init__(self, window: MainWindow, factory: SourceFactory | None = None) -> None:
         super().__init__(window)
         self.window = window
         factory = factory or engine_source
@@ -35,10 +39,9 @@ class SimulationUi(QObject):
         self.plots = MetricsPlots()
         self.results = ResultsPanel()
         self.compare = ComparePanel(factory)
-        costs = getattr(window, "costs", None)
-        if costs is not None:  # GPU-idle money at the cost book's GPU-hour price
-            self.compare.cost_book_source = lambda: costs.book
-            costs.changed.connect(lambda _book: self.compare.update_money())
+        costs = window.costs  # GPU-idle money at the cost book's GPU-hour price
+        self.compare.cost_book_source = lambda: costs.book
+        costs.changed.connect(lambda _book: self.compare.update_money())
         self.controls = SimControls(self.controller, window)
         self.legend = LegendOverlay(window.view, window.scene)
         self.docks = {
@@ -67,26 +70,19 @@ class SimulationUi(QObject):
         dock = QDockWidget(title, self.window)
         dock.setObjectName(f"sim{title.replace(' ', '')}Dock")
         dock.setWidget(_scrollable(widget))
-        add_dock = getattr(self.window, "add_dock", None)
-        if add_dock is not None:
-            add_dock(dock, area)
-        else:
-            self.window.addDockWidget(area, dock)
+        self.window.add_dock(dock, area)
         return dock
 
     def _share_right_column(self) -> None:
-        """Tab Scenario behind the Inspector and Results behind Analysis (when the window has
-        them), so the right column stays readable on a laptop or projector."""
-        for host, key in (("inspector_dock", "scenario"), ("analysis_dock", "results")):
-            other = getattr(self.window, host, None)
-            if isinstance(other, QDockWidget):
-                self.window.tabifyDockWidget(other, self.docks[key])
+        """Tab Scenario behind the Inspector and Results behind Analysis, so the right column
+        stays readable on a laptop or projector."""
+        for host, key in ((self.window.inspector_dock, "scenario"),
+                          (self.window.analysis_dock, "results")):
+            self.window.tabifyDockWidget(host, self.docks[key])
         self.docks["scenario"].raise_()
 
     def _build_menu(self) -> QMenu:
-        menu = getattr(self.window, "simulation_menu", None)
-        if menu is None:
-            menu = self.window.menuBar().addMenu("&Simulation")
+        menu = self.window.act.simulation_menu
         c = self.controller
         entries = (
             ("&Open scenario…", None, self.scenario.open_scenario_dialog),
@@ -197,8 +193,7 @@ class SimulationUi(QObject):
 
     # ------------------------------------------------------------------ reactions
     def _selected_device_ids(self) -> list[str]:
-        items = self.window.scene.selectedItems()
-        return [item.device_id for item in items if hasattr(item, "device_id")]
+        return self.window.editor.selected_device_ids()
 
     def _on_selection(self) -> None:
         links = [item.link.id for item in self.window.scene.selectedItems()
@@ -215,10 +210,9 @@ class SimulationUi(QObject):
             self.plots.refresh(force=True)
 
     def _on_stream(self, stream) -> None:
-        theme = getattr(self.window.scene, "theme", None)
-        if theme is not None:
-            self.plots.set_colours(theme.canvas, theme.text)
-            self.compare.charts.setBackground(theme.canvas)
+        theme = self.window.scene.theme
+        self.plots.set_colours(theme.canvas, theme.text)
+        self.compare.charts.setBackground(theme.canvas)
         self.plots.set_stream(stream)
         self.legend.setVisible(stream is not None)
 
@@ -274,19 +268,13 @@ class SimulationUi(QObject):
         self.controller.shutdown()
 
 
-def install_simulation_ui(window: QMainWindow, factory: SourceFactory | None = None
+def install_simulation_ui(window: MainWindow, factory: SourceFactory | None = None
                           ) -> SimulationUi:
-    """Add the simulation docks, toolbar and menu to ``window``; returns the wiring object.
-
-    Called once by MainWindow; calling it again only swaps the simulation factory.
-    """
-    ui = getattr(window, "simulation", None)
-    if isinstance(ui, SimulationUi):
-        if factory is not None:
-            ui.set_factory(factory)
-        return ui
-    ui = SimulationUi(window, factory)
-    window.simulation = ui
+    """The window's simulation view (``window.simulation``, made by MainWindow), building
+    later runs with ``factory`` when one is given (tests, benchmarks, other engines)."""
+    ui = window.simulation
+    if factory is not None:
+        ui.set_factory(factory)
     return ui
 
 

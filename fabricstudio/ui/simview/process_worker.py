@@ -16,13 +16,14 @@ import threading
 import time
 from typing import Any
 
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import Signal
 
 from fabricstudio.model import FrozenDesign
 from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.sim.request import RunRequest
+from fabricstudio.ui.background import Reported, Stopped, Worker
 from fabricstudio.ui.simview.source import SourceFactory
-from fabricstudio.ui.simview.worker import _run_source, _Stopped
+from fabricstudio.ui.simview.worker import _run_source
 
 STOP_GRACE_S = 1.0
 #: The child runs at a lower scheduling priority: on a loaded machine (fewer free cores than
@@ -70,7 +71,7 @@ def _child_main(factory: SourceFactory, design: FrozenDesign, request: RunReques
         _run_source(source, stop, flush)
         flush(source.now, 0.0)
         conn.send(("result", source.result(), source.flow_ends()))
-    except _Stopped:
+    except Stopped:
         conn.send(("stopped",))
     except Exception as exc:  # noqa: BLE001 - reported to the user by the parent
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
@@ -137,37 +138,34 @@ class ChildRun:
         self.process.join()
 
 
-class ProcessRunWorker(QThread):
-    """Same signals as RunWorker; the simulation runs in a spawned child process."""
+class ProcessRunWorker(Worker):
+    """Same signals as RunWorker; the simulation runs in a spawned child process (a stop
+    ends it at once: the child stops between slices or is terminated)."""
 
     stream_ready = Signal(object)
     progressed = Signal(float, float, float)
-    completed = Signal(object)
-    failed = Signal(str)
 
     def __init__(self, factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                  parent: Any = None) -> None:
         super().__init__(parent)
         self._child = ChildRun(factory, design, request)
-        self._stop = threading.Event()
         self.stream: MetricStream | None = None
-        self.stopped = False
+        self._outcome: tuple[str, Any] = ("stopped", None)
 
     @property
     def process(self) -> Any:
         """The child process (None before the run starts)."""
         return self._child.process
 
-    def request_stop(self) -> None:
-        """End the run at once (the child stops between slices or is terminated)."""
-        self._stop.set()
-
-    def run(self) -> None:  # noqa: D102 - QThread override
-        outcome = self._child.run(self._handle, self._stop)
-        if outcome == "died":
-            self.failed.emit("the simulation process ended unexpectedly")
-        elif outcome == "stopped":
-            self.stopped = True
+    def work(self) -> Any:
+        if self._child.run(self._handle, self.stop_event) == "died":
+            raise Reported("the simulation process ended unexpectedly")
+        kind, value = self._outcome
+        if kind == "error":
+            raise Reported(value)
+        if kind == "stopped":
+            raise Stopped
+        return value
 
     def _handle(self, message: tuple) -> bool:
         """Apply one message from the child; True when the run is over."""
@@ -182,13 +180,12 @@ class ProcessRunWorker(QThread):
             self.progressed.emit(now, fraction, rate)
         elif kind == "result":
             self.stream.close(message[2])
-            self.completed.emit(message[1])
+            self._outcome = ("result", message[1])
             return True
         elif kind == "error":
-            self.failed.emit(message[1])
+            self._outcome = ("error", message[1])
             return True
         else:  # "stopped"
-            self.stopped = True
             return True
         return False
 

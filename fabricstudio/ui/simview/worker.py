@@ -1,4 +1,4 @@
-"""Run the engine off the UI thread: a QThread advancing the simulation in short slices.
+"""Run the engine off the UI thread (a background Worker) advancing it in short slices.
 
 Slices are sized from the measured wall time of the previous one (target ~20 ms), so Stop
 takes effect within one slice and the GIL is handed back to the UI thread often.
@@ -10,27 +10,24 @@ import threading
 import time
 from typing import Any
 
-from PySide6.QtCore import QThread, Signal
+from PySide6.QtCore import Signal
 
 from fabricstudio.model import FrozenDesign
 from fabricstudio.sim.request import RunRequest
 from fabricstudio.sim.result import Result
+from fabricstudio.ui.background import Reported, Stopped, Worker
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS, SimulationSource, SourceFactory
 
 SLICE_TARGET_S = 0.02
 
 
-class _Stopped(Exception):
-    """Raised inside the worker when Stop was requested."""
-
-
 def _run_source(source: SimulationSource, stop: threading.Event,
                 on_slice: Any = None) -> None:
-    """Advance ``source`` to its end in adaptive slices; raise _Stopped on request."""
+    """Advance ``source`` to its end in adaptive slices; raise Stopped on request."""
     step = max(source.stream.sample_period_s, source.until_s / 2000.0)
     while not source.finished:
         if stop.is_set():
-            raise _Stopped
+            raise Stopped
         target = min(source.until_s, source.now + step)
         started = time.perf_counter()
         source.advance(target)
@@ -42,13 +39,12 @@ def _run_source(source: SimulationSource, stop: threading.Event,
         time.sleep(0)  # let the UI thread take the GIL between slices
 
 
-class RunWorker(QThread):
-    """Builds the simulation of a frozen design copy and runs it to its horizon."""
+class RunWorker(Worker):
+    """Builds the simulation of a design snapshot and runs it to its horizon; ``succeeded``
+    carries the Result."""
 
     stream_ready = Signal(object)  # MetricStream
     progressed = Signal(float, float, float)  # simulated now, fraction done, sim-s per wall-s
-    completed = Signal(object)  # Result
-    failed = Signal(str)
 
     def __init__(self, factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                  parent: Any = None) -> None:
@@ -56,41 +52,29 @@ class RunWorker(QThread):
         self._factory = factory
         self._design = design
         self._request = request
-        self._stop = threading.Event()
         self.source: SimulationSource | None = None
-        self.stopped = False
 
-    def request_stop(self) -> None:
-        """Ask the run to end after the current slice."""
-        self._stop.set()
+    def work(self) -> Result:
+        source = self.source = self._factory(self._design, self._request)
+        self.stream_ready.emit(source.stream)
+        started = time.perf_counter()
+        sim_started = source.now
 
-    def run(self) -> None:  # noqa: D102 - QThread override
-        try:
-            source = self.source = self._factory(self._design, self._request)
-            self.stream_ready.emit(source.stream)
-            started = time.perf_counter()
-            sim_started = source.now
+        def report(now: float, _spent: float) -> None:
+            wall = time.perf_counter() - started
+            rate = (now - sim_started) / wall if wall > 0 else 0.0
+            self.progressed.emit(now, source.progress, rate)
 
-            def report(now: float, _spent: float) -> None:
-                wall = time.perf_counter() - started
-                rate = (now - sim_started) / wall if wall > 0 else 0.0
-                self.progressed.emit(now, source.progress, rate)
-
-            _run_source(source, self._stop, report)
-            source.stream.close(source.flow_ends())
-            self.completed.emit(source.result())
-        except _Stopped:
-            self.stopped = True
-        except Exception as exc:  # noqa: BLE001 - any engine failure is shown to the user
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
+        _run_source(source, self.stop_event, report)
+        source.stream.close(source.flow_ends())
+        return source.result()
 
 
-class CompareWorker(QThread):
+class CompareWorker(Worker):
     """Runs the same design and workload on each fabric of COMPARE_VARIANTS, headless."""
 
     variant_done = Signal(str, object, object)  # label, Result, stream
     variant_started = Signal(str)
-    failed = Signal(str)
 
     def __init__(self, factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                  parent: Any = None, use_process: bool = False) -> None:
@@ -98,40 +82,28 @@ class CompareWorker(QThread):
         self._factory = factory
         self._design = design
         self._request = request
-        self._stop = threading.Event()
         self._use_process = use_process
 
-    def request_stop(self) -> None:
-        """Stop after the current slice."""
-        self._stop.set()
-
     def _run_variant(self, request: RunRequest) -> tuple[Result, Any]:
-        """(Result, stream) of one variant; raises _Stopped or RuntimeError."""
+        """(Result, stream) of one variant; raises Stopped or Reported."""
         if self._use_process:
             from fabricstudio.ui.simview.process_worker import run_variant_in_child
 
             outcome, result, stream = run_variant_in_child(
-                self._factory, self._design, request, self._stop)
+                self._factory, self._design, request, self.stop_event)
             if outcome == "stopped":
-                raise _Stopped
+                raise Stopped
             if outcome == "error":
-                raise RuntimeError(result)
+                raise Reported(result)
             return result, stream
         source = self._factory(self._design, request)
-        _run_source(source, self._stop)
+        _run_source(source, self.stop_event)
         source.stream.close(source.flow_ends())
         return source.result(), source.stream
 
-    def run(self) -> None:  # noqa: D102 - QThread override
-        try:
-            for label, technology, dcqcn in COMPARE_VARIANTS:
-                self.variant_started.emit(label)
-                request = self._request.with_changes(technology=technology, dcqcn=dcqcn)
-                result, stream = self._run_variant(request)
-                self.variant_done.emit(label, result, stream)
-        except _Stopped:
-            return
-        except RuntimeError as exc:  # an engine error reported by the child
-            self.failed.emit(str(exc))
-        except Exception as exc:  # noqa: BLE001 - shown to the user
-            self.failed.emit(f"{type(exc).__name__}: {exc}")
+    def work(self) -> None:
+        for label, technology, dcqcn in COMPARE_VARIANTS:
+            self.variant_started.emit(label)
+            request = self._request.with_changes(technology=technology, dcqcn=dcqcn)
+            result, stream = self._run_variant(request)
+            self.variant_done.emit(label, result, stream)
