@@ -25,7 +25,7 @@ def test_design_summary_follows_undo_redo_and_the_wizard(make_window, small_desi
     window.act.redo.trigger()
     _settle()
     assert "0 links" not in summary.text()
-    window.apply_build(build_fabric(RailOptimizedSpec(gpus=64)))
+    window.dialogs.apply_build(build_fabric(RailOptimizedSpec(gpus=64)))
     _settle()
     assert window.inspector._summary.text().startswith("64 GPUs in 8 servers")
 

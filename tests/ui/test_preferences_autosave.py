@@ -123,7 +123,7 @@ def test_save_and_clean_close_remove_the_recovery_file(modified_window, tmp_path
     window.autosave.save_now()
     window.autosave.wait()
     assert window.autosave.path.exists()
-    assert window._save_to(str(tmp_path / "saved.json"))
+    assert window.files._save_to(str(tmp_path / "saved.json"))
     assert not window.autosave.path.exists()
 
 
