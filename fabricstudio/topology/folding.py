@@ -19,13 +19,16 @@ from fabricstudio.model import Design, GroupTree, Link, Plane
 
 #: A group folds when its box is smaller than this on screen (px), and unfolds again once it
 #: is larger than ``UNFOLD_ABOVE_PX``.
-FOLD_BELOW_PX = 64.0
-UNFOLD_ABOVE_PX = 80.0
+FOLD_BELOW_PX = 40.0
+UNFOLD_ABOVE_PX = 50.0
 #: A group also folds when what it holds would be this small on screen on average (px; a
 #: device takes 90 scene units with its name, so racks fold below 18 % zoom, where a device
 #: is a speck without glyph or name): one labelled tile then says more.
 MEMBER_FOLD_BELOW_PX = 16.0
-MEMBER_UNFOLD_ABOVE_PX = 20.0
+#: ... and a folded member group (a tile) needs this much room for its name.
+GROUP_MEMBER_FOLD_BELOW_PX = 50.0
+#: Unfolding needs this much more room than folding (no flicker between zoom steps).
+HYSTERESIS = 1.25
 #: Room around a device's centre that its drawing takes (tile and name), in scene units.
 DEVICE_HALF = (45.0, 45.0)
 
@@ -104,13 +107,16 @@ def _size(box: Box) -> float:
 
 
 def fold_metrics(tree: GroupTree, boxes: Mapping[str, Box]) -> dict[str, tuple[float, float]]:
-    """Per group: (its size, the mean size of its members), in scene units."""
+    """Per group: (its size, the mean of its members' sizes over what each needs on screen
+    to be readable: MEMBER_FOLD_BELOW_PX for a device, GROUP_MEMBER_FOLD_BELOW_PX for a
+    group), in scene units per px; a group folds when that mean times the scale is below 1."""
     device_size = 2 * DEVICE_HALF[0]
     out = {}
     for group_id, box in boxes.items():
         members = tree.groups[group_id].members
-        sizes = [_size(boxes[m]) if m in boxes else device_size for m in members]
-        out[group_id] = (_size(box), sum(sizes) / len(sizes))
+        ratios = [_size(boxes[m]) / GROUP_MEMBER_FOLD_BELOW_PX if m in boxes
+                  else device_size / MEMBER_FOLD_BELOW_PX for m in members]
+        out[group_id] = (_size(box), sum(ratios) / len(ratios))
     return out
 
 
@@ -130,19 +136,20 @@ def auto_collapse(metrics: Mapping[str, tuple[float, float]], scale: float,
 
     With ``view`` (the scene area on screen) and ``boxes``, groups well outside the view stay
     folded too: only what can be seen is drawn in detail (they unfold as they scroll in).
-    ``member_px`` replaces both member limits (no hysteresis): exports fold where names would
+    ``member_px`` replaces the device limit (no hysteresis): exports fold where names would
     no longer be legible.
     """
     before = set(folded_before)
     out = set()
-    for group_id, (size, member_size) in metrics.items():
+    for group_id, (size, readable) in metrics.items():
         folded = group_id in before
-        if member_px is not None:
-            small = size * scale < FOLD_BELOW_PX or member_size * scale < member_px
+        if member_px is not None:  # the same rule with another size for devices
+            small = size * scale < FOLD_BELOW_PX or \
+                readable * scale * MEMBER_FOLD_BELOW_PX / member_px < 1.0
         elif folded:
-            small = size * scale < UNFOLD_ABOVE_PX or member_size * scale < MEMBER_UNFOLD_ABOVE_PX
+            small = size * scale < UNFOLD_ABOVE_PX or readable * scale < HYSTERESIS
         else:
-            small = size * scale < FOLD_BELOW_PX or member_size * scale < MEMBER_FOLD_BELOW_PX
+            small = size * scale < FOLD_BELOW_PX or readable * scale < 1.0
         if small or (view is not None and boxes is not None
                      and not _overlaps(boxes[group_id], view, 0.5 if folded else 1.0)):
             out.add(group_id)

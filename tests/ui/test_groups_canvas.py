@@ -25,7 +25,7 @@ def _shown(scene, device_id: str) -> str:
 def _racks_folded(window, design: Design) -> str:
     """Zoom so that racks fold but scalable units do not, around server1; its rack's id."""
     server = design.device("server1")
-    window.view.set_zoom(0.12)
+    window.view.set_zoom(0.16)
     window.view.centerOn(QPointF(server.x, server.y))
     QApplication.processEvents()  # the scene follows a scroll once the event is handled
     rack = window.scene.folding.rep["server1"]

@@ -49,8 +49,11 @@ class Minimap:
         scale = min((MAX_SIZE.width() - 2 * PAD) / world.width(),
                      (MAX_SIZE.height() - 2 * PAD) / world.height())
         size = QSizeF(world.width() * scale + 2 * PAD, world.height() * scale + 2 * PAD)
-        height = self.view.viewport().height()
-        return QRectF(QPointF(MARGIN, height - size.height() - MARGIN), size)
+        width = self.view.viewport().width()
+        box = QRectF(QPointF(width - size.width() - MARGIN, MARGIN), size)  # top right
+        if box.intersects(self.view.legend_rect()):
+            return QRectF()  # a small canvas keeps its room for the drawing and the legend
+        return box
 
     def to_scene(self, point: QPointF) -> QPointF:
         """Scene point under a viewport point inside the minimap."""

@@ -17,7 +17,8 @@ from fabricstudio.ui.canvas.scene import GRID
 from fabricstudio.ui.legend import legend_entries, legend_size, paint_legend
 
 DEVICE_MIME = "application/x-fabricstudio-device"
-MIN_ZOOM, MAX_ZOOM = 0.02, 6.0
+#: A 32,768-GPU fabric fits a 1,366-px screen at about 1 %.
+MIN_ZOOM, MAX_ZOOM = 0.002, 6.0
 MAX_DROP_COUNT = 1024
 NUDGE_STEPS = {Qt.Key.Key_Left: (-1, 0), Qt.Key.Key_Right: (1, 0), Qt.Key.Key_Up: (0, -1),
                Qt.Key.Key_Down: (0, 1)}
@@ -367,6 +368,10 @@ class FabricView(QGraphicsView):
             self._legend_key = key
             self._legend_sections = legend_entries(scene.design, scene.colour_by, hidden)
         return self._legend_sections
+
+    def legend_rect(self) -> QRectF:
+        """Where the legend sits in the viewport (empty when hidden)."""
+        return self._legend_rect() if self.show_legend else QRectF()
 
     def _legend_rect(self) -> QRectF:
         sections = self._legend()

@@ -30,6 +30,21 @@ HEADER_H = 18.0
 RADIUS = 14.0
 
 
+_FONTS: dict[int, tuple[QFont, QFont]] = {}
+
+
+def _fonts(size: int) -> tuple[QFont, QFont]:
+    """Title and body fonts of a tile's text at ``size`` px."""
+    if size not in _FONTS:
+        title = QFont()
+        title.setPixelSize(size)
+        title.setBold(True)
+        body = QFont()
+        body.setPixelSize(max(11, round(size * 0.85)))
+        _FONTS[size] = (title, body)
+    return _FONTS[size]
+
+
 def _to_device(painter: QPainter, point: QPointF) -> None:
     """Put the painter in device pixels with the origin at ``point`` (item coordinates): text
     is then drawn at its own size from the glyph cache, not as paths under a huge scale."""
@@ -39,11 +54,11 @@ def _to_device(painter: QPainter, point: QPointF) -> None:
 
 
 def counts_text(counts: GroupCounts) -> str:
-    """'32 servers · 256 GPUs · 8 switches'."""
+    """'256 GPUs · 32 servers · 8 switches'."""
     parts = []
     if counts.servers:
-        parts.append(f"{counts.servers:,} server{'s' * (counts.servers != 1)}")
         parts.append(f"{counts.gpus:,} GPUs")
+        parts.append(f"{counts.servers:,} server{'s' * (counts.servers != 1)}")
     if counts.storage:
         parts.append(f"{counts.storage:,} storage")
     if counts.switches:
@@ -168,7 +183,6 @@ class GroupTile(HoverHighlight, QGraphicsRectItem):
     def _style(self) -> None:
         colour = tile_colour(self.counts)
         self._fill = QColor(colour)
-        self._fill.setAlpha(235)
         self._border = QPen(colour.darker(140), 1.5)
         self._border.setCosmetic(True)
 
@@ -179,19 +193,24 @@ class GroupTile(HoverHighlight, QGraphicsRectItem):
         painter.save()
         _to_device(painter, self._rect.center())
         box = QRectF(-width / 2 + 6, -height / 2 + 2, width - 12, height - 4)
+        painter.setClipRect(box)  # never spill over the neighbours
+        box = box.adjusted(2, 0, -2, 0)
         painter.setPen(QColor("white"))
-        title = _TITLE_METRICS.elidedText(self.group.label, Qt.TextElideMode.ElideRight,
-                                          box.width())
+        size = int(min(22, max(12, height * 0.14)))  # larger tiles get larger text
+        title_font, body_font = _fonts(size)
+        painter.setFont(title_font)
+        # metrics of the device drawn on (a high-DPI cache differs from the screen's)
+        title = painter.fontMetrics().elidedText(self.group.label, Qt.TextElideMode.ElideRight,
+                                                 int(box.width()))
         body = self._body
-        body_metrics = _BODY_METRICS
-        two_lines = height >= 36 and body
-        painter.setFont(_TITLE)
-        if two_lines:
-            top = QRectF(box.left(), -17, box.width(), 17)
-            painter.drawText(top, Qt.AlignmentFlag.AlignCenter, title)
-            painter.setFont(_BODY)
-            text = body_metrics.elidedText(body, Qt.TextElideMode.ElideRight, box.width())
-            painter.drawText(QRectF(box.left(), 1, box.width(), 16),
+        line = size * 1.4
+        if height >= 3 * size and body:
+            painter.drawText(QRectF(box.left(), -line, box.width(), line),
+                             Qt.AlignmentFlag.AlignCenter, title)
+            painter.setFont(body_font)
+            text = painter.fontMetrics().elidedText(body, Qt.TextElideMode.ElideRight,
+                                                    int(box.width()))
+            painter.drawText(QRectF(box.left(), 1, box.width(), line),
                              Qt.AlignmentFlag.AlignCenter, text)
         else:
             painter.drawText(box, Qt.AlignmentFlag.AlignCenter, title)
