@@ -1,17 +1,20 @@
-"""Scale benchmark: a ring all-reduce of 256 MiB on rail-optimised fabrics of 64, 256 and 1,024
-GPUs (8 GPUs and 8 x 400G NICs per server, radix-64 400G switches), headless.
+"""Scale benchmark: both engines from 1,024 to 32,768 GPUs, headless, one process per case.
 
-Prints, per size: the collective algorithm the run used, simulated completion time, busbw,
-flows, engine events and cell-hops, wall time (build and run) and peak memory (resident set
-of a fresh process per size, from resource.getrusage).  Target (SIMULATION.md section 6):
-1,024 GPUs in under a minute on one core, memory well under 2 GB.
+Cases (rail-optimised fabrics: 8 GPUs and 8 x 400G NICs per server, radix-64 400G switches,
+RoCE; 3 tiers from 4,096 GPUs):
 
-Scale settings, stated in the output: 64 KiB cells by default (results agree within ~5% with
-4 and 16 KiB cells on the validation scenarios), and ``auto`` collectives: NCCL's flat ring
-(8 channels, one per rail) while it needs at most two million flows, the hierarchical ring
-(NVLink rings + one ring per rail) beyond.
+* ``ring``  - 256 MiB flat-ring all-reduce (``algorithm: ring``, 64 KiB cells) on the cell
+  engine and on the flow engine; the flow/cell time ratio where both run;
+* ``llm``   - one Llama-3-70B training iteration (TP 8, PP 4, 16M tokens) on the flow engine.
 
-Usage: python benchmarks/scale.py [--gpus 64 256 1024] [--cell-size 65536] [--size 256MiB]
+Per case: simulated time, what the engine did (cell-hops or rate updates), build and run
+wall time, CPU time of the process (the machine is shared: CPU time is the figure to compare),
+peak resident memory, and the growth of run time from the previous size.  Targets (issue 10):
+cell ring on 4,096 GPUs < 120 s and < 1 GB; flow LLM iteration on 8,192 GPUs < 30 s, on
+32,768 < 120 s and < 4 GB.  A case the work estimate refuses prints the estimate's message.
+
+Usage: python benchmarks/scale.py [--gpus 1024 4096 8192 32768] [--cases ring llm]
+       [--engines cell flow] [--size 256MiB]
 """
 
 from __future__ import annotations
@@ -22,100 +25,115 @@ import resource
 import subprocess
 import sys
 import time
+from typing import Any
 
-from fabricstudio.model import Design, GpuServer, Leaf, Link, Spine, Technology
-from fabricstudio.sim import Scenario, build_simulation, parse_size
+from fabricstudio.model import Technology
+from fabricstudio.sim import Scenario, ScenarioError, build_simulation, parse_size
+from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
+
+LLM = {"type": "llm_training", "model": "llama3-70b", "gpu": "h100", "tp": 8, "pp": 4,
+       "seq_len": 8192, "global_batch": 2048}
 
 
-def rail_optimised(gpus: int) -> tuple[Design, str]:
-    """(design, builder name): the topology package's rail-optimised builder when available,
-    else a local equivalent."""
+def workload(case: str, size: int) -> dict[str, Any]:
+    if case == "ring":
+        return {"type": "all_reduce", "size_bytes": size, "algorithm": "ring"}
+    return LLM
+
+
+def measure(gpus: int, case: str, engine: str, size: int) -> dict[str, Any]:
+    """Build and run one case in this process."""
+    wall0, cpu0 = time.perf_counter(), time.process_time()
+    design = build_fabric(RailOptimizedSpec(gpus=gpus, technology=Technology.ROCE)).to_design()
+    scenario = Scenario.model_validate({"engine": engine, "cell_bytes": 65536,
+                                        "workloads": [workload(case, size)]})
+    out: dict[str, Any] = {"gpus": gpus, "case": case, "engine": engine,
+                           "links": len(design.links)}
     try:
-        from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
-    except ImportError:
-        return _local_rail_optimised(gpus), "local helper"
-    spec = RailOptimizedSpec(gpus=gpus, technology=Technology.ROCE)
-    return build_fabric(spec).to_design(), "topology.builders"
-
-
-def _local_rail_optimised(gpus: int, per_server: int = 8, radix: int = 64) -> Design:
-    """Two-tier rail-optimised fabric: scalable units of radix/2 servers, NIC i of every server
-    on rail leaf i of its unit, each leaf with radix/2 uplinks spread over the spines."""
-    servers = gpus // per_server
-    su_size = radix // 2
-    design = Design(f"Rail-optimised, {gpus} GPUs")
-    leaves = []
-    for su in range(-(-servers // su_size)):
-        for rail in range(per_server):
-            leaves.append(f"leaf{su}_{rail}")
-            design.add_device(Leaf(id=leaves[-1], radix=radix))
-    spines = max(1, len(leaves) * (radix // 2) // radix)
-    for s in range(spines):
-        design.add_device(Spine(id=f"spine{s}", radix=radix))
-    for n in range(servers):
-        su = n // su_size
-        design.add_device(GpuServer(id=f"server{n}", gpus=per_server, nics=per_server,
-                                    mgmt_ports=0))
-        for rail in range(per_server):
-            design.add_link(Link(id=f"s{n}r{rail}", a=f"server{n}", b=f"leaf{su}_{rail}",
-                                 a_port=rail))
-    for leaf in leaves:
-        for k in range(radix // 2):
-            design.add_link(Link(id=f"{leaf}u{k}", a=leaf, b=f"spine{k % spines}", length_m=30))
-    return design
-
-
-def measure(gpus: int, cell_bytes: int, size: int) -> dict:
-    """Build and run one size in this process; returns the figures."""
-    t0 = time.perf_counter()
-    design, builder = rail_optimised(gpus)
-    scenario = Scenario.model_validate({
-        "name": f"ring all-reduce, {gpus} GPUs", "cell_bytes": cell_bytes,
-        "workloads": [{"type": "all_reduce", "ranks": "all", "size_bytes": size}]})
-    sim = build_simulation(design, scenario, max_cell_hops=None)
-    t1 = time.perf_counter()
+        sim = build_simulation(design, scenario)
+    except ScenarioError as exc:
+        out["refused"] = str(exc)
+        return out
+    wall1 = time.perf_counter()
     result = sim.run()
-    t2 = time.perf_counter()
-    c = result.collective
-    return {"gpus": gpus, "builder": builder, "devices": len(design.devices),
-            "links": len(design.links),
-            "algorithm": f"{c.algorithm} x{c.channels}", "time_s": c.time_s,
-            "busbw_gbps": c.busbw_gbps, "flows": len(sim.engine.flows),
-            "events": result.engine.events, "cell_hops": result.engine.cell_hops,
-            "build_s": t1 - t0, "run_s": t2 - t1,
-            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    wall2, cpu2 = time.perf_counter(), time.process_time()
+    if case == "ring":
+        c = result.collective
+        assert c is not None
+        out.update({"sim_s": c.time_s, "busbw_gbps": c.busbw_gbps})
+    else:
+        t = result.llm_training
+        assert t is not None
+        out.update({"sim_s": t.iteration_time_s, "mfu": t.mfu, "tax": t.network_tax_fraction})
+    out.update({"transfers": result.flow_summary.flows if result.flow_summary else None,
+                "cell_hops": result.engine.cell_hops,
+                "rate_updates": result.engine.rate_updates,
+                "build_s": wall1 - wall0, "run_s": wall2 - wall1, "cpu_s": cpu2 - cpu0,
+                "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gpus", type=int, nargs="+", default=[64, 256, 1024])
-    parser.add_argument("--cell-size", type=parse_size, default=65536)
+    parser.add_argument("--gpus", type=int, nargs="+", default=[1024, 4096, 8192, 32768])
+    parser.add_argument("--cases", nargs="+", default=["ring", "llm"], choices=["ring", "llm"])
+    parser.add_argument("--engines", nargs="+", default=["cell", "flow"],
+                        choices=["cell", "flow"])
     parser.add_argument("--size", type=parse_size, default=256 * 2**20)
-    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(measure(args.one, args.cell_size, args.size)))
+        gpus, case, engine = args.one
+        print(json.dumps(measure(int(gpus), case, engine, args.size)))
         return
-    print(f"ring all-reduce of {args.size / 2**20:g} MiB, rail-optimised 8 x 400G per server, "
-          f"RoCE, {args.cell_size // 1024} KiB cells (big cells for scale), one process per size")
-    header = (f"{'GPUs':>6} {'links':>6} {'algorithm':>16} {'sim time':>10} {'busbw':>10} "
-              f"{'flows':>9} {'events':>11} {'cell-hops':>10} {'build':>7} {'run':>7} "
-              f"{'peak RSS':>9}")
+    print("rail-optimised 8 x 400G per server, RoCE; ring = 256 MiB flat ring all-reduce "
+          "(64 KiB cells), llm = one Llama-3-70B iteration (TP 8, PP 4, 2,048 x 8,192 "
+          "tokens); one process per case; cpu = process CPU time (the machine is shared)")
+    header = (f"{'case':>4} {'engine':>6} {'GPUs':>6} {'sim time':>11} {'transfers':>10} "
+              f"{'work':>18} {'build':>7} {'run':>7} {'cpu':>7} {'peak RSS':>9} {'growth':>7}")
     print(header)
     print("-" * len(header))
-    for gpus in args.gpus:
-        out = subprocess.run([sys.executable, __file__, "--one", str(gpus), "--cell-size",
-                              str(args.cell_size), "--size", str(args.size)],
-                             capture_output=True, text=True, check=False)
-        if out.returncode:
-            print(f"{gpus:>6} failed: {out.stderr.strip().splitlines()[-1]}")
-            continue
-        r = json.loads(out.stdout)
-        print(f"{r.gpus:>6} {r.links:>6} {r.algorithm:>16} "
-              f"{r.time_s * 1e3:>7.3f} ms {r.busbw_gbps:>5.0f} Gb/s {r.flows:>9,} "
-              f"{r.events:>11,} {r.cell_hops:>10,} {r.build_s:>6.1f}s "
-              f"{r.run_s:>6.1f}s {r.peak_mb:>6.0f} MB  ({r.builder})")
-    print("target: 1,024 GPUs in under 60 s (build + run), memory well under 2 GB")
+    times: dict[tuple[str, str, int], float] = {}
+    for case in args.cases:
+        engines = args.engines if case == "ring" else ["flow"]
+        for engine in engines:
+            previous = None
+            for gpus in args.gpus:
+                r = _run(gpus, case, engine, args.size)
+                if r is None:
+                    continue
+                if "refused" in r:
+                    print(f"{case:>4} {engine:>6} {gpus:>6} refused: {r['refused'][:150]}")
+                    continue
+                growth = (f"{r['cpu_s'] / previous[1]:.1f}x/{gpus / previous[0]:.0f}x"
+                          if previous else "")
+                previous = (gpus, r["cpu_s"])
+                work = (f"{r['cell_hops']:,} cell-hops" if engine == "cell"
+                        else f"{r['rate_updates']:,} updates")
+                extra = (f"busbw {r['busbw_gbps']:.0f} Gb/s" if case == "ring"
+                         else f"MFU {r['mfu'] * 100:.1f}%, tax {r['tax'] * 100:.1f}%")
+                print(f"{case:>4} {engine:>6} {gpus:>6} {r['sim_s'] * 1e3:>8.3f} ms "
+                      f"{r['transfers']:>10,} {work:>18} {r['build_s']:>6.1f}s "
+                      f"{r['run_s']:>6.1f}s {r['cpu_s']:>6.1f}s {r['peak_mb']:>6.0f} MB "
+                      f"{growth:>7}  {extra}")
+                times[(case, engine, gpus)] = r["sim_s"]
+    both = [(c, g) for (c, e, g) in times if e == "cell" and (c, "flow", g) in times]
+    if both:
+        print("\nflow vs cell (same scenario): " + ", ".join(
+            f"{c} {g:,} GPUs {times[(c, 'flow', g)] / times[(c, 'cell', g)]:.3f}x"
+            for c, g in both))
+    print("targets: cell ring 4,096 GPUs < 120 s, < 1 GB; flow llm 8,192 GPUs < 30 s; "
+          "32,768 GPUs < 120 s, < 4 GB")
+
+
+def _run(gpus: int, case: str, engine: str, size: int) -> dict[str, Any] | None:
+    out = subprocess.run([sys.executable, __file__, "--one", str(gpus), case, engine,
+                          "--size", str(size)], capture_output=True, text=True, check=False)
+    if out.returncode:
+        lines = out.stderr.strip().splitlines() or ["no output"]
+        print(f"{case:>4} {engine:>6} {gpus:>6} failed: {lines[-1]}")
+        return None
+    return json.loads(out.stdout)
 
 
 if __name__ == "__main__":

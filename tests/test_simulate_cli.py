@@ -80,8 +80,10 @@ def test_incast_defaults_to_every_other_server(examples, capsys):
     (["--workload", "training", "--size", "1MB"], "needs --compute", 2),
     (["--workload", "incast", "--size", "1MB", "--receiver", "nobody"], "no device 'nobody'", 1),
     (["--scenario", "missing.json"], "no such file", 1),
-    (["--workload", "incast", "--receiver", "r", "--size", "1e15"], "too long", 1),
-    (["--workload", "all-reduce", "--size", "1e15"], "flows (limit", 1),
+    (["--workload", "incast", "--receiver", "r", "--size", "1e15", "--engine", "cell"],
+     "too long for the cell engine", 1),
+    (["--workload", "all-reduce", "--size", "1e15", "--engine", "cell"], "use the flow engine",
+     1),
     (["--workload", "all-reduce", "--size", "1MiB", "--measure-from", "1", "--until", "0.5"],
      "must be before", 1),
 ])

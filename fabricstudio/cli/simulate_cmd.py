@@ -21,17 +21,20 @@ from fabricstudio.cli.common import (
 from fabricstudio.cli.output import write_out
 from fabricstudio.formats import OutputError, check_output, write_output
 from fabricstudio.model import Design, Technology, format_validation_error
+from fabricstudio.model.units import format_bytes
+from fabricstudio.model.units import format_seconds as _t
 from fabricstudio.sim.engine import EngineError
 from fabricstudio.sim.export import write_metrics_csv
+from fabricstudio.sim.llm.models import GPUS, MODELS
 from fabricstudio.sim.request import RunRequest, scenario_for
 from fabricstudio.sim.result import Result
 from fabricstudio.sim.run import MAX_CELL_HOPS, build_simulation
 from fabricstudio.sim.scenario import (
+    ENGINES,
     ROUTINGS,
     WORKLOAD_TYPES,
     Scenario,
     ScenarioError,
-    format_size,
     load_scenario,
     parse_size,
 )
@@ -49,6 +52,7 @@ def _size(text: str) -> int:
 
 def _workload_name(text: str) -> str:
     name = text.replace("-", "_").lower()
+    name = {"llm": "llm_training"}.get(name, name)
     if name not in WORKLOAD_TYPES:
         raise argparse.ArgumentTypeError(
             f"unknown workload {text!r} (choose from {', '.join(WORKLOAD_TYPES)})")
@@ -82,7 +86,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="training: share of the compute the all-reduce may overlap (0..1)")
     group.add_argument("--iterations", metavar="N", type=positive_int, default=1,
                        help="training: iterations")
+    llm = parser.add_argument_group("LLM training (--workload llm; docs/llm.md)")
+    llm.add_argument("--model", metavar="NAME",
+                     help=f"model preset: {', '.join(MODELS)} (default llama3-70b)")
+    llm.add_argument("--gpu", choices=tuple(GPUS), help="GPU preset (default h100)")
+    for flag, what in (("tp", "tensor"), ("pp", "pipeline"), ("dp", "data"),
+                       ("ep", "expert"), ("cp", "context")):
+        llm.add_argument(f"--{flag}", type=positive_int, metavar="N",
+                         help=f"{what}-parallel size" + (" (default: the GPUs left)"
+                                                          if flag == "dp" else ""))
+    llm.add_argument("--zero", type=int, choices=(0, 1, 2, 3), help="ZeRO stage (default 1)")
+    llm.add_argument("--seq-len", type=positive_int, metavar="TOKENS")
+    llm.add_argument("--global-batch", type=positive_int, metavar="SEQUENCES")
+    llm.add_argument("--micro-batch", type=positive_int, metavar="SEQUENCES")
+    llm.add_argument("--efficiency", type=positive_float, metavar="FRACTION",
+                     help="share of the BF16 peak while computing (default 0.6)")
+    llm.add_argument("--recompute", choices=("none", "selective", "full"))
     run = parser.add_argument_group("run settings (override the scenario)")
+    run.add_argument("--engine", choices=ENGINES,
+                     help="cell: queues, PFC, ECN, drops; flow: max-min fair rates for whole "
+                          "clusters; auto (default): cell when it fits the time budget")
     run.add_argument("--technology", choices=[t.value for t in Technology])
     run.add_argument("--dcqcn", action=argparse.BooleanOptionalAction, default=None,
                      help="DCQCN on RoCE (--no-dcqcn: PFC only)")
@@ -122,7 +145,8 @@ def build_request(args: argparse.Namespace) -> RunRequest:
         fields["name"] = f"{args.workload} from the command line"
     if args.workload:
         fields.update(_workload_fields(args))
-    settings = {"technology": args.technology, "dcqcn": args.dcqcn, "routing": args.routing,
+    settings = {"engine": args.engine,
+                "technology": args.technology, "dcqcn": args.dcqcn, "routing": args.routing,
                 "cell_bytes": args.cell_size, "seed": args.seed, "until_s": args.until,
                 "measure_from_s": args.measure_from}
     fields.update({k: v for k, v in settings.items() if v is not None})
@@ -146,8 +170,22 @@ def _ranks(text: str | None) -> tuple[str, ...]:
     return tuple(item.strip() for item in text.split(",") if item.strip())
 
 
+_LLM_OPTIONS = {"model": "model", "gpu": "gpu", "tp": "tp", "pp": "pp", "dp": "dp", "ep": "ep",
+                "cp": "cp", "zero": "zero", "seq_len": "seq_len",
+                "global_batch": "global_batch", "micro_batch": "micro_batch",
+                "efficiency": "compute_efficiency", "recompute": "recompute",
+                "iterations": "iterations"}
+
+
 def _workload_fields(args: argparse.Namespace) -> dict[str, Any]:
     name = args.workload
+    if name == "llm_training":
+        llm: dict[str, Any] = {"type": "llm_training"}
+        for option, key in _LLM_OPTIONS.items():
+            value = getattr(args, option)
+            if value is not None and not (option == "iterations" and value == 1):
+                llm[key] = value
+        return {"llm": llm, "ranks": _ranks(args.ranks)}
     if args.size is None:
         raise CliError(f"--workload {name.replace('_', '-')} needs --size BYTES", 2)
     if name == "training" and args.compute is None:
@@ -235,15 +273,6 @@ def _write(action) -> None:
 
 
 # ------------------------------------------------------------------ summary
-def _t(seconds: float | None) -> str:
-    if seconds is None:
-        return "-"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if abs(seconds) >= scale:
-            return f"{seconds / scale:.4g} {unit}"
-    return f"{seconds / 1e-9:.4g} ns"
-
-
 def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
     line = "  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True))
@@ -258,16 +287,23 @@ def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
     tech = run.technology.label
     if run.technology is Technology.ROCE:
         tech += " with DCQCN" if run.dcqcn else " (PFC only)"
-    lines = [f"{run.design}: {tech}, routing {run.routing}, "
-             f"{format_size(run.cell_bytes)} cells, seed {run.seed}",
-             f"simulated {_t(result.end_s)}; completion "
-             f"{_t(result.completion_time_s) if result.finished else 'not reached (unfinished)'}"]
+    grain = (f"{format_bytes(run.cell_bytes)} cells" if run.cell_bytes is not None
+             else "flow level (max-min fair rates)")
+    lines = [f"{run.design}: {tech}, routing {run.routing}, {grain}, seed {run.seed}",
+             f"engine: {eng.reason or eng.kind}"]
+    if eng.not_modelled:
+        lines.append("not modelled at flow level: " + ", ".join(eng.not_modelled))
+    lines.append(f"simulated {_t(result.end_s)}; completion "
+                 f"{_t(result.completion_time_s) if result.finished else 'not reached'}"
+                 f"{'' if result.finished else ' (unfinished)'}")
     if result.collective:
         c = result.collective
         bw = (f"algbw {c.algbw_gbps:.1f} Gb/s, busbw {c.busbw_gbps:.1f} Gb/s"
               if c.algbw_gbps is not None and c.busbw_gbps is not None else "did not finish")
-        lines.append(f"collective: {c.name} of {format_size(c.size_bytes)} over "
+        lines.append(f"collective: {c.name} of {format_bytes(c.size_bytes)} over "
                      f"{c.ranks} ranks ({c.algorithm}): {_t(c.time_s)}, {bw}")
+        if c.algorithm_reason.startswith("auto"):
+            lines.append(f"algorithm {c.algorithm_reason}")
     if result.training:
         t = result.training
         lines.append(f"training: step {_t(t.step_time_s)} (compute {_t(t.compute_s)}, "
@@ -275,35 +311,73 @@ def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
                      f"GPU utilisation {t.gpu_utilisation * 100:.1f}%")
         if book is not None:
             lines += _idle_money_lines(result, book)
+    if result.llm_training is not None:
+        lines += llm_lines(result.llm_training)
     lines.append(
-        f"traffic: offered {format_size(tot.offered_bytes)}, delivered "
-        f"{format_size(tot.delivered_bytes)}, dropped {format_size(tot.dropped_bytes)}, "
-        f"retransmitted {format_size(tot.retransmitted_bytes)}")
+        f"traffic: offered {format_bytes(tot.offered_bytes)}, delivered "
+        f"{format_bytes(tot.delivered_bytes)}, dropped {format_bytes(tot.dropped_bytes)}, "
+        f"retransmitted {format_bytes(tot.retransmitted_bytes)}")
     lines.append(f"events: {tot.pfc_pauses} PFC pauses ({_t(tot.paused_time_s)} paused), "
                  f"{tot.ecn_marks} ECN marks, {tot.cnps} CNPs, {tot.drops} drops, "
                  f"credit stalls {_t(tot.credit_stall_time_s)}")
+    hot = result.hotspots
+    if hot is not None and hot.count:
+        lines += ["", f"hotspots: {hot.count} link(s) offered more than their capacity "
+                      "(a cell-level run would queue, pause or drop there):"]
+        lines += _table(["link", "from > to", "overloaded", "peak offered"],
+                        [[h.id, f"{h.src} > {h.dst}", _t(h.overloaded_s),
+                          f"{h.peak_offered * 100:.0f}%"] for h in hot.links[:top]])
     busiest = sorted(result.links, key=lambda ln: (-ln.utilisation, ln.id))[:top]
     if busiest:
         lines += ["", "busiest links (statistics window):"]
         lines += _table(["link", "from > to", "util", "max queue", "pauses", "ECN", "drops"],
                         [[ln.id, f"{ln.src} > {ln.dst}", f"{ln.utilisation * 100:.1f}%",
-                          format_size(ln.max_queue_bytes), str(ln.pfc_pauses_sent),
+                          format_bytes(ln.max_queue_bytes), str(ln.pfc_pauses_sent),
                           str(ln.ecn_marks), str(ln.drops)] for ln in busiest])
     flows = result.flows[:top]
     if flows:
         more = len(result.flows) + result.flows_omitted - len(flows)
         lines += ["", f"flows{f' (first {top}; {more} more in --json)' if more > 0 else ''}:"]
         lines += _table(["id", "src > dst", "bytes", "delivered", "finish", "Gb/s"],
-                        [[str(f.id), f"{f.src} > {f.dst}", format_size(f.bytes),
-                          format_size(f.delivered_bytes), _t(f.finish_s),
+                        [[str(f.id), f"{f.src} > {f.dst}", format_bytes(f.bytes),
+                          format_bytes(f.delivered_bytes), _t(f.finish_s),
                           "-" if f.throughput_gbps is None else f"{f.throughput_gbps:.1f}"]
                          for f in flows])
     wall = eng.wall_time_s
-    lines += ["", f"engine: {eng.events:,} events, {eng.cell_hops:,} cell-hops"
+    work = (f"{eng.cell_hops or 0:,} cell-hops" if eng.kind == "cell"
+            else f"{eng.rate_updates or 0:,} rate updates")
+    lines += ["", f"engine: {eng.events:,} events, {work}"
                   + (f", {wall:.2f} s wall, {eng.events_per_s or 0:,.0f} events/s"
                      if wall else "")]
     lines += [f"warning: {w}" for w in result.warnings]
     return "\n".join(lines)
+
+
+def llm_lines(t: Any) -> list[str]:
+    """The LLM training part of the summary: the iteration on this fabric, on an ideal one,
+    and the network tax."""
+    par = t.parallelism
+    out = ["", f"LLM training: {t.model} on {t.gpus:,} x {t.gpu} (TP {par['tp']}, PP "
+               f"{par['pp']}, DP {par['dp']}, EP {par['ep']}, CP {par['cp']}, ZeRO "
+               f"{par['zero']}; {par['micro_batches']} micro-batches of {par['micro_batch']} "
+               f"x {par['seq_len']:,} tokens)"]
+    if t.iteration_time_s is None:
+        return [*out, "  the iteration did not finish"]
+    comm = t.exposed_comm_s or {}
+    out.append(f"  iteration {_t(t.iteration_time_s)}: compute {_t(t.compute_s)}, bubble "
+               f"{_t(t.bubble_s)}, exposed communication "
+               + ", ".join(f"{k.upper()} {_t(v)}" for k, v in comm.items() if v))
+    out.append(f"  GPU utilisation {t.gpu_utilisation * 100:.1f}%, MFU {t.mfu * 100:.1f}%, "
+               f"{t.tokens_per_s:,.0f} tokens/s, {t.model_tflops_per_gpu:.0f} TFLOP/s per GPU")
+    ideal = t.ideal
+    out.append(f"  ideal network: iteration {_t(ideal.iteration_time_s)}, MFU "
+               f"{(ideal.mfu or 0) * 100:.1f}%")
+    if t.network_tax_s is not None:
+        out.append(f"  network tax: {_t(t.network_tax_s)} per iteration "
+                   f"({(t.network_tax_fraction or 0) * 100:.1f}% of it; "
+                   f"{t.network_tax_gpu_hours:.3g} GPU-hours)")
+    out += [f"  note: {w}" for w in t.warnings]
+    return out
 
 
 def _idle_money_lines(result: Result, book: Any) -> list[str]:
@@ -321,4 +395,4 @@ def _idle_money_lines(result: Result, book: Any) -> list[str]:
             f"({money.confidence}; --cost-book FILE to change)"]
 
 
-__all__ = ["NAME", "HELP", "add_arguments", "run", "summary_text"]
+__all__ = ["NAME", "HELP", "add_arguments", "llm_lines", "run", "summary_text"]

@@ -18,8 +18,9 @@ from pydantic import ConfigDict, ValidationError
 
 from fabricstudio.formats.json_strict import JsonError, loads_strict
 from fabricstudio.formats.output import OutputError, write_output
-from fabricstudio.formats.reading import InputError, format_mib, read_input, too_large
+from fabricstudio.formats.reading import InputError, read_input, too_large
 from fabricstudio.model import Design, DesignData, DesignError, format_validation_error
+from fabricstudio.model.units import format_mib
 
 FORMAT_NAME = "fabricstudio-design"
 #: Version 1: devices, links, fabric settings.  Version 2 adds ``groups`` (racks with

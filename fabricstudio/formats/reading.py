@@ -12,6 +12,8 @@ import errno
 import os
 import stat
 
+from fabricstudio.model.units import format_mib
+
 #: Names of the kinds of special file, for messages.
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
@@ -29,12 +31,6 @@ class InputError(ValueError):
         self.path = os.fspath(path)
         self.problem = problem
         super().__init__(f"{self.path}: {problem}")
-
-
-def format_mib(size: float) -> str:
-    """A byte count in MiB for size messages (``33554432`` -> ``"32 MiB"``)."""
-    mib = size / 2**20
-    return f"{mib:.0f} MiB" if mib >= 10 else f"{mib:.1f} MiB"
 
 
 def too_large(size: float, limit: int) -> str:

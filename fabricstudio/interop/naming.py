@@ -25,14 +25,7 @@ ROLE_NAMES = {
     DeviceKind.MGMT_SWITCH: "Management switch",
 }
 #: Colours per kind (hex without '#'), the canvas palette.
-KIND_COLOURS = {
-    DeviceKind.GPU_SERVER: "0E9F6E",
-    DeviceKind.STORAGE_SERVER: "C2549B",
-    DeviceKind.LEAF: "1F6FEB",
-    DeviceKind.SPINE: "6E56CF",
-    DeviceKind.CORE: "D97706",
-    DeviceKind.MGMT_SWITCH: "64748B",
-}
+KIND_COLOURS = {kind: kind.colour for kind in DeviceKind}
 #: Roles of the UFM cable validation tool's DOT file (switch tiers only).
 CVT_ROLES = {DeviceKind.LEAF: "leaf", DeviceKind.SPINE: "spine", DeviceKind.CORE: "super_spine"}
 

@@ -113,34 +113,29 @@ class CableChoice:
     @property
     def short_label(self) -> str:
         """A compact line for narrow panels: 'MMF optics: 400G SR4 <-> 800G twin 2xSR4'."""
-        if self.media == "RJ45":
-            text = "RJ45 copper"
-        elif self.media in ("DAC", "ACC", "AOC"):
-            text = f"{self.media} {max(self.cage_a.gbps, self.cage_b.gbps):g}G"
-        else:
-            text = (f"{self.media} optics: {module_short(self.module_a or '')} <-> "
-                    f"{module_short(self.module_b or '')}")
-        if self.breakout:
-            text += f", breakout {self.breakout}"
-        if not self.within_reach:
-            text += " - too long"
-        return text
+        return self.describe(compact=True)
 
     @property
     def label(self) -> str:
         """One line for people: 'optics: 800G OSFP twin-port 2xSR4 <-> 400G OSFP SR4 (MMF),
         breakout 800G->2x400G'."""
+        return self.describe(compact=False)
+
+    def describe(self, compact: bool) -> str:
+        """The label (catalogue names) or, ``compact``, the short label."""
         if self.media == "RJ45":
-            text = "copper: RJ45 (Cat6A)"
+            text = "RJ45 copper" if compact else "copper: RJ45 (Cat6A)"
         elif self.media in ("DAC", "ACC", "AOC"):
-            text = f"{self.media}: {_cage_pair(self)}"
+            text = (f"{self.media} {max(self.cage_a.gbps, self.cage_b.gbps):g}G" if compact
+                    else f"{self.media}: {_cage_pair(self)}")
         else:
-            text = (f"optics: {module_label(self.module_a or '')} <-> "
-                    f"{module_label(self.module_b or '')} ({self.media})")
+            name = module_short if compact else module_label
+            ends = f"{name(self.module_a or '')} <-> {name(self.module_b or '')}"
+            text = f"{self.media} optics: {ends}" if compact else f"optics: {ends} ({self.media})"
         if self.breakout:
             text += f", breakout {self.breakout}"
         if not self.within_reach:
-            text += f" - beyond the {self.reach_m:g} m reach"
+            text += " - too long" if compact else f" - beyond the {self.reach_m:g} m reach"
         return text
 
 

@@ -36,7 +36,8 @@ class Command:
         raise NotImplementedError
 
     def merge(self, other: Command) -> bool:
-        """Absorb ``other`` (applied right after this one) into this command if possible."""
+        """Absorb ``other`` (applied right after this one) into this command if possible: the
+        undo stack then keeps one step for both (consecutive edits of one field)."""
         return False
 
 
@@ -183,7 +184,7 @@ class Disconnect(Command):
 
 
 class MoveDevices(Command):
-    """Move devices to new positions; consecutive moves of the same devices merge."""
+    """Move devices to new positions (each drag or nudge is its own undo step)."""
 
     label = "Move"
 
@@ -202,13 +203,6 @@ class MoveDevices(Command):
 
     def undo(self, design: Design) -> None:
         design.move_devices(self.old_positions or {})
-
-    def merge(self, other: Command) -> bool:
-        if (not isinstance(other, MoveDevices)
-                or other.new_positions.keys() != self.new_positions.keys()):
-            return False
-        self.new_positions = dict(other.new_positions)
-        return True
 
 
 class SetDeviceProperties(Command):
@@ -256,6 +250,13 @@ class SetLinkProperties(Command):
     def undo(self, design: Design) -> None:
         for link in self._old:
             design.update_link(link.id, **link.model_dump())
+
+    def merge(self, other: Command) -> bool:
+        if (not isinstance(other, SetLinkProperties) or other.link_ids != self.link_ids
+                or other.changes.keys() != self.changes.keys()):
+            return False
+        self.changes = dict(other.changes)
+        return True
 
 
 class SetFabric(Command):

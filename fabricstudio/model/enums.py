@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import NamedTuple
 
 
 class DeviceKind(StrEnum):
@@ -18,25 +19,48 @@ class DeviceKind(StrEnum):
     @property
     def is_switch(self) -> bool:
         """True for leaf, spine, core and management switches."""
-        return self in SWITCH_KINDS
+        return _KIND_FACTS[self].switch
 
     @property
     def tier(self) -> int:
         """Row in a role-sorted layout: 0 = servers (bottom) ... 3 = core (top)."""
-        return _TIERS[self]
+        return _KIND_FACTS[self].tier
+
+    @property
+    def label(self) -> str:
+        """Human name, e.g. ``"Leaf switch"``."""
+        return _KIND_FACTS[self].label
+
+    @property
+    def id_prefix(self) -> str:
+        """Start of the ids the editor gives new devices of this kind (``leaf`` -> leaf1)."""
+        return _KIND_FACTS[self].id_prefix
+
+    @property
+    def colour(self) -> str:
+        """Tile colour, hex ``RRGGBB`` (colour-blind-safe canvas palette)."""
+        return _KIND_FACTS[self].colour
 
 
-SWITCH_KINDS = frozenset(
-    {DeviceKind.LEAF, DeviceKind.SPINE, DeviceKind.CORE, DeviceKind.MGMT_SWITCH}
-)
-_TIERS = {
-    DeviceKind.GPU_SERVER: 0,
-    DeviceKind.STORAGE_SERVER: 0,
-    DeviceKind.LEAF: 1,
-    DeviceKind.MGMT_SWITCH: 1,
-    DeviceKind.SPINE: 2,
-    DeviceKind.CORE: 3,
+class _KindFacts(NamedTuple):
+    label: str
+    tier: int
+    switch: bool
+    id_prefix: str
+    colour: str
+
+
+#: Everything known about each kind, in one place (a new kind adds one row here and its
+#: model class in devices.py).
+_KIND_FACTS: dict[DeviceKind, _KindFacts] = {
+    DeviceKind.GPU_SERVER: _KindFacts("GPU server", 0, False, "gpu", "0E9F6E"),
+    DeviceKind.LEAF: _KindFacts("Leaf switch", 1, True, "leaf", "1F6FEB"),
+    DeviceKind.SPINE: _KindFacts("Spine switch", 2, True, "spine", "6E56CF"),
+    DeviceKind.CORE: _KindFacts("Core / super-spine", 3, True, "core", "D97706"),
+    DeviceKind.STORAGE_SERVER: _KindFacts("Storage server", 0, False, "stor", "C2549B"),
+    DeviceKind.MGMT_SWITCH: _KindFacts("Management switch", 1, True, "mgmt", "64748B"),
 }
+SWITCH_KINDS = frozenset(kind for kind in DeviceKind if kind.is_switch)
 
 
 class Plane(StrEnum):
@@ -61,7 +85,9 @@ class Technology(StrEnum):
 
     @property
     def label(self) -> str:
-        """Human-readable name."""
-        return {"infiniband": "InfiniBand", "roce": "RoCE", "ethernet": "Lossy Ethernet"}[
-            self.value
-        ]
+        """Human-readable name (CLI summaries, menus, combos, captions)."""
+        return _TECHNOLOGY_LABELS[self]
+
+
+_TECHNOLOGY_LABELS = {Technology.INFINIBAND: "InfiniBand", Technology.ROCE: "RoCE",
+                      Technology.ETHERNET: "Lossy Ethernet"}

@@ -39,6 +39,8 @@ LIMIT_REASONS: dict[str, str] = {
     "rate_increase_timer_us": "NIC DCQCN timers count whole microseconds; a shorter period "
                               "only floods the engine with timer events",
     "min_rate_mbps": "a rate floor below 1 Mb/s would stretch one packet over seconds",
+    "until_s": "a horizon shorter than 100 ns holds not one packet; 10,000 s is ~3 hours "
+               "of simulated time",
     "sample_period_s": "a frame shorter than 100 ns is shorter than one packet on the wire; "
                        "longer than 10 s says nothing about microsecond dynamics",
 }

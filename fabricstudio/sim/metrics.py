@@ -12,29 +12,102 @@ from __future__ import annotations
 import threading
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
 from fabricstudio.model import FabricSettings
+from fabricstudio.model.units import format_bytes
 
-#: Per-directed-link fields of a frame, their dtype and meaning (all over one sample period
-#: unless marked "at the sample instant").
-LINK_FIELDS: dict[str, tuple[type, str]] = {
-    "utilisation": (np.float32, "fraction of the period the transmitter was sending (0..1)"),
-    "queue_bytes": (np.float32, "bytes queued for this link at the sending port (instant)"),
-    "queue_max_bytes": (np.float32, "largest queue at the sending port during the period"),
-    "paused": (np.float32, "fraction of the period the sender was held by PFC PAUSE (0..1)"),
-    "pauses_sent": (np.int32, "PFC PAUSE frames the receiving end sent upstream on this link"),
-    "ecn_marks": (np.int32, "packets ECN-marked when leaving this link's egress queue"),
-    "cnps": (np.int32, "CNPs caused by marks on this link"),
-    "drops": (np.int32, "packets dropped at this link's egress (tail drop or headroom overflow)"),
-    "credit_stall": (np.float32, "fraction of the period data waited for IB credits (0..1)"),
-}
+#: How a field reads over a sample period, and so how several periods combine:
+#: ``fraction`` of the period (0..1; periods average), ``count`` of events in the period
+#: (periods add up), ``level`` at the end of the period (the last one stands), ``peak`` during
+#: the period (the largest stands), ``rate`` over the period (periods average).
+MetricKind = Literal["fraction", "count", "level", "peak", "rate"]
+
+
+@dataclass(frozen=True)
+class MetricField:
+    """One field of a frame: the one declaration the sampler, window statistics, the CSV
+    columns, chart units and the overlay's tooltips derive from."""
+
+    name: str
+    kind: MetricKind
+    #: Unit of the stored value: "fraction", "B", "packets", "frames" or "Gb/s".
+    unit: str
+    #: Short name for charts and tooltips.
+    label: str
+    description: str
+    dtype: type = np.float32
+
+
+#: Per-directed-link fields of a frame, in column order (CSV, arrays).
+LINK_METRICS: tuple[MetricField, ...] = (
+    MetricField("utilisation", "fraction", "fraction", "utilisation",
+                "fraction of the period the transmitter was sending (0..1)"),
+    MetricField("queue_bytes", "level", "B", "queue",
+                "bytes queued for this link at the sending port (instant)"),
+    MetricField("queue_max_bytes", "peak", "B", "peak queue",
+                "largest queue at the sending port during the period"),
+    MetricField("paused", "fraction", "fraction", "paused",
+                "fraction of the period the sender was held by PFC PAUSE (0..1)"),
+    MetricField("pauses_sent", "count", "frames", "PAUSE frames sent",
+                "PFC PAUSE frames the receiving end sent upstream on this link", np.int32),
+    MetricField("ecn_marks", "count", "packets", "ECN marks",
+                "packets ECN-marked when leaving this link's egress queue", np.int32),
+    MetricField("cnps", "count", "packets", "CNPs", "CNPs caused by marks on this link",
+                np.int32),
+    MetricField("drops", "count", "packets", "drops",
+                "packets dropped at this link's egress (tail drop or headroom overflow)",
+                np.int32),
+    MetricField("credit_stall", "fraction", "fraction", "credit stall",
+                "fraction of the period data waited for IB credits (0..1)"),
+)
 #: Per-flow fields of a frame.
-FLOW_FIELDS: dict[str, tuple[type, str]] = {
-    "delivered_bytes": (np.float64, "bytes delivered to the destination so far (cumulative)"),
-    "rate_gbps": (np.float32, "goodput over the period (Gb/s)"),
-}
+FLOW_METRICS: tuple[MetricField, ...] = (
+    MetricField("delivered_bytes", "level", "B", "delivered",
+                "bytes delivered to the destination so far (cumulative)", np.float64),
+    MetricField("rate_gbps", "rate", "Gb/s", "goodput", "goodput over the period (Gb/s)"),
+)
+#: name -> field.
+METRICS: dict[str, MetricField] = {f.name: f for f in (*LINK_METRICS, *FLOW_METRICS)}
+#: name -> (dtype, description) of the per-link and per-flow fields (column order).
+LINK_FIELDS: dict[str, tuple[type, str]] = {f.name: (f.dtype, f.description)
+                                            for f in LINK_METRICS}
+FLOW_FIELDS: dict[str, tuple[type, str]] = {f.name: (f.dtype, f.description)
+                                            for f in FLOW_METRICS}
+
+
+def link_fields(*kinds: MetricKind) -> tuple[str, ...]:
+    """Names of the per-link fields of these kinds, in column order."""
+    return tuple(f.name for f in LINK_METRICS if f.kind in kinds)
+
+
+def combine(field: MetricField, values: list[np.ndarray]) -> np.ndarray:
+    """Several consecutive periods' values of ``field`` as one (see :data:`MetricKind`)."""
+    if field.kind in ("fraction", "rate"):
+        return np.mean(values, axis=0).astype(field.dtype)
+    if field.kind == "count":
+        return np.sum(values, axis=0).astype(field.dtype)
+    if field.kind == "peak":
+        return np.max(values, axis=0).astype(field.dtype)
+    return values[-1]
+
+
+def chart_unit(field: MetricField) -> tuple[str, float]:
+    """(axis unit, factor) a chart plots ``field`` in: fractions in %, bytes in KiB."""
+    return {"fraction": ("%", 100.0), "B": ("KiB", 1 / 1024)}.get(field.unit, (field.unit, 1.0))
+
+
+def format_value(field: MetricField, value: float) -> str:
+    """A field's value for people: fractions in %, bytes in binary units, counts whole."""
+    if field.unit == "fraction":
+        return f"{100 * value:.1f}%"
+    if field.unit == "B":
+        return format_bytes(value)
+    if field.unit == "Gb/s":
+        return f"{value:.1f} Gb/s"
+    return f"{value:,.0f}"
 
 
 @dataclass(frozen=True)
@@ -84,16 +157,21 @@ class MetricStream:
     """
 
     def __init__(self, links: tuple[DirectedLink, ...], sample_period_s: float,
-                 fabric: FabricSettings | None = None) -> None:
+                 fabric: FabricSettings | None = None,
+                 fields: tuple[str, ...] | None = None) -> None:
         self.links = links
         self.sample_period_s = sample_period_s
         #: The fabric settings the run used (after its overrides): views scale by these, not
         #: by the live design, so editing the design never changes how a recorded run looks.
         self.fabric = fabric or FabricSettings()
+        #: Per-link fields this stream records (None = all); the others read as zeros
+        #: (the flow-level engine records utilisation only: a 32k-GPU fabric has 200k links).
+        self.fields = tuple(LINK_FIELDS) if fields is None else fields
         self._lock = threading.Lock()
         self._times = np.zeros(64, dtype=np.float64)
-        self._columns: dict[str, np.ndarray] = {name: np.zeros((64, len(links)), dtype=dtype)
-                         for name, (dtype, _) in LINK_FIELDS.items()}
+        self._columns: dict[str, np.ndarray] = {
+            name: np.zeros((64, len(links)), dtype=dtype)
+            for name, (dtype, _) in LINK_FIELDS.items() if name in self.fields}
         self._flows: list[tuple[tuple[int, ...], dict[str, np.ndarray]]] = []
         self._count = 0
         self.finished = False
@@ -116,7 +194,7 @@ class MetricStream:
             i = self._count
             self._times[i] = frame.t
             for name, column in self._columns.items():
-                column[i] = frame.links[name]
+                column[i] = frame.links.get(name, 0)  # a field the engine does not record
             self._flows.append((frame.flow_ids, frame.flows))
             self._count += 1
 
@@ -147,7 +225,9 @@ class MetricStream:
                 index += n
             if not 0 <= index < n:
                 raise IndexError(f"frame {index} of {n}")
-            links = {name: column[index].copy() for name, column in self._columns.items()}
+            links = {name: self._columns[name][index].copy() if name in self._columns
+                     else np.zeros(len(self.links), dtype=dtype)
+                     for name, (dtype, _) in LINK_FIELDS.items()}
             flow_ids, flows = self._flows[index]
             return Frame(float(self._times[index]), links, flows, flow_ids)
 
@@ -170,14 +250,21 @@ class MetricStream:
 
     def link_series(self, name: str, link_index: int | None = None) -> np.ndarray:
         """History of a per-link field: shape (frames,) for one link, (frames, links) for all."""
-        column = self._columns[name][: self._count]
+        column = self._column(name)[: self._count]
         return column[:, link_index].copy() if link_index is not None else column.copy()
+
+    def _column(self, name: str) -> np.ndarray:
+        column = self._columns.get(name)
+        if column is None:  # a field this stream does not record: zeros
+            dtype = LINK_FIELDS[name][0]
+            column = np.zeros((self._count, len(self.links)), dtype=dtype)
+        return column
 
     def link_rows(self, name: str, start: int, stop: int | None = None) -> np.ndarray:
         """Rows ``start..stop`` (frames, links) of a per-link field: lets readers that keep
         running aggregates read only the frames they have not seen."""
         stop = self._count if stop is None else min(stop, self._count)
-        return self._columns[name][start:stop].copy()
+        return self._column(name)[start:stop].copy()
 
     def flow_frame(self, index: int) -> tuple[float, tuple[int, ...], dict[str, np.ndarray]]:
         """(time, flow ids, per-flow arrays) of frame ``index`` without copying link columns."""
@@ -198,13 +285,13 @@ class MetricStream:
 
     def first_time(self, name: str) -> float | None:
         """Time of the first frame where any link's ``name`` is non-zero (e.g. first PAUSE)."""
-        column = self._columns[name][: self._count]
+        column = self._column(name)[: self._count]
         rows = np.flatnonzero(column.any(axis=1)) if column.size else np.zeros(0, dtype=int)
         return float(self._times[rows[0]]) if len(rows) else None
 
     def peak_time(self, name: str) -> float | None:
         """Time of the frame holding the largest value of ``name`` over all links."""
-        column = self._columns[name][: self._count]
+        column = self._column(name)[: self._count]
         if not column.size:
             return None
         row = int(np.unravel_index(np.argmax(column), column.shape)[0])

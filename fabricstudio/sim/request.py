@@ -28,6 +28,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from fabricstudio.model import Design, GpuServer, Technology, format_validation_error
 from fabricstudio.sim.scenario import (
     COLLECTIVE_TYPES,
+    EngineKind,
+    LlmTrainingSpec,
     Routing,
     Scenario,
     ScenarioError,
@@ -45,16 +47,17 @@ WORKLOAD_LABELS: dict[WorkloadType, str] = {
     "storage_write": "Storage checkpoint burst",
     "storage_read": "Storage read burst",
     "training": "Training step",
+    "llm_training": "LLM training iteration",
 }
 #: How a workload reads inside a sentence ("training step + incast 7:1").
 WORKLOAD_NOUNS: dict[WorkloadType, str] = {
     "all_reduce": "all-reduce", "all_gather": "all-gather", "reduce_scatter": "reduce-scatter",
     "all_to_all": "all-to-all", "incast": "incast", "permutation": "permutation",
     "storage_read": "storage read", "storage_write": "checkpoint write",
-    "training": "training step",
+    "training": "training step", "llm_training": "LLM training iteration",
 }
 #: Request fields that are run settings (override a base scenario's when given).
-RUN_SETTINGS = ("technology", "dcqcn", "routing", "cell_bytes", "seed", "until_s",
+RUN_SETTINGS = ("technology", "dcqcn", "routing", "engine", "cell_bytes", "seed", "until_s",
                 "measure_from_s")
 
 
@@ -77,6 +80,9 @@ class RunRequest(BaseModel):
         default=None, description="incast receiver; None = the first GPU server of the ranks")
     senders: tuple[str, ...] = Field(
         default=(), description="incast senders; () = every other GPU server of the ranks")
+    llm: LlmTrainingSpec | None = Field(
+        default=None, description="LLM training: model, GPU, batch and parallelism (the "
+                                  "defaults of an llm_training workload when None)")
     scenario: Scenario | None = Field(
         default=None, description="a base scenario (a loaded file) whose workloads also run")
     scenario_label: str = Field(default="", description="what the base scenario runs")
@@ -86,6 +92,7 @@ class RunRequest(BaseModel):
     technology: Technology | None = Field(default=None, description="None = the design's")
     dcqcn: bool | None = Field(default=None, description="None = the design's setting")
     routing: Routing = "default"
+    engine: EngineKind = Field(default="auto", description="cell, flow or auto")
     cell_bytes: int = Field(default=16384, gt=0)
     seed: int = Field(default=1, ge=0)
     until_s: float | None = Field(default=None, description="None = until traffic completes")
@@ -135,6 +142,13 @@ class RunRequest(BaseModel):
             return {"type": kind, "clients": ranks, "bytes": self.size_bytes}
         if kind == "incast":
             return self._incast(design)
+        if kind == "llm_training":
+            spec = self.llm or LlmTrainingSpec(type="llm_training")
+            data = spec.model_dump(exclude_unset=True)
+            data["type"] = "llm_training"
+            if self.ranks:
+                data["ranks"] = ranks
+            return data
         raise ValueError(f"unknown workload {kind!r}")
 
     def _incast(self, design: Design) -> dict[str, Any]:
@@ -158,6 +172,8 @@ def describe_workloads(scenario: Scenario) -> str:
             parts.append("training step" if steps == 1 else f"{steps} training steps")
         elif spec.type == "incast":
             parts.append(f"incast {len(spec.senders)}:1")
+        elif spec.type == "llm_training":
+            parts.append(f"{spec.model_spec.name} training")
         else:
             parts.append(WORKLOAD_NOUNS[spec.type])
     if scenario.flows:

@@ -25,7 +25,7 @@ from typing import Annotated, Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
-from fabricstudio.model import Technology
+from fabricstudio.model import Technology, units
 from fabricstudio.sim.scenario import Routing
 
 RESULT_FORMAT: Final = "fabricstudio-result"
@@ -54,11 +54,12 @@ class RunInfo(ResultPart):
     technology: Technology = Field(description="infiniband, roce or ethernet (after overrides)")
     dcqcn: bool = Field(description="DCQCN in effect (RoCE)")
     routing: Routing = Field(description="routing mode asked for (default = the technology's)")
-    cell_bytes: int = Field(description="engine cell size")
+    cell_bytes: int | None = Field(description="engine cell size (null at flow level)")
     seed: int
     until_s: Num | None = Field(description="horizon; null = until the traffic completed")
     measure_from_s: Num = Field(description="start of the statistics window")
     sample_period_s: Num = Field(description="metric frame period")
+    engine: Literal["cell", "flow"] = Field(default="cell", description="engine that ran")
 
 
 class Totals(ResultPart):
@@ -94,6 +95,8 @@ class CollectiveSummary(ResultPart):
     time_s: Num | None
     algbw_gbps: Num | None
     busbw_gbps: Num | None
+    algorithm_reason: str = Field(
+        default="", description="chosen by the scenario, or NCCL's predicted times behind auto")
 
 
 class TrainingSummary(ResultPart):
@@ -108,14 +111,108 @@ class TrainingSummary(ResultPart):
     gpu_utilisation: Num = Field(description="compute time over step time (0..1)")
 
 
+class WorkEstimateInfo(ResultPart):
+    """The work estimate the engine was chosen by (fabricstudio.sim.work)."""
+
+    transfers: int
+    fabric_transfers: int
+    fabric_bytes: int
+    cell_hops: int
+    mean_hops: Num
+    frames: int
+    links: int
+    rate_updates: int
+    concurrent_entries: int
+    cell_seconds: Num = Field(description="predicted wall time on the cell engine")
+    flow_seconds: Num = Field(description="predicted wall time on the flow engine")
+
+
 class EngineInfo(ResultPart):
-    """Engine work and speed (the last two are wall-clock figures)."""
+    """Engine work and speed (``wall_time_s``, ``events_per_s``: wall-clock figures), which
+    engine ran and why."""
 
     events: int
-    cell_bytes: int
-    cell_hops: int
+    cell_bytes: int | None
+    cell_hops: int | None
     wall_time_s: Num | None
     events_per_s: Num | None
+    kind: Literal["cell", "flow"] = "cell"
+    requested: Literal["auto", "cell", "flow"] = "cell"
+    reason: str = ""
+    estimate: WorkEstimateInfo | None = None
+    not_modelled: list[str] = Field(default_factory=list,
+                                    description="what the flow-level engine leaves out")
+    rate_updates: int | None = Field(default=None, description="max-min updates (flow level)")
+
+
+class HotspotLink(ResultPart):
+    """A link whose offered load exceeded its capacity (flow level)."""
+
+    link: str
+    id: str
+    src: str = Field(alias="from")
+    dst: str = Field(alias="to")
+    overloaded_s: Num = Field(description="seconds offered more than its capacity")
+    peak_offered: Num = Field(description="largest offered load / capacity")
+
+
+class Hotspots(ResultPart):
+    """Where a cell-level run would queue, pause or drop (flow level)."""
+
+    count: int
+    links: list[HotspotLink] = Field(default_factory=list)
+
+
+class FlowSummary(ResultPart):
+    """Every flow of the run, listed or not."""
+
+    flows: int
+    finished: int
+    bytes: int
+    finished_bytes: int
+    mean_fct_s: Num | None
+    max_fct_s: Num | None
+
+
+class IterationFigures(ResultPart):
+    """One LLM training iteration: time and where it went (the slowest rank's ledger)."""
+
+    iteration_time_s: Num | None
+    compute_s: Num | None = None
+    bubble_s: Num | None = None
+    exposed_comm_s: dict[str, Num] | None = Field(
+        default=None, description="exposed communication by kind: tp, pp, dp, ep, cp")
+    gpu_utilisation: Num | None = None
+    mfu: Num | None = None
+    model_tflops_per_gpu: Num | None = None
+    tokens_per_s: Num | None = None
+
+
+class CollectiveChoice(ResultPart):
+    """The algorithm a job's data-parallel collectives ran and why."""
+
+    algorithm: str
+    reason: str
+
+
+class LlmTrainingSummary(IterationFigures):
+    """The LLM training workload (docs/llm.md): the iteration on the fabric, on an ideal
+    network, and the difference (the network tax)."""
+
+    model: str
+    gpu: str
+    gpus: int
+    parallelism: dict[str, int | str]
+    placement: str
+    compute_efficiency: Num
+    memory_gb_per_gpu: Num
+    iterations: int
+    ideal: IterationFigures
+    warnings: list[str] = Field(default_factory=list)
+    dp_collectives: dict[str, CollectiveChoice] | None = None
+    network_tax_s: Num | None = None
+    network_tax_fraction: Num | None = None
+    network_tax_gpu_hours: Num | None = None
 
 
 class LinkStats(ResultPart):
@@ -178,6 +275,7 @@ class CollectiveReport(WorkloadReport):
     channels: int
     algbw_gbps: Num | None
     busbw_gbps: Num | None
+    algorithm_reason: str = ""
 
 
 class TrainingReport(WorkloadReport):
@@ -187,20 +285,26 @@ class TrainingReport(WorkloadReport):
     training: TrainingSummary | None
 
 
+class LlmTrainingReport(WorkloadReport):
+    """An LLM training workload."""
+
+    llm_training: LlmTrainingSummary | None
+
+
 #: Workload ``type`` values reported by each report class (the rest are flow sets).
 _COLLECTIVE_TYPES = frozenset({"all_reduce", "all_gather", "reduce_scatter", "all_to_all"})
 
 
 def _report_kind(value: Any) -> str:
     kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
-    if kind == "training":
-        return "training"
+    if kind in ("training", "llm_training"):
+        return kind
     return "collective" if kind in _COLLECTIVE_TYPES else "flows"
 
 
 AnyWorkloadReport = Annotated[
     Annotated[TrainingReport, Tag("training")] | Annotated[CollectiveReport, Tag("collective")]
-    | Annotated[FlowsReport, Tag("flows")],
+    | Annotated[FlowsReport, Tag("flows")] | Annotated[LlmTrainingReport, Tag("llm_training")],
     Discriminator(_report_kind),
 ]
 
@@ -224,6 +328,12 @@ class Result(ResultPart):
     links: list[LinkStats] = Field(default_factory=list)
     flows: list[FlowStats] = Field(default_factory=list)
     flows_omitted: int = Field(default=0, description="flows beyond the listed ones")
+    hotspots: Hotspots | None = Field(
+        default=None, description="flow level: links offered more than their capacity")
+    flow_summary: FlowSummary | None = Field(
+        default=None, description="counts, bytes and completion times over every flow")
+    llm_training: LlmTrainingSummary | None = Field(
+        default=None, description="the first LLM training workload")
 
     @property
     def finished(self) -> bool:
@@ -265,4 +375,4 @@ def throughput_gbps(delivered_bytes: float, seconds: float) -> float | None:
     """Gb/s of ``delivered_bytes`` over ``seconds`` (None for an empty window)."""
     if seconds <= 0:
         return None
-    return delivered_bytes * 8 / seconds / 1e9
+    return units.throughput_gbps(delivered_bytes, seconds)

@@ -27,20 +27,21 @@ import networkx as nx
 
 from fabricstudio.model import Design, Plane, freeze
 from fabricstudio.model.devices import SERVER_TYPES
+from fabricstudio.model.units import gbps_to_bytes_per_s
 from fabricstudio.sim.budget import check_timers, sample_budget
 from fabricstudio.sim.engine import Engine, EngineConfig, EngineError
+from fabricstudio.sim.flow import NOT_MODELLED, FlowEngine
 from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.sim.result import EngineInfo, Result, throughput_gbps
 from fabricstudio.sim.scenario import Scenario, ScenarioError, fabric_with_overrides
+from fabricstudio.sim.work import LIMIT_S, WorkEstimate, choose_engine
 from fabricstudio.sim.workloads import Workload, WorkloadContext, build_workloads, server_of
 from fabricstudio.sim.workloads.collectives import Collective
 from fabricstudio.sim.workloads.training import TrainingStep
 from fabricstudio.topology.graph import design_graph
 
-#: Refuse runs estimated above this many cell-hops (~10 minutes at ~200k cell-hops/s).
+#: Refuse cell-engine runs estimated above this many cell-hops (~10 minutes).
 MAX_CELL_HOPS = 1.2e8
-#: Refuse runs that would create more flows than this.
-MAX_FLOWS = 5_000_000
 #: At most this many flows are listed in a Result (the rest are counted in flows_omitted).
 MAX_RESULT_FLOWS = 10_000
 #: A run without a horizon stops (unfinished) after this many times its estimated duration.
@@ -57,9 +58,10 @@ class Simulation:
     read counters).  Call :meth:`result` from the advancing thread or after it stopped.
     """
 
-    def __init__(self, design: Design, scenario: Scenario, engine: Engine, config: EngineConfig,
-                 workloads: list[Workload], estimate_s: float,
-                 frame_limit_s: float = math.inf) -> None:
+    def __init__(self, design: Design, scenario: Scenario, engine: Engine | FlowEngine,
+                 config: EngineConfig, workloads: list[Workload], estimate_s: float,
+                 frame_limit_s: float = math.inf,
+                 engine_info: dict[str, Any] | None = None) -> None:
         self.design = design
         #: The configuration the engine runs with.
         self.engine_config = config
@@ -75,6 +77,11 @@ class Simulation:
                                 frame_limit_s))
         self._window_base: dict[int, int] | None = None
         self._planned = sum(w.planned_bytes for w in workloads) or 1
+        #: Which engine runs and why: ``kind`` ("cell" or "flow"), ``requested``, ``reason``,
+        #: ``estimate`` (the work estimate, a dict).
+        self.engine_info: dict[str, Any] = engine_info or {
+            "kind": "cell", "requested": "cell", "reason": "cell: chosen by the scenario",
+            "estimate": None}
         #: Length of one slice (s).  A run without a horizon ends at the first slice boundary
         #: after its traffic completes, whatever steps the caller advances in, so the CLI
         #: (:meth:`run`) and the GUI (adaptive steps) end at the same time with the same frames.
@@ -84,6 +91,11 @@ class Simulation:
         self._next_mark = self.slice_s
 
     # ------------------------------------------------------------------ state
+    @property
+    def engine_kind(self) -> str:
+        """"cell" or "flow"."""
+        return str(self.engine_info["kind"])
+
     @property
     def stream(self) -> MetricStream:
         """The engine's MetricStream (frames of per-link and per-flow metrics)."""
@@ -174,11 +186,17 @@ class Simulation:
         window = self.scenario.measure_from_s
         base = self._window_base or {}
         flows = [self._flow_entry(rec, base, window, end)
-                 for rec in engine.flows[:MAX_RESULT_FLOWS]]
+                 for rec in engine.flows.kept()[:MAX_RESULT_FLOWS]]
         collective, training = _headline(self.workloads)
         completion = (max(w.finish_s for w in self.workloads if w.finish_s is not None)
                       if self.complete else None)
         stats = engine.stats()
+        info = {key: stats.get(key) for key in EngineInfo.model_fields}
+        info.update({"kind": self.engine_kind, "requested": self.engine_info["requested"],
+                     "reason": self.engine_info["reason"],
+                     "estimate": self.engine_info["estimate"],
+                     "not_modelled": list(NOT_MODELLED) if self.engine_kind == "flow" else [],
+                     "rate_updates": stats.get("rate_updates")})
         return Result.model_validate({
             "run": self._run_info(),
             "completion_time_s": completion,
@@ -186,12 +204,15 @@ class Simulation:
             "collective": collective,
             "training": training,
             "totals": engine.totals(),
-            "engine": {key: stats.get(key) for key in EngineInfo.model_fields},
+            "engine": info,
             "warnings": self._warnings(),
             "workloads": [w.report() for w in self.workloads],
             "links": engine.link_stats(measure_from_s=window),
             "flows": flows,
-            "flows_omitted": max(0, len(engine.flows) - MAX_RESULT_FLOWS),
+            "flows_omitted": len(engine.flows) - len(flows),
+            "hotspots": (engine.hotspots() if isinstance(engine, FlowEngine) else None),
+            "flow_summary": engine.flows.summary.as_dict(),
+            "llm_training": _llm_headline(self.workloads),
         })
 
     @staticmethod
@@ -216,12 +237,23 @@ class Simulation:
         dcqcn = cfg.dcqcn if cfg.dcqcn is not None else fabric.dcqcn.enabled
         return {"design": self.design.name, "scenario": self.scenario.name,
                 "technology": technology.value, "dcqcn": dcqcn, "routing": cfg.routing,
-                "cell_bytes": cfg.cell_bytes, "seed": cfg.seed,
+                "cell_bytes": cfg.cell_bytes if self.engine_kind == "cell" else None,
+                "seed": cfg.seed,
                 "until_s": self.scenario.until_s, "measure_from_s": self.scenario.measure_from_s,
-                "sample_period_s": self.stream.sample_period_s}
+                "sample_period_s": self.stream.sample_period_s, "engine": self.engine_kind}
 
     def _warnings(self) -> list[str]:
         warnings = list(self.engine.config_warnings)
+        engine = self.engine
+        if isinstance(engine, FlowEngine):
+            warnings.append("flow-level run: " + ", ".join(NOT_MODELLED) + " are not modelled; "
+                            "overloaded links are listed as hotspots")
+            hot = engine.hotspots(top=0)["count"]
+            if hot:
+                warnings.append(f"{hot} link(s) were offered more than their capacity "
+                                "(hotspots): a cell-level run would queue, pause or drop there")
+            if engine.frames_truncated:
+                warnings.append("metric frames list at most the first 2,000 active flows")
         totals = self.engine.totals()
         if totals.get("lossless_violations"):
             warnings.append(
@@ -237,6 +269,16 @@ class Simulation:
             warnings.append(f"{len(left)} workload(s) unfinished at {self.now:.6g} s "
                             f"({what}): {', '.join(left[:5])}")
         return warnings
+
+
+def _llm_headline(workloads: list[Workload]) -> dict[str, Any] | None:
+    """The first LLM training workload's summary."""
+    from fabricstudio.sim.llm.workload import LlmTraining
+
+    for w in workloads:
+        if isinstance(w, LlmTraining):
+            return w.summary()
+    return None
 
 
 def _headline(workloads: list[Workload]) -> tuple[dict[str, Any] | None,
@@ -272,10 +314,12 @@ def engine_config(design: Design, scenario: Scenario, horizon_s: float,
 
 def build_simulation(design: Design, scenario: Scenario,
                      max_cell_hops: float | None = MAX_CELL_HOPS) -> Simulation:
-    """Check ``scenario`` against ``design`` and set up the run (nothing simulated yet).
+    """Check ``scenario`` against ``design``, pick the engine and set up the run (nothing
+    simulated yet).
 
     Raises ScenarioError (one readable message) for unknown devices, missing paths,
-    non-positive sizes and runs too big for the engine (``max_cell_hops``; None = no limit).
+    non-positive sizes and runs too big for the chosen engine (``max_cell_hops`` and the
+    predicted wall time of :mod:`fabricstudio.sim.work`; ``max_cell_hops=None`` = no limit).
     """
     frozen = freeze(design)
     ctx = WorkloadContext(engine=None, design=frozen, rng=random.Random(scenario.seed))
@@ -284,18 +328,23 @@ def build_simulation(design: Design, scenario: Scenario,
     _check_paths(graph, workloads)
     estimate = estimate_duration(frozen, workloads)
     horizon = scenario.until_s if scenario.until_s is not None else estimate
-    check_work(frozen, graph, workloads, scenario, horizon, max_cell_hops)
     samples = sample_budget(frozen, scenario, horizon)
-    config = engine_config(frozen, scenario, horizon, samples.period_s)
+    work = estimate_work(frozen, graph, workloads, scenario, horizon, samples.period_s)
+    kind, reason = choose_engine(scenario.engine, work)
     if max_cell_hops is not None:
+        check_work(work, kind, scenario, max_cell_hops)
+    config = engine_config(frozen, scenario, horizon, samples.period_s)
+    if max_cell_hops is not None and kind == "cell":  # flow level has no per-flow timers
         check_run_timers(frozen, config, workloads, horizon)
     try:
-        engine = Engine(frozen, config)
+        engine = FlowEngine(frozen, config) if kind == "flow" else Engine(frozen, config)
     except EngineError as exc:
         raise ScenarioError(f"the design cannot be simulated: {exc}") from None
     ctx.engine = engine
+    info = {"kind": kind, "requested": scenario.engine, "reason": reason,
+            "estimate": work.as_dict()}
     sim = Simulation(frozen, scenario, engine, config, workloads, estimate,
-                     samples.frame_limit_s)
+                     samples.frame_limit_s, info)
     try:
         for workload in workloads:
             workload.start()
@@ -333,7 +382,7 @@ def _send_rate_bps(design: Design, address: str) -> float:
     device = design.devices[server_of(address)]
     assert isinstance(device, SERVER_TYPES)  # addresses were checked: they name servers
     speed = device.nic_speed_gbps if device.nics else device.storage_nic_speed_gbps
-    return speed * 1e9 / 8
+    return gbps_to_bytes_per_s(speed)
 
 
 def estimate_duration(design: Design, workloads: list[Workload]) -> float:
@@ -343,7 +392,8 @@ def estimate_duration(design: Design, workloads: list[Workload]) -> float:
         senders = {src for src, _ in workload.hops} or {""}
         rates = [_send_rate_bps(design, s) for s in senders if s]
         rate = min(rates) * len(senders) if rates else 1e9
-        longest = max(longest, getattr(workload, "at_s", 0.0) + workload.planned_bytes / rate)
+        length = max(workload.planned_bytes / rate, workload.duration_hint_s)
+        longest = max(longest, getattr(workload, "at_s", 0.0) + length)
     return 1.2 * longest
 
 
@@ -353,7 +403,7 @@ def check_run_timers(design: Design, config: EngineConfig, workloads: list[Workl
     fabric = config.fabric or design.fabric
     technology = config.technology or fabric.technology
     dcqcn = config.dcqcn if config.dcqcn is not None else fabric.dcqcn.enabled
-    concurrent = sum(min(w.planned_flows, len(w.hops)) for w in workloads)
+    concurrent = sum(w.planned_concurrent or w.planned_flows for w in workloads)
     return check_timers(fabric, technology, dcqcn, concurrent, horizon_s)
 
 
@@ -366,26 +416,52 @@ def _mean_hops(graph: nx.Graph, pairs: list[tuple[str, str]]) -> float:
     return sum(nx.shortest_path_length(graph, a, b) for a, b in sample) / len(sample)
 
 
-def check_work(design: Design, graph: nx.Graph, workloads: list[Workload], scenario: Scenario,
-               horizon_s: float, max_cell_hops: float | None) -> float:
-    """Estimated cell-hops of the run; ScenarioError with a suggestion when it is too big."""
-    flows = sum(w.planned_flows for w in workloads)
-    if flows > MAX_FLOWS:
-        raise ScenarioError(f"the workloads would create {flows:,} flows (limit {MAX_FLOWS:,}); "
-                            "use fewer ranks, larger slices or the hierarchical algorithm")
-    cell_hops = 0.0
+def estimate_work(design: Design, graph: nx.Graph, workloads: list[Workload],
+                  scenario: Scenario, horizon_s: float, period_s: float) -> WorkEstimate:
+    """What the run will cost (counted from the workloads' plans, nothing built yet)."""
+    transfers = fabric_transfers = 0
+    fabric_bytes = cell_hops = hop_sum = 0.0
+    updates = entries = 0
     for workload in workloads:
+        transfers += workload.planned_flows
+        fabric_transfers += workload.planned_fabric_flows
         senders = {src for src, _ in workload.hops}
         capacity = sum(_send_rate_bps(design, s) for s in senders) * max(
             0.0, horizon_s - getattr(workload, "at_s", 0.0))
         moved = min(workload.network_bytes, capacity)
-        cell_hops += moved / scenario.cell_bytes * _mean_hops(graph, workload.hops)
-    if max_cell_hops is not None and cell_hops > max_cell_hops:
-        bigger = min(16 * 2**20, scenario.cell_bytes * 2 ** math.ceil(
-            math.log2(cell_hops / max_cell_hops)))
+        hops = _mean_hops(graph, workload.hops)
+        fabric_bytes += moved
+        cell = min(scenario.cell_bytes, workload.unit_bytes_hint or scenario.cell_bytes)
+        cell_hops += moved / cell * hops
+        hop_sum += hops * workload.planned_fabric_flows
+        updates += workload.planned_rate_updates
+        entries = max(entries, int(workload.planned_concurrent * max(hops, 1.0)))
+    period = period_s
+    return WorkEstimate(transfers=transfers, fabric_transfers=fabric_transfers,
+                        fabric_bytes=fabric_bytes, cell_hops=cell_hops,
+                        mean_hops=hop_sum / fabric_transfers if fabric_transfers else 0.0,
+                        frames=int(horizon_s / period) + 1, links=2 * len(design.links),
+                        rate_updates=updates, concurrent_entries=entries)
+
+
+def check_work(work: WorkEstimate, engine: str, scenario: Scenario,
+               max_cell_hops: float) -> None:
+    """ScenarioError with the figures and a suggestion when the run is too big for
+    ``engine``."""
+    seconds = work.seconds(engine)
+    if engine == "cell" and (work.cell_hops > max_cell_hops or seconds > LIMIT_S):
+        bigger = min(16 * 2**20, scenario.cell_bytes * 2 ** max(1, math.ceil(
+            math.log2(max(work.cell_hops / max_cell_hops, seconds / LIMIT_S)))))
         horizon = "a shorter horizon (until_s)" if scenario.until_s else "a horizon (until_s)"
         raise ScenarioError(
-            f"the run is too long for the fabric: about {cell_hops / 1e6:,.0f} million "
-            f"cell-hops (limit {max_cell_hops / 1e6:,.0f} million); use {horizon}, less "
-            f"traffic or bigger cells (cell_bytes {bigger})")
-    return cell_hops
+            f"the run is too long for the cell engine: about {work.cell_hops / 1e6:,.0f} "
+            f"million cell-hops and {work.transfers:,} transfers, ~{seconds:,.0f} s (limit "
+            f"{max_cell_hops / 1e6:,.0f} million cell-hops, {LIMIT_S:,.0f} s); use the flow "
+            f"engine (engine \"flow\" or \"auto\"), {horizon}, less traffic or bigger "
+            f"cells (cell_bytes {bigger})")
+    if engine == "flow" and seconds > LIMIT_S:
+        raise ScenarioError(
+            f"the run is too big even for the flow engine: {work.transfers:,} transfers "
+            f"({work.fabric_transfers:,} over the fabric), ~{work.rate_updates:,} rate "
+            f"updates, ~{seconds:,.0f} s predicted (limit {LIMIT_S:,.0f} s); use fewer ranks "
+            "or a collective algorithm with fewer transfers")

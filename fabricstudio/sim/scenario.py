@@ -27,6 +27,7 @@ from fabricstudio.formats.reading import InputError, read_input
 from fabricstudio.model import FabricSettings, Technology, format_validation_error
 from fabricstudio.model.strict import StrictNumbers
 from fabricstudio.sim.engine.config import MAX_FRAMES, MAX_SAMPLE_PERIOD_S, MIN_SAMPLE_PERIOD_S
+from fabricstudio.sim.llm.models import GPUS, MODELS, GpuSpec, ModelSpec
 
 FORMAT_NAME = "fabricstudio-scenario"
 CURRENT_VERSION = 1
@@ -80,25 +81,21 @@ def parse_size(value: Any) -> int:
     return int(round(size))
 
 
-def format_size(size: float) -> str:
-    """Short human form of a byte count, binary units (``268435456`` -> ``"256 MiB"``)."""
-    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if size >= scale:
-            return f"{size / scale:.4g} {unit}"
-    return f"{size:.0f} B"
-
-
 #: The one declaration of each set of names: scenario files, the CLI's choices and the GUI's
 #: combos all derive from these Literals (``get_args`` gives the tuples below).
 CollectiveType = Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
 StorageType = Literal["storage_read", "storage_write"]
-WorkloadType = Literal[CollectiveType, "incast", "permutation", StorageType, "training"]
+WorkloadType = Literal[CollectiveType, "incast", "permutation", StorageType, "training",
+                       "llm_training"]
 Routing = Literal["default", "ecmp", "static", "adaptive"]
-Algorithm = Literal["auto", "ring", "hierarchical"]
+Algorithm = Literal["auto", "ring", "hierarchical", "tree", "nvls_tree"]
+EngineKind = Literal["auto", "cell", "flow"]
 #: Workload type names (as in scenario files; the CLI also accepts dashes).
 WORKLOAD_TYPES: tuple[WorkloadType, ...] = get_args(WorkloadType)
 COLLECTIVE_TYPES: tuple[CollectiveType, ...] = get_args(CollectiveType)
 ROUTINGS: tuple[Routing, ...] = get_args(Routing)
+ALGORITHMS: tuple[Algorithm, ...] = get_args(Algorithm)
+ENGINES: tuple[EngineKind, ...] = get_args(EngineKind)
 
 Size = Annotated[int, BeforeValidator(parse_size), Field(gt=0, description="bytes")]
 Time = Annotated[float, Field(ge=0, le=1e6, allow_inf_nan=False, description="seconds")]
@@ -149,7 +146,9 @@ class CollectiveSpec(_Spec):
     algorithm: Algorithm = Field(
         default="auto",
         description="ring = NCCL flat ring; hierarchical = NVLink rings + per-rail rings; "
-                    "auto = the flat ring unless it needs more than two million flows",
+                    "tree = NCCL double binary tree (all-reduce); nvls_tree = NVLink SHARP "
+                    "inside servers + trees between them (all-reduce); auto = what NCCL's "
+                    "tuning model picks",
     )
 
 
@@ -201,8 +200,61 @@ class TrainingSpec(_Spec):
     algorithm: Algorithm = "auto"
 
 
+class LlmTrainingSpec(_Spec):
+    """One or more training iterations of a transformer (docs/llm.md): a model preset or
+    custom shape, a GPU preset or custom figures, batch and parallelism.  ``dp`` None uses
+    every GPU the other dimensions leave (``ranks``: the GPUs, default all)."""
+
+    type: Literal["llm_training"]
+    model: str | ModelSpec = Field(
+        default="llama3-70b", description=f"preset ({', '.join(MODELS)}) or a custom shape")
+    gpu: str | GpuSpec = Field(
+        default="h100", description=f"preset ({', '.join(GPUS)}) or custom figures")
+    compute_efficiency: float = Field(
+        default=0.6, gt=0, le=1, allow_inf_nan=False,
+        description="share of the BF16 peak the kernels reach while computing")
+    seq_len: int = Field(default=8192, ge=16, le=4_194_304)
+    global_batch: int = Field(default=2048, ge=1, le=10_000_000, description="sequences")
+    micro_batch: int = Field(default=1, ge=1, le=65536, description="sequences")
+    tp: int = Field(default=8, ge=1, le=1024)
+    pp: int = Field(default=1, ge=1, le=1024)
+    dp: int | None = Field(default=None, ge=1, le=1_000_000)
+    ep: int = Field(default=1, ge=1, le=4096)
+    cp: int = Field(default=1, ge=1, le=1024)
+    zero: int = Field(default=1, ge=0, le=3, description="ZeRO stage of the optimizer")
+    recompute: Literal["none", "selective", "full"] = "selective"
+    overlap_grad_reduce: bool = Field(
+        default=True, description="gradient reduction starts with the last backward pass")
+    overlap_param_gather: bool = Field(
+        default=True, description="ZeRO weight all-gather hides under the next forward")
+    iterations: int = Field(default=1, ge=1, le=1000)
+    ranks: Ranks = "all"
+    start_s: Time = 0.0
+    algorithm: Algorithm = "auto"
+
+    @model_validator(mode="after")
+    def _presets(self) -> LlmTrainingSpec:
+        if isinstance(self.model, str) and self.model not in MODELS:
+            raise ValueError(f"unknown model {self.model!r} (presets: {', '.join(MODELS)})")
+        if isinstance(self.gpu, str) and self.gpu not in GPUS:
+            raise ValueError(f"unknown GPU {self.gpu!r} (presets: {', '.join(GPUS)})")
+        return self
+
+    @property
+    def model_spec(self) -> ModelSpec:
+        """The model shape (preset resolved)."""
+        return MODELS[self.model] if isinstance(self.model, str) else self.model
+
+    @property
+    def gpu_spec(self) -> GpuSpec:
+        """The GPU figures (preset resolved)."""
+        return GPUS[self.gpu] if isinstance(self.gpu, str) else self.gpu
+
+
+
 Workload = Annotated[
-    CollectiveSpec | IncastSpec | PermutationSpec | StorageSpec | TrainingSpec,
+    CollectiveSpec | IncastSpec | PermutationSpec | StorageSpec | TrainingSpec
+    | LlmTrainingSpec,
     Field(discriminator="type"),
 ]
 
@@ -216,13 +268,19 @@ class Scenario(_Spec):
     description: str = Field(default="", max_length=100_000)
     seed: int = Field(default=1, ge=0, le=2**63 - 1)
     until_s: float | None = Field(
-        default=None, gt=0, le=1e4, allow_inf_nan=False,
+        default=None, ge=MIN_SAMPLE_PERIOD_S, le=1e4, allow_inf_nan=False,
         description="simulated horizon; None = until all traffic completes",
     )
     measure_from_s: Time = Field(default=0.0, description="start of the statistics window")
     technology: Technology | None = Field(default=None, description="None = the design's")
     dcqcn: bool | None = Field(default=None, description="None = the design's setting")
     routing: Routing = "default"
+    engine: EngineKind = Field(
+        default="auto",
+        description="cell = cell-level (queues, PFC, ECN, drops); flow = max-min fair rates "
+                    "for whole clusters; auto = cell when its predicted run time fits the "
+                    "budget, else flow",
+    )
     cell_bytes: Size = Field(default=16384, ge=256, le=16 * 2**20)
     sample_period_s: float | None = Field(
         default=None, ge=MIN_SAMPLE_PERIOD_S, le=MAX_SAMPLE_PERIOD_S, allow_inf_nan=False,

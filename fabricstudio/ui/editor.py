@@ -26,19 +26,16 @@ ROW_SPACING = 90.0
 ROW_LENGTH = 16
 PASTE_OFFSET = 45.0
 
-#: Plain-language names (one, several) of device kinds, for the undo history.
-KIND_NOUNS = {
-    DeviceKind.GPU_SERVER: ("GPU server", "GPU servers"),
-    DeviceKind.STORAGE_SERVER: ("storage server", "storage servers"),
-    DeviceKind.LEAF: ("leaf switch", "leaf switches"),
-    DeviceKind.SPINE: ("spine switch", "spine switches"),
-    DeviceKind.CORE: ("core switch", "core switches"),
-    DeviceKind.MGMT_SWITCH: ("management switch", "management switches"),
-}
-ID_PREFIX = {
-    DeviceKind.GPU_SERVER: "gpu", DeviceKind.STORAGE_SERVER: "stor", DeviceKind.LEAF: "leaf",
-    DeviceKind.SPINE: "spine", DeviceKind.CORE: "core", DeviceKind.MGMT_SWITCH: "mgmt",
-}
+
+def kind_noun(kind: DeviceKind, count: int = 1) -> str:
+    """Plain-language name of ``count`` devices of ``kind`` for the undo history, from the
+    kind's label: "GPU server", "leaf switches"."""
+    label = kind.label
+    if not label[:2].isupper():
+        label = label[0].lower() + label[1:]
+    if count == 1:
+        return label
+    return label + ("es" if label.endswith(("ch", "sh", "s", "x")) else "s")
 
 
 class Editor:
@@ -63,13 +60,13 @@ class Editor:
         devices: list[Device] = []
         taken: set[str] = set()
         for i in range(count):
-            device_id = self._fresh_id(ID_PREFIX[kind], taken)
+            device_id = self._fresh_id(DeviceKind(kind).id_prefix, taken)
             pos = self.scene.snap_point(QPointF(at.x() + (i % ROW_LENGTH) * ROW_SPACING,
                                                 at.y() + (i // ROW_LENGTH) * ROW_SPACING))
             data = {**fields, "kind": kind.value, "id": device_id, "x": pos.x(), "y": pos.y()}
             devices.append(parse_device(data))
-        one, many = KIND_NOUNS[kind]
-        label = f"Add {one} {devices[0].id}" if count == 1 else f"Add {count} {many}"
+        label = (f"Add {kind_noun(kind)} {devices[0].id}" if count == 1
+                 else f"Add {count} {kind_noun(kind, count)}")
         if not self._run(AddFragment(devices, label=label)):
             return []
         self.select_ids(d.id for d in devices)

@@ -16,6 +16,7 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QGraphicsItem
 
 from fabricstudio.formats import write_output
+from fabricstudio.model import Design
 from fabricstudio.model.text import printable
 from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.legend import legend_entries, legend_size, paint_legend
@@ -32,10 +33,64 @@ MAX_AUTO_SCALE = 2.0
 #: In an export a group folds when its members would be smaller than this (px each): below
 #: it devices lose their names, so a labelled tile reads better.
 EXPORT_MEMBER_PX = 58.0
+#: Largest SVG written.  Measured: ~5 KB per device (tile, glyph, label) and 450-800 B per
+#: link (65,536-GPU rail fabric: 221 MB, 2 GB of memory, 2 minutes); QSvgGenerator holds the
+#: whole document (and more) in memory, so a 300,000-device design (~1.5 GB of SVG) aborted
+#: inside Qt with bad_alloc and left an empty file.
+MAX_SVG_BYTES = 256 * 2**20
+SVG_BYTES_PER_DEVICE = 5_000
+SVG_BYTES_PER_LINK = 800
+#: Room around device centres for the tile and its label, and for the legend column.
+_ITEM_REACH = 60.0
+_LEGEND_ROOM = 400.0
 
 
 class ExportError(ValueError):
     """The export could not be written; the message says why."""
+
+
+def svg_estimate(devices: int, links: int) -> int:
+    """Approximate size in bytes of the SVG of a design with these counts."""
+    return devices * SVG_BYTES_PER_DEVICE + links * SVG_BYTES_PER_LINK
+
+
+def check_svg_size(devices: int, links: int) -> None:
+    """ExportError, before anything is drawn, when the SVG would exceed MAX_SVG_BYTES."""
+    size = svg_estimate(devices, links)
+    if size > MAX_SVG_BYTES:
+        raise ExportError(f"an SVG of {devices:,} devices and {links:,} links would need about "
+                          f"{size / 2**20:,.0f} MiB (the limit is {MAX_SVG_BYTES / 2**20:.0f} "
+                          "MiB); export a selection, or a PNG")
+
+
+def png_estimate(design: Design, scale: float) -> tuple[int, int]:
+    """Approximate pixel size of a PNG export of the whole ``design`` at ``scale``."""
+    xs = [d.x for d in design.devices.values()] or [0.0]
+    ys = [d.y for d in design.devices.values()] or [0.0]
+    reach = 2 * (_ITEM_REACH + MARGIN)
+    width = (max(xs) - min(xs) + reach + _LEGEND_ROOM) * scale
+    height = (max(ys) - min(ys) + reach) * scale
+    return max(1, round(width)), max(1, round(height))
+
+
+def check_png_size(width: int, height: int, scale: float) -> None:
+    """ExportError when a ``width`` x ``height`` PNG exceeds MAX_PIXELS (with the memory it
+    would need and a scale that fits)."""
+    if width * height <= MAX_PIXELS:
+        return
+    fits = scale * (MAX_PIXELS / (width * height)) ** 0.5
+    memory = width * height * 4 / 2**20
+    raise ExportError(f"a {width:,} x {height:,} px PNG would need {memory:,.0f} MiB of memory "
+                      f"(the limit is {MAX_PIXELS / 1e6:.0f} million pixels); use a scale of "
+                      f"{fits:.2g} or less")
+
+
+def preflight(design: Design, png_scale: float | None = None, svg: bool = False) -> None:
+    """Refuse, before a scene is built, exports of ``design`` that are too large to draw."""
+    if svg:
+        check_svg_size(len(design.devices), len(design.links))
+    if png_scale is not None:
+        check_png_size(*png_estimate(design, png_scale), png_scale)
 
 
 @dataclass(frozen=True)
@@ -248,8 +303,7 @@ def _render_rect(scene: FabricScene, rect: QRectF, options: ExportOptions,
     page = page_size(scene, rect, options)
     scale = export_scale(page, options)
     size = _pixels(page, scale)
-    if size.width() * size.height() > MAX_PIXELS:
-        raise ExportError(f"{size.width()} x {size.height()} px is too large; lower the scale")
+    check_png_size(size.width(), size.height(), scale)
     image = QImage(size, QImage.Format.Format_ARGB32_Premultiplied)
     image.fill(QColor(0, 0, 0, 0))
     with _prepared(scene, options, vector=False, fold_scale=fold_scale or scale):
@@ -283,6 +337,11 @@ def save_svg(scene: FabricScene, path: str | Path, options: ExportOptions = Expo
     """Write an SVG of the design (vector: devices, links, labels and legend) through
     :func:`~fabricstudio.formats.output.write_output`."""
     rect = export_rect(scene, options.selection_only)
+    if options.selection_only:
+        devices = [i for i in scene.device_items.values() if i.isSelected()]
+        check_svg_size(len(devices), len(scene.link_items))
+    else:
+        check_svg_size(len(scene.design.devices), len(scene.design.links))
     page = page_size(scene, rect, options)
     data = QByteArray()
     buffer = QBuffer(data)

@@ -6,7 +6,7 @@ from fabricstudio.model import Design
 from fabricstudio.topology.layout import design_layout, needs_layout
 from fabricstudio.ui.app import ensure_app
 from fabricstudio.ui.canvas.scene import FabricScene
-from fabricstudio.ui.export import ExportOptions, save_png, save_svg
+from fabricstudio.ui.export import ExportOptions, preflight, save_png, save_svg
 from fabricstudio.ui.theme import DARK, LIGHT
 
 
@@ -21,6 +21,7 @@ def export_design(design: Design, png: str | None = None, svg: str | None = None
     ensure_app()
     if needs_layout(design):
         design.move_devices(design_layout(design))
+    preflight(design, png_scale=scale if png else None, svg=bool(svg))  # before any scene
     scene = FabricScene(design)
     scene.set_theme(DARK if background == "dark" else LIGHT)
     scene.set_colour_mode(colour_by)

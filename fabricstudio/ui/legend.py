@@ -12,7 +12,6 @@ from fabricstudio.model import Design, DeviceKind, Plane
 from fabricstudio.topology.rails import link_tier, tier_name
 from fabricstudio.ui.icons import paint_kind_tile
 from fabricstudio.ui.theme import (
-    KIND_LABELS,
     OTHER_TIER,
     PLANE_COLOURS,
     RAIL_COLOURS,
@@ -49,7 +48,7 @@ def legend_entries(design: Design, colour_by: str = "speed", hidden: frozenset =
     shown = [d for d in design.devices.values()
              if not d.planes or any(p not in hidden for p in d.planes)]
     kinds = sorted({DeviceKind(d.kind) for d in shown}, key=lambda k: -k.tier)
-    devices = [LegendEntry(KIND_LABELS[k], kind=k) for k in kinds]
+    devices = [LegendEntry(DeviceKind(k).label, kind=k) for k in kinds]
     links_shown = [lk for lk in design.links.values() if lk.plane not in hidden]
     if colour_by == "plane":
         planes = [p for p in Plane if any(lk.plane is p for lk in links_shown)]

@@ -48,6 +48,8 @@ class Setting:
     #: ('custom') builds the field widget for a window: it has ``apply() -> str``.
     widget: Callable[[Any], Any] | None = None
     restart: bool = False
+    #: A line of explanation shown under the field.
+    note: str = ""
 
     def coerce(self, raw: Any) -> Any:
         """``raw`` (as QSettings returns it, often text) as a valid value, else the default."""
@@ -138,4 +140,7 @@ def _cost_book_field(window: Any) -> Any:
 COST_BOOK = register(Setting(
     "costBookPath", "Cost book", default="", kind="custom", page="General",
     tip="Prices and power figures for the Analysis dock, Compare, the cable plan and the "
-        "proposal (docs/cost.md)", widget=_cost_book_field))
+        "proposal (docs/cost.md)", widget=_cost_book_field,
+    note="Prices, power figures and the GPU-hour price used by the Analysis dock, Compare "
+         "fabrics, the cable plan and the proposal. Items in the file override the defaults "
+         "one by one."))

@@ -10,23 +10,8 @@ from PySide6.QtWidgets import QApplication
 
 from fabricstudio.model import DeviceKind, Plane
 
-#: Tile colour per device kind.
-KIND_COLOURS = {
-    DeviceKind.GPU_SERVER: QColor("#0E9F6E"),
-    DeviceKind.STORAGE_SERVER: QColor("#C2549B"),
-    DeviceKind.LEAF: QColor("#1F6FEB"),
-    DeviceKind.SPINE: QColor("#6E56CF"),
-    DeviceKind.CORE: QColor("#D97706"),
-    DeviceKind.MGMT_SWITCH: QColor("#64748B"),
-}
-KIND_LABELS = {
-    DeviceKind.GPU_SERVER: "GPU server",
-    DeviceKind.STORAGE_SERVER: "Storage server",
-    DeviceKind.LEAF: "Leaf switch",
-    DeviceKind.SPINE: "Spine switch",
-    DeviceKind.CORE: "Core / super-spine",
-    DeviceKind.MGMT_SWITCH: "Management switch",
-}
+#: Tile colour per device kind (DeviceKind.colour).
+KIND_COLOURS = {kind: QColor(f"#{kind.colour}") for kind in DeviceKind}
 #: Link colour by line rate (upper bound in Gb/s -> colour), ordered.
 SPEED_COLOURS = (
     (1.0, QColor("#94A3B8")),

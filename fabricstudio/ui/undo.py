@@ -2,7 +2,8 @@
 
 A model command is applied *before* it is pushed, so a refused change (DesignError) never
 reaches the stack and leaves the design untouched; the wrapper skips the first ``redo`` that
-QUndoStack.push performs.
+QUndoStack.push performs.  Consecutive commands that :meth:`Command.merge` accepts (edits of
+the same field of the same objects) become one undo step.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from fabricstudio.model import Design
 from fabricstudio.model.commands import Command
+
+#: QUndoCommand.id of the commands that may merge (the model decides in Command.merge).
+MERGEABLE = 1
 
 
 class DesignUndoCommand(QUndoCommand):
@@ -33,6 +37,16 @@ class DesignUndoCommand(QUndoCommand):
 
     def undo(self) -> None:
         self.command.undo(self.design)
+
+    def id(self) -> int:  # noqa: A003 - QUndoCommand API
+        """Commands that can merge share one id; QUndoStack then offers them mergeWith."""
+        return MERGEABLE if type(self.command).merge is not Command.merge else -1
+
+    def mergeWith(self, other: QUndoCommand) -> bool:  # noqa: N802 - QUndoCommand API
+        if not isinstance(other, DesignUndoCommand) or not self.command.merge(other.command):
+            return False
+        self.setText(self.command.label)
+        return True
 
 
 class DesignUndoStack(QUndoStack):

@@ -281,3 +281,14 @@ def test_design_save_through_a_symlink_keeps_the_link(tmp_path):
     design.set_name("renamed")
     save_design(design, link)
     assert link.is_symlink() and load_design(real).name == "renamed"
+
+
+def test_export_to_another_format_onto_the_design_is_refused(tmp_path):
+    design = tmp_path / "d.json"
+    design.write_bytes(TINY.read_bytes())
+    one_line_error(run_cli("export", design, "--format", "graphml", "-o", design),
+                   "is the input file")
+    assert design.read_bytes() == TINY.read_bytes()
+    out = run_cli("export", design, "--format", "graphml", "-o", design, "--force")
+    assert out.returncode == 0, out.stderr
+    assert b"graphml" in design.read_bytes()

@@ -89,15 +89,19 @@ def test_invalid_property_on_many_devices_changes_none(design):
     assert design.to_data() == before
 
 
-def test_moves_merge_into_one_step(design):
-    first = MoveDevices({"h1": (1, 1)})
+def test_edits_of_one_field_merge_and_moves_do_not(design):
+    first = SetDeviceProperties(["h1"], {"gpus": 4})
     first.do(design)
-    second = MoveDevices({"h1": (2, 2)})
+    second = SetDeviceProperties(["h1"], {"gpus": 8})
     second.do(design)
     assert first.merge(second)
     first.undo(design)
-    assert (design.device("h1").x, design.device("h1").y) == (0, 0)
-    assert not first.merge(MoveDevices({"h2": (0, 0)}))
+    assert design.device("h1").gpus == 2
+    first.do(design)
+    assert design.device("h1").gpus == 8
+    assert not first.merge(SetDeviceProperties(["h1"], {"nics": 1}))
+    assert not first.merge(SetDeviceProperties(["h2"], {"gpus": 8}))
+    assert not MoveDevices({"h1": (1, 1)}).merge(MoveDevices({"h1": (2, 2)}))
 
 
 def test_replace_contents_is_one_step(design):

@@ -237,14 +237,16 @@ def demo(technology: str, dcqcn: bool | None = None):
     return result
 
 
-def test_demo_lossless_fabrics_keep_gpus_busier_than_lossy_ethernet():
-    """The product's story, measured: a training step whose all-reduce meets a second job's
-    incast. Lossy Ethernet drops, retransmits and times out; the GPUs wait for it."""
+def test_demo_lossless_fabrics_drop_nothing_while_lossy_ethernet_drops_and_resends():
+    """The demo's burst meets the training all-reduce: lossless fabrics absorb it (credits,
+    PAUSE frames) without a single drop; lossy Ethernet drops and resends.  (Since ring hops
+    are persistent connections, as NCCL keeps them, the lossy baseline recovers by fast
+    retransmit instead of timing out: docs/simulation.md, "The story in numbers".)"""
     lossy = demo("ethernet")
     assert lossy.totals.drops > 0 and lossy.totals.retransmitted_bytes > 0
-    assert lossy.totals.timeouts > 0
     for technology, dcqcn in (("infiniband", None), ("roce", True), ("roce", False)):
         lossless = demo(technology, dcqcn)
         assert lossless.totals.drops == 0 and lossless.totals.retransmitted_bytes == 0
-        # With the default 10 ms minimum RTO the two tail losses stall the whole ring.
-        assert lossless.training.gpu_utilisation >= 1.5 * lossy.training.gpu_utilisation
+        assert lossless.totals.lossless_violations == 0
+        # the burst costs every fabric GPU time (no burst: 85% busy)
+        assert lossless.training.gpu_utilisation < 0.8

@@ -49,3 +49,30 @@ def test_empty_stream():
     stream = make_stream(0)
     assert stream.latest() is None and stream.frame_at(1.0) is None
     assert stream.peak_time("drops") is None
+
+
+def test_the_metric_spec_drives_columns_sampler_windows_and_wording():
+    from fabricstudio.sim.engine import sampler
+    from fabricstudio.sim.metrics import (
+        FLOW_FIELDS,
+        LINK_FIELDS,
+        LINK_METRICS,
+        METRICS,
+        chart_unit,
+        combine,
+        format_value,
+    )
+
+    assert list(LINK_FIELDS) == [f.name for f in LINK_METRICS] and "rate_gbps" in FLOW_FIELDS
+    assert sampler._TIME_FIELDS == tuple(f.name for f in LINK_METRICS if f.kind == "fraction")
+    assert sampler._COUNT_FIELDS == tuple(f.name for f in LINK_METRICS if f.kind == "count")
+    periods = [np.array([0.2, 4], dtype=np.float32), np.array([0.4, 2], dtype=np.float32)]
+    assert combine(METRICS["utilisation"], periods)[0] == np.float32(0.3)
+    assert combine(METRICS["drops"], periods)[1] == 6
+    assert combine(METRICS["queue_max_bytes"], periods)[1] == 4
+    assert combine(METRICS["queue_bytes"], periods)[1] == 2
+    assert format_value(METRICS["paused"], 0.25) == "25.0%"
+    assert format_value(METRICS["queue_bytes"], 2048) == "2 KiB"
+    assert chart_unit(METRICS["queue_bytes"]) == ("KiB", 1 / 1024)
+    for field in LINK_METRICS:
+        assert field.label and field.description and format_value(field, 1.0)

@@ -55,3 +55,11 @@ def test_what_cannot_run_is_one_readable_error():
         scenario_for(cluster(), RunRequest(workload="incast", ranks=("g0/gpu0", "g0/gpu1")))
     with pytest.raises(ScenarioError, match="measure_from_s"):
         scenario_for(cluster(), RunRequest(until_s=1e-4, measure_from_s=2e-4))
+
+
+def test_every_workload_type_has_its_words():
+    from fabricstudio.sim.request import WORKLOAD_LABELS, WORKLOAD_NOUNS
+
+    assert list(WORKLOAD_LABELS) == list(WORKLOAD_TYPES) or set(WORKLOAD_LABELS) == set(
+        WORKLOAD_TYPES)
+    assert set(WORKLOAD_NOUNS) == set(WORKLOAD_TYPES)

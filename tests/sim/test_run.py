@@ -143,8 +143,9 @@ def test_flat_ring_uses_every_rail():
     ({"flows": [{"src": "h1", "dst": "s1", "bytes": 10}]}, "is a switch"),
     ({"flows": [{"src": "h1/gpu1", "dst": "h2", "bytes": 10}]}, "has 1 GPUs"),
     ({"flows": [{"src": "h1", "dst": "island", "bytes": 10}]}, "no path from h1 to island"),
-    ({"flows": [{"src": "h1", "dst": "h2", "bytes": 1e13}]}, "too long for the fabric"),
-    ({"until_s": 100.0, "flows": [FLOW]}, "shorter horizon"),
+    ({"engine": "cell", "flows": [{"src": "h1", "dst": "h2", "bytes": 1e13}]},
+     "too long for the cell engine"),
+    ({"engine": "cell", "until_s": 100.0, "flows": [FLOW]}, "shorter horizon"),
     ({"workloads": [{"type": "incast", "senders": ["h1"], "receiver": "h1", "bytes": 5}]},
      "also a sender"),
     ({"workloads": [{"type": "storage_read", "bytes": 5}]}, "no storage server"),
@@ -159,10 +160,17 @@ def test_bad_scenarios_are_refused_before_the_run(fields, fragment):
 
 
 def test_the_work_limit_suggests_bigger_cells_and_can_be_lifted():
-    s = scenario(until_s=100.0, flows=[FLOW])
-    with pytest.raises(ScenarioError, match=r"bigger cells \(cell_bytes \d+\)"):
+    s = scenario(engine="cell", until_s=100.0, flows=[FLOW])
+    with pytest.raises(ScenarioError, match=r"flow engine .* bigger cells \(cell_bytes \d+\)"):
         build_simulation(star(), s)
     assert build_simulation(star(), s, max_cell_hops=None).now == 0
+
+
+def test_auto_runs_what_the_cell_engine_cannot_at_flow_level_and_says_why():
+    sim = build_simulation(star(), scenario(until_s=100.0, flows=[FLOW]))
+    assert sim.engine_kind == "flow" and "cell engine would take" in sim.engine_info["reason"]
+    small = build_simulation(star(), scenario(until_s=1e-4, flows=[FLOW]))
+    assert small.engine_kind == "cell" and small.engine_info["estimate"]["cell_hops"] > 0
 
 
 def test_the_design_is_frozen_at_build_time():

@@ -90,14 +90,14 @@ def test_flat_ring_channels_stay_on_their_rail_between_servers():
 
 def test_hierarchical_all_reduce_phases():
     design = rail_design(servers=2, gpus=4)
-    engine = FakeEngine(RATE, LATENCY)
+    engine = FakeEngine(RATE, LATENCY, design)
     ctx = WorkloadContext(engine, design, random.Random(1))
     c = run(Collective(ctx, 0, "all_reduce", all_gpus(design), 2**22, 2**30,
                        algorithm="hierarchical"), engine)
     assert c.algorithm == "hierarchical" and c.channels == 4
     network = [f for f in engine.flows if f.src.split("/")[0] != f.dst.split("/")[0]]
-    # per rail: 2 servers, 2(n-1) = 2 steps of S/(g n) per rank
-    assert len(network) == 4 * 2 * 2 and {f.size_bytes for f in network} == {2**22 // 8}
+    # per rail: 2 servers, each hop one transfer of 2(n-1) = 2 steps of S/(g n)
+    assert len(network) == 4 * 2 and {f.size_bytes for f in network} == {2 * 2**22 // 8}
     assert all(f.src.split("/")[1] == f.dst.split("/")[1] for f in network)
 
 
@@ -105,7 +105,7 @@ def test_training_reports_step_time_and_gpu_utilisation():
     engine = FakeEngine(RATE, LATENCY)
     ctx = WorkloadContext(engine, Design(), random.Random(1))
     spec = TrainingSpec(type="training", ranks=["a", "b"], gradient_bytes=2**23,
-                        compute_s=1e-3, overlap=0.25, iterations=3)
+                        compute_s=1e-3, overlap=0.25, iterations=3, algorithm="ring")
     t = run(TrainingStep(ctx, 0, ["a", "b"], spec), engine)
     comm = 2**23 / 2 / RATE * 2 + LATENCY  # 2 steps of S/2, longer than the overlap
     summary = t.summary()

@@ -207,3 +207,29 @@ def test_undo_and_redo_buttons_keep_their_labels_and_name_the_step(make_window, 
     window.act.undo.trigger()
     assert window.act.redo.toolTip().startswith("Redo: Set NIC speed (Gb/s) of 8 devices")
     assert window.act.redo.text() == "&Redo"
+
+
+def test_consecutive_edits_of_one_field_are_one_undo_step(make_window, small_design):
+    """Through the real QUndoStack: gpus 8 -> 4 -> 2 on one server is one step; another
+    field, or a move, is a step of its own."""
+    from fabricstudio.model.commands import MoveDevices, SetDeviceProperties
+
+    window = make_window(small_design)
+    stack = window.undo_stack
+    server = next(d for d in small_design.devices.values() if d.kind == "gpu_server")
+    before = server.gpus
+    stack.run(SetDeviceProperties([server.id], {"gpus": 4}))
+    stack.run(SetDeviceProperties([server.id], {"gpus": 2}))
+    assert stack.count() == 1 and small_design.device(server.id).gpus == 2
+    stack.run(SetDeviceProperties([server.id], {"nics": 1}))
+    stack.run(MoveDevices({server.id: (5.0, 5.0)}))
+    stack.run(MoveDevices({server.id: (9.0, 9.0)}))
+    assert stack.count() == 4
+    for _ in range(3):
+        stack.undo()
+    assert small_design.device(server.id).gpus == 2
+    stack.undo()
+    assert small_design.device(server.id).gpus == before
+    stack.redo()
+    assert small_design.device(server.id).gpus == 2
+    stack.setClean()

@@ -56,6 +56,15 @@ class Clock:
         heappush(self.queue, (self.env._now + delay, NORMAL, next(self.eid), event))
         self.events += 1
 
+    def call_late(self, delay: float, fn: Callable[[Call], None], arg: object = None) -> None:
+        """Like :meth:`call`, but after every ordinary event due at the same instant (flow
+        engine: one rate update for all the flows that start or end at one time)."""
+        event = Call()
+        event.callbacks = (fn,)
+        event.arg = arg
+        heappush(self.queue, (self.env._now + delay, NORMAL + 1, next(self.eid), event))
+        self.events += 1
+
     @property
     def now(self) -> float:
         """Current simulated time (seconds)."""

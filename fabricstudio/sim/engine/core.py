@@ -11,10 +11,13 @@ from typing import cast
 import simpy
 
 from fabricstudio.model import Design, FabricSettings, Technology, freeze
-from fabricstudio.model.devices import GpuServer, StorageServer
+from fabricstudio.model.devices import GpuServer
+from fabricstudio.model.units import transfer_time_s
+from fabricstudio.sim.engine.addressing import resolve_address
 from fabricstudio.sim.engine.clock import Call, Clock
 from fabricstudio.sim.engine.config import EngineConfig, EngineError, FlowRecord
 from fabricstudio.sim.engine.dcqcn import DcqcnRp
+from fabricstudio.sim.engine.flowlog import FlowLog
 from fabricstudio.sim.engine.flows import DcqcnFlow, Flow, IbCcFlow, IbCcState, TcpFlow
 from fabricstudio.sim.engine.network import Network
 from fabricstudio.sim.engine.params import DcqcnParams, IbCcParams, TcpParams
@@ -61,7 +64,8 @@ class Engine:
         self.drops = self.pfc_pauses = self.ecn_marks = self.cnps = 0
         self.lossless_violations = self.timeouts = self.watchdog_drops = 0
         self._wall = 0.0
-        self.flows: list[FlowRecord] = []
+        self.flows = FlowLog()
+        self._streams: dict[int, Flow] = {}
         self._routes: dict[tuple[int, int, int], tuple[tuple | None, float]] = {}
         self._addresses: dict[str, tuple[str, int, int | None]] = {}
         self._rate_states: dict[tuple[int, int, int], DcqcnRp | IbCcState] = {}
@@ -120,33 +124,7 @@ class Engine:
         return known
 
     def _resolve(self, address: str) -> tuple[str, int, int | None]:
-        name, _, sub = str(address).partition("/")
-        device = self.design.devices.get(name)
-        if device is None:
-            raise EngineError(f"unknown device {name!r} in address {address!r}")
-        if not isinstance(device, (GpuServer, StorageServer)):
-            raise EngineError(f"{name} is a switch; flows start and end at servers")
-        if not sub:
-            if isinstance(device, StorageServer) and device.storage_nics:
-                return name, device.nics, None
-            if device.nics:
-                return name, 0, None
-            if device.storage_nics:
-                return name, device.nics, None
-            raise EngineError(f"{name} has no NIC to send or receive traffic")
-        if sub.startswith("gpu") and sub[3:].isdigit():
-            gpu = int(sub[3:])
-            if not isinstance(device, GpuServer) or gpu >= device.gpus:
-                raise EngineError(f"{address!r}: {name} has no GPU {gpu}")
-            if device.nics == 0:
-                return name, -1, gpu
-            return name, device.gpu_nic(gpu), gpu
-        if sub.startswith("nic") and sub[3:].isdigit():
-            nic = int(sub[3:])
-            if nic >= device.nics + device.storage_nics:
-                raise EngineError(f"{address!r}: {name} has no NIC {nic}")
-            return name, nic, None
-        raise EngineError(f"bad address {address!r}: use server, server/gpuN or server/nicN")
+        return resolve_address(self.design, address)
 
     def _endpoint(self, address: str, device: str, nic: int) -> Endpoint:
         ep = self.net.endpoint_of.get((device, nic))
@@ -157,7 +135,8 @@ class Engine:
     # ------------------------------------------------------------------ flows
     def add_flow(self, src: str, dst: str, size_bytes: float, start_s: float | None = None,
                  on_done: Callable[[FlowRecord], None] | None = None, tag: str = "",
-                 qp: int = 0) -> int:
+                 qp: int = 0, stream: tuple[int, int, Callable[[int], None] | None] | None = None
+                 ) -> int:
         """Schedule a transfer of ``size_bytes`` from ``src`` to ``dst``; returns its id.
 
         Same-server GPU pairs use NVLink (fixed bandwidth, contention-free).  ``on_done`` is
@@ -165,6 +144,11 @@ class Engine:
         ``qp`` picks the queue pair of the connection: flows between the same two NICs on the
         same queue pair share one UDP source port and so one ECMP path (like an NCCL
         connection reused by every step); a different ``qp`` gives the hash new entropy.
+
+        ``stream = (unit_bytes, released_units, on_units)`` makes the flow an aggregated
+        transfer of ``size / unit_bytes`` units sliced into cells here (one record for, e.g.,
+        every step of a ring hop): only released units are sent (:meth:`release`) and
+        ``on_units(n)`` reports the units that have arrived (see ``Flow.configure_units``).
         """
         try:
             size = int(size_bytes)
@@ -178,8 +162,11 @@ class Engine:
             raise EngineError(f"flow {src} -> {dst}: start {start} s is before now ({now} s)")
         sdev, snic, sgpu = self.resolve(src)
         ddev, dnic, dgpu = self.resolve(dst)
-        rec = FlowRecord(len(self.flows), str(src), str(dst), size, 0, start, None, tag)
+        rec = FlowRecord(self.flows.next_id(), str(src), str(dst), size, 0, start, None, tag)
         if sdev == ddev:
+            if stream is not None:
+                raise EngineError(f"stream {src} -> {dst}: NVLink streams are not simulated "
+                                  "(collectives model their NVLink hops analytically)")
             if sgpu is None or dgpu is None:
                 raise EngineError(f"flow {src} -> {dst}: source and destination are the same "
                                   "server (only GPU-to-GPU NVLink transfers stay inside one)")
@@ -204,6 +191,13 @@ class Engine:
                             cc=cast(IbCcState, self._rate_state(sep, dep, qp)))
         else:
             flow = cls(self, rec, sep.up, path, dep.index, delay, on_done)
+        if stream is not None:
+            unit_bytes, released, on_units = stream
+            if unit_bytes <= 0 or size % unit_bytes:
+                raise EngineError(f"stream {src} -> {dst}: {size} B is not a whole number of "
+                                  f"{unit_bytes} B units")
+            flow.configure_units(unit_bytes, released, on_units)
+            self._streams[rec.id] = flow
         self.flows.append(rec)
         self.sampler.track(rec)
         self.clock.call(start - now + self.fabric.nic_latency_ns * 1e-9, self._start, flow)
@@ -266,15 +260,28 @@ class Engine:
                 delay += port.peer.latency
         return delay
 
+    def release(self, flow_id: int, units: int, not_before_s: float = 0.0) -> None:
+        """Let stream ``flow_id`` send its first ``units`` units, none before ``not_before_s``
+        (simulated seconds); no-op once the stream has finished."""
+        flow = self._streams.get(flow_id)
+        if flow is not None:
+            flow.release(units, not_before_s)
+
+    def flow_finished(self, rec: FlowRecord) -> None:
+        """A flow delivered its last byte: the log folds it into its totals."""
+        self.flows.finished(rec)
+        self._streams.pop(rec.id, None)
+
     def _start(self, event: Call) -> None:
         flow = event.arg
-        flow.nic.activate(flow)
+        if flow.has_data():  # a stream may start with nothing released
+            flow.nic.activate(flow)
 
     def _add_nvlink(self, rec: FlowRecord, start: float,
                     on_done: Callable[[FlowRecord], None] | None) -> None:
         device = self.design.devices[rec.src.partition("/")[0]]
         assert isinstance(device, GpuServer)  # GPU-to-GPU on one server
-        duration = NVLINK_LATENCY_S + rec.size_bytes * 8 / (device.nvlink_gbps * 1e9)
+        duration = NVLINK_LATENCY_S + transfer_time_s(rec.size_bytes, device.nvlink_gbps)
         self.flows.append(rec)
         self.sampler.track(rec)
         self.sampler.track_fluid(rec, start + NVLINK_LATENCY_S, start + duration)
@@ -283,6 +290,7 @@ class Engine:
             rec.delivered_bytes = rec.size_bytes
             rec.finish_s = self.env.now
             self.nvlink_bytes += rec.size_bytes
+            self.flows.finished(rec)
             self.sampler.track(rec)
             if on_done is not None:
                 on_done(rec)

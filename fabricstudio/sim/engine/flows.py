@@ -40,7 +40,10 @@ class Flow:
     __slots__ = ("rec", "engine", "clock", "nic", "path", "dst_ep", "size", "cell_bytes",
                  "ncells", "last_size", "seq", "max_sent", "next_time", "active", "rev_delay",
                  "on_done", "full_npkts", "full_wire", "mtu", "overhead", "frame_mark",
-                 "rcv_nxt", "ooo", "nak_for", "rto_pending", "progress_mark")
+                 "rcv_nxt", "ooo", "nak_for", "rto_pending", "progress_mark",
+                 # streams (aggregated collective transfers): cells per unit, size of a unit's
+                 # last cell, cells released for sending, progress callback, units reported
+                 "unit_cells", "unit_last", "limit", "on_units", "units_done")
 
     def __init__(self, engine, rec: FlowRecord, nic: NicPort, path: tuple[Port, ...] | None,
                  dst_ep: int, rev_delay: float,
@@ -71,15 +74,52 @@ class Flow:
         self.nak_for = -1
         self.rto_pending = False
         self.progress_mark = -1
+        self.unit_cells = self.ncells
+        self.unit_last = self.last_size
+        self.limit = self.ncells
+        self.on_units: Callable[[int], None] | None = None
+        self.units_done = 0
+
+    def configure_units(self, unit_bytes: int, released: int,
+                        on_units: Callable[[int], None] | None) -> None:
+        """Make this flow a stream of ``size / unit_bytes`` units (the size must be a
+        multiple): cells never straddle a unit, only ``released`` units may be sent until
+        :meth:`release` allows more, and ``on_units(n)`` is called each time the first ``n``
+        units have all arrived (in order)."""
+        cells = -(-unit_bytes // self.cell_bytes)
+        self.unit_cells = cells
+        self.unit_last = unit_bytes - (cells - 1) * self.cell_bytes
+        self.ncells = (self.size // unit_bytes) * cells
+        self.last_size = self.unit_last
+        self.limit = min(released * cells, self.ncells)
+        self.on_units = on_units
+
+    def release(self, units: int, not_before: float) -> None:
+        """Allow the first ``units`` units to be sent, none before ``not_before`` (s)."""
+        cells = min(units * self.unit_cells, self.ncells)
+        if cells <= self.limit:
+            return
+        starved = self.seq >= self.limit  # else the new units queue behind released ones
+        self.limit = cells
+        if starved and not_before > self.next_time:
+            self.next_time = not_before
+        if self.has_data():
+            self.nic.activate(self)
+
+    def _report_units(self) -> None:
+        units = self.rcv_nxt // self.unit_cells
+        if units > self.units_done and self.on_units is not None:
+            self.units_done = units
+            self.on_units(units)
 
     # ------------------------------------------------------------------ sending
     def has_data(self) -> bool:
-        """True while the sender still has cells to put on the wire."""
-        return self.seq < self.ncells
+        """True while the sender still has released cells to put on the wire."""
+        return self.seq < self.limit
 
     def seq_size(self, seq: int) -> int:
         """Payload bytes of cell ``seq``."""
-        return self.cell_bytes if seq < self.ncells - 1 else self.last_size
+        return self.cell_bytes if (seq + 1) % self.unit_cells else self.unit_last
 
     def next_size(self) -> int:
         """Payload bytes of the next cell."""
@@ -95,7 +135,7 @@ class Flow:
         """Cut the next cell (called by the NIC when it starts transmitting it)."""
         seq = self.seq
         self.seq = seq + 1
-        size = self.cell_bytes if seq < self.ncells - 1 else self.last_size
+        size = self.cell_bytes if (seq + 1) % self.unit_cells else self.unit_last
         if seq < self.max_sent:
             self.engine.retransmitted += size
         else:
@@ -140,6 +180,8 @@ class Flow:
             self.rcv_nxt = seq + 1
             if self.ooo:
                 self._drain()
+            if self.on_units is not None:
+                self._report_units()
             if self.rcv_nxt >= self.ncells:
                 self.finish(now)
         elif seq > self.rcv_nxt and self.path is None:  # adaptive: place out of order
@@ -167,6 +209,7 @@ class Flow:
     def finish(self, now: float) -> None:
         """The last byte is delivered."""
         self.rec.finish_s = now
+        self.engine.flow_finished(self.rec)
         if self.on_done is not None:
             self.on_done(self.rec)
 
@@ -279,7 +322,19 @@ class TcpFlow(Flow):
 
     # ------------------------------------------------------------------ sender
     def has_data(self) -> bool:
-        return bool(self.retx) or self.snd_nxt < self.ncells
+        return bool(self.retx) or self.snd_nxt < self.limit
+
+    def release(self, units: int, not_before: float) -> None:
+        """Allow more units (see :meth:`Flow.release`); the window still applies."""
+        cells = min(units * self.unit_cells, self.ncells)
+        if cells <= self.limit:
+            return
+        starved = self.snd_nxt >= self.limit and not self.retx
+        self.limit = cells
+        if self.rec.finish_s is None:
+            self._resume_sending()
+            if starved and self.next_time < not_before:
+                self.next_time = not_before
 
     def on_drop(self, cell: Cell) -> None:
         """Losses are found by duplicate ACKs and the flow's own timer."""
@@ -291,7 +346,7 @@ class TcpFlow(Flow):
         if self.retx:
             return True
         flight = (self.snd_nxt - self.snd_una) * self.cell_bytes
-        return self.snd_nxt < self.ncells and (flight == 0 or flight + self.cell_bytes <= self.cwnd)
+        return self.snd_nxt < self.limit and (flight == 0 or flight + self.cell_bytes <= self.cwnd)
 
     def make_cell(self, now: float) -> Cell:
         """Next cell: a pending retransmission first, else new data within the window."""
@@ -400,6 +455,8 @@ class TcpFlow(Flow):
             while self.rcv_nxt in ooo:
                 ooo.discard(self.rcv_nxt)
                 self.rcv_nxt += 1
+            if self.on_units is not None:
+                self._report_units()
         else:
             rec.delivered_bytes += cell.bytes
             self.ooo.add(seq)

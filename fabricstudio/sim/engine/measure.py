@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fabricstudio.model.units import throughput_gbps
 from fabricstudio.sim.engine.core import Engine
 
 
@@ -10,5 +11,5 @@ def window_goodput_gbps(eng: Engine, flow_ids: list[int], t0: float, t1: float) 
     eng.advance(t0)
     before = [eng.flows[i].delivered_bytes for i in flow_ids]
     eng.advance(t1)
-    return [(eng.flows[i].delivered_bytes - b) * 8 / (t1 - t0) / 1e9
+    return [throughput_gbps(eng.flows[i].delivered_bytes - b, t1 - t0)
             for i, b in zip(flow_ids, before, strict=True)]

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from fabricstudio.model import Design, Technology
 from fabricstudio.model.devices import GpuServer, StorageServer
+from fabricstudio.model.units import format_kb as _kb
 from fabricstudio.sim.engine.config import EngineError
 from fabricstudio.sim.engine.nodes import EthernetSwitch, Host, IbSwitch, RoceSwitch, Switch
 from fabricstudio.sim.engine.ports import NicPort, Port
 from fabricstudio.sim.engine.routing import Endpoint
+from fabricstudio.sim.engine.topology import directed_links, endpoint_ports
 from fabricstudio.sim.metrics import DirectedLink
 
 SERVER_TYPES = (GpuServer, StorageServer)
 MAX_WARNINGS_PER_KIND = 8
-
-
-def _kb(n: float) -> str:
-    return f"{n / 1000:.0f} KB" if n < 10**6 else f"{n / 1e6:.1f} MB"
 
 
 class Network:
@@ -62,45 +60,35 @@ class Network:
         engine = self.engine
         prop_per_m = engine.fabric.propagation_ns_per_m * 1e-9
         nic_latency = engine.fabric.nic_latency_ns * 1e-9
-        for link in self.design.links.values():
-            for src, dst in ((link.a, link.b), (link.b, link.a)):
-                src_dev = self.design.devices[src]
-                dst_dev = self.design.devices[dst]
-                src_port = link.port_at(src)
-                dst_port = link.port_at(dst)
-                speed = link.speed_gbps
-                if src_port is not None:
-                    speed = min(speed, src_dev.speed_of_port(src_port))
-                if dst_port is not None:
-                    speed = min(speed, dst_dev.speed_of_port(dst_port))
-                cls = NicPort if src in self.hosts else Port
-                index = len(self.ports)
-                port = cls(index, link.id, src, -1 if src_port is None else src_port, dst,
-                           -1 if dst_port is None else dst_port, speed,
-                           link.length_m * prop_per_m, engine.clock, engine)
-                owner, peer = self.node(src), self.node(dst)
-                port.owner, port.peer = owner, peer
-                if isinstance(owner, Switch):
-                    port.on_dequeue = owner.on_dequeue
-                port.peer_receive = (peer.receive,)
-                if isinstance(peer, Host):
-                    port.to_host = True
-                    port.arrive_delay = nic_latency
-                else:
-                    port.arrive_delay = port.prop + peer.latency
-                owner.out[port.src_port] = port
-                self.ports.append(port)
-                self.directed.append(DirectedLink(index, link.id, src, port.src_port, dst,
-                                                  port.dst_port, speed))
+        for spec in directed_links(self.design):
+            src, dst, speed = spec.src, spec.dst, spec.speed_gbps
+            cls = NicPort if src in self.hosts else Port
+            index = len(self.ports)
+            port = cls(index, spec.link_id, src, spec.src_port, dst, spec.dst_port, speed,
+                       spec.length_m * prop_per_m, engine.clock, engine)
+            owner, peer = self.node(src), self.node(dst)
+            port.owner, port.peer = owner, peer
+            if isinstance(owner, Switch):
+                port.on_dequeue = owner.on_dequeue
+            port.peer_receive = (peer.receive,)
+            if isinstance(peer, Host):
+                port.to_host = True
+                port.arrive_delay = nic_latency
+            else:
+                port.arrive_delay = port.prop + peer.latency
+            owner.out[port.src_port] = port
+            self.ports.append(port)
+            self.directed.append(DirectedLink(index, spec.link_id, src, port.src_port, dst,
+                                              port.dst_port, speed))
 
     def _build_endpoints(self) -> None:
+        def reverse(up: Port) -> Port | None:
+            down = self.node(up.dst).out.get(up.dst_port)
+            return down if down is not None and down.dst == up.src else None
+
         for host in self.hosts.values():
-            for number in sorted(host.out):
-                up = host.out[number]
+            for number, up, down in endpoint_ports(host.out, reverse):
                 assert isinstance(up, NicPort)  # a host's egress ports are NIC ports
-                down = self.node(up.dst).out.get(up.dst_port)
-                if down is None or down.dst != host.id:  # pragma: no cover - cables are duplex
-                    continue
                 ep = Endpoint(len(self.endpoints), host.id, number, up, down)
                 self.endpoints.append(ep)
                 self.endpoint_of[(host.id, number)] = ep

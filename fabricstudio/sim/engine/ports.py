@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from simpy.events import NORMAL
 
+from fabricstudio.model.units import gbps_to_bytes_per_s
 from fabricstudio.sim.engine.clock import Call, Clock
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -95,7 +96,7 @@ class Port:
         self.link_id = link_id
         self.src, self.src_port, self.dst, self.dst_port = src, src_port, dst, dst_port
         self.speed_gbps = speed_gbps
-        self.rate = speed_gbps * 1e9 / 8.0  # bytes per second on the wire
+        self.rate = gbps_to_bytes_per_s(speed_gbps)  # bytes per second on the wire
         self.prop = prop_s
         self.clock = clock
         self.env = clock.env  # the SimPy environment, its event heap and id counter (hot path)

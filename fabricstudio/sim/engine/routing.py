@@ -17,8 +17,9 @@ closer (breadth-first distances over the switch graph, computed once per attachm
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
+
+import numpy as np
 
 from fabricstudio.sim.engine.config import EngineError
 from fabricstudio.sim.engine.ports import NicPort, Port
@@ -68,25 +69,64 @@ class Router:
         self.endpoints = endpoints
         self.mode = mode
         self.seed = seed
-        self._dist: dict[str, dict[str, int]] = {}
+        self._dist: np.ndarray | None = None  # switch x switch hop distances
         self._cand: dict[tuple[int, int], tuple[Port, ...]] = {}
+        self._toward: dict[tuple[int, str], tuple[Port, ...]] = {}
+        self._ports_of: dict[int, tuple[list, np.ndarray]] = {}
         self._seeds = {sid: mix64(seed * 1_000_003 + sw.index) for sid, sw in switches.items()}
 
-    def _distances(self, target: str) -> dict[str, int]:
-        """Hop distance of every switch to switch ``target`` (BFS over switch-switch links)."""
-        dist = self._dist.get(target)
-        if dist is None:
-            dist = {target: 0}
-            todo = deque([target])
-            while todo:
-                here = todo.popleft()
-                for port in self.switches[here].out.values():
-                    nxt = port.dst
-                    if nxt in self.switches and nxt not in dist:
-                        dist[nxt] = dist[here] + 1
-                        todo.append(nxt)
-            self._dist[target] = dist
-        return dist
+    def _distances(self, target: str) -> np.ndarray:
+        """Hop distance of every switch (by index) to switch ``target`` over switch-switch
+        links (-1 = unreachable); all switches' distances come from one breadth-first
+        search per switch in scipy, on first use."""
+        if self._dist is None:
+            from scipy.sparse.csgraph import shortest_path
+
+            raw = shortest_path(self._adjacency(), unweighted=True)
+            self._dist = np.where(np.isfinite(raw), raw, -1).astype(np.int32)
+        return self._dist[self.switches[target].index]
+
+    def _adjacency(self):
+        from scipy.sparse import csr_matrix
+
+        rows, cols = [], []
+        for sw in self.switches.values():
+            for port in sw.out.values():
+                peer = self.switches.get(port.dst)
+                if peer is not None:
+                    rows.append(sw.index)  # an edge along each switch-to-switch port
+                    cols.append(peer.index)
+        n = len(self.switches)
+        return csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
+
+    def toward(self, switch, attach: str) -> tuple[Port, ...]:
+        """Minimal next hops from ``switch`` toward switch ``attach`` (cached per pair): its
+        ports, in port order, to switches one hop closer."""
+        key = (switch.index, attach)
+        cands = self._toward.get(key)
+        if cands is None:
+            if attach not in self.switches:
+                cands = ()
+            else:
+                dist = self._distances(attach)
+                here = dist[switch.index]
+                ports, peers = self._switch_ports(switch)
+                closer = np.flatnonzero((peers >= 0) & (dist[peers] == here - 1)) \
+                    if here >= 0 else ()
+                cands = tuple(ports[i] for i in closer)
+            self._toward[key] = cands
+        return cands
+
+    def _switch_ports(self, switch) -> tuple[list, np.ndarray]:
+        """A switch's outgoing ports in port order and the switch index at the other end of
+        each (-1 for a host)."""
+        found = self._ports_of.get(switch.index)
+        if found is None:
+            ports = [p for _, p in sorted(switch.out.items())]
+            peers = np.array([self.switches[p.dst].index if p.dst in self.switches else -1
+                              for p in ports], dtype=np.int64)
+            found = self._ports_of[switch.index] = (ports, peers)
+        return found
 
     def candidates(self, switch, dst_ep: int) -> tuple[Port, ...]:
         """Minimal next hops from ``switch`` toward endpoint ``dst_ep``."""
@@ -94,14 +134,7 @@ class Router:
         cands = self._cand.get(key)
         if cands is None:
             ep = self.endpoints[dst_ep]
-            if switch.id == ep.attach:
-                cands = (ep.down,)
-            else:
-                dist = self._distances(ep.attach)
-                here = dist.get(switch.id)
-                cands = () if here is None else tuple(
-                    p for _, p in sorted(switch.out.items())
-                    if p.dst in self.switches and dist.get(p.dst, -1) == here - 1)
+            cands = (ep.down,) if switch.id == ep.attach else self.toward(switch, ep.attach)
             self._cand[key] = cands
         return cands
 
@@ -136,7 +169,7 @@ class Router:
             switch = self.switches.get(here)
             if switch is None:
                 break
-            cands = self.candidates(switch, dst.index)
+            cands = (dst.down,) if here == dst.attach else self.toward(switch, dst.attach)
             if not cands:
                 break
             if len(cands) == 1 or mode == "adaptive":

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from fabricstudio.model.units import gigabits
 from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.config import FlowRecord
-from fabricstudio.sim.metrics import Frame
+from fabricstudio.sim.metrics import Frame, link_fields
 
 #: Columns of a port snapshot: cumulative times (frame fields are fractions of the period) ...
-_TIME_FIELDS = ("utilisation", "paused", "credit_stall")
-#: ... then cumulative counts, then the instant and peak queue.
-_COUNT_FIELDS = ("pauses_sent", "ecn_marks", "cnps", "drops")
+_TIME_FIELDS = link_fields("fraction")
+#: ... then cumulative counts, then the instant and peak queue (``snapshot`` reads the port
+#: counters in this order: a new field of the metric spec needs its counter there too).
+_COUNT_FIELDS = link_fields("count")
 _CUMULATIVE = len(_TIME_FIELDS) + len(_COUNT_FIELDS)
 
 
@@ -101,7 +103,7 @@ class Sampler:
         ids = tuple(rec.id for rec in flows)
         delivered = np.fromiter((rec.delivered_bytes for rec in flows), np.float64, len(flows))
         before = np.fromiter((last[rec.id] for rec in flows), np.float64, len(flows))
-        rates = ((delivered - before) * 8e-9 / dt).astype(np.float32)
+        rates = (gigabits(delivered - before) / dt).astype(np.float32)
         for rec in flows:
             if rec.finish_s is None:
                 last[rec.id] = rec.delivered_bytes

@@ -11,6 +11,7 @@ from fabricstudio.model import Design
 from fabricstudio.sim.scenario import (
     CollectiveSpec,
     IncastSpec,
+    LlmTrainingSpec,
     PermutationSpec,
     Scenario,
     ScenarioError,
@@ -60,6 +61,10 @@ def _build_one(ctx: WorkloadContext, design: Design, index: int, i: int, spec) -
                           spec.channels, spec.algorithm, spec.start_s)
     if isinstance(spec, TrainingSpec):
         return TrainingStep(ctx, index, resolve_ranks(design, spec.ranks, where), spec)
+    if isinstance(spec, LlmTrainingSpec):
+        from fabricstudio.sim.llm.workload import LlmTraining  # the LLM layer uses workloads
+
+        return LlmTraining(ctx, index, spec, resolve_ranks(design, spec.ranks, where), where)
     if isinstance(spec, IncastSpec):
         check_address(design, spec.receiver, f"{where} receiver")
         for sender in spec.senders:

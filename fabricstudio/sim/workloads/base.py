@@ -37,7 +37,18 @@ class Workload:
         self.network_bytes = 0
         #: Bytes of this workload's completed flows (progress; safe to read from any thread).
         self.done_bytes = 0
+        #: Engine transfers the workload will create, those crossing the fabric, max-min
+        #: rate updates they cause on the flow engine, and how many run at once at most
+        #: (counted from the plan before anything is built: see fabricstudio.sim.work).
         self.planned_flows = 0
+        self.planned_fabric_flows = 0
+        self.planned_rate_updates = 0
+        self.planned_concurrent = 0
+        #: Expected length when it is not set by bytes at line rate (e.g. compute), seconds.
+        self.duration_hint_s = 0.0
+        #: Smallest piece its transfers are cut into (a ring step's unit): cells are never
+        #: bigger, so the cell engine moves at least fabric bytes / this many cells.
+        self.unit_bytes_hint: int | None = None
         self.flow_ids: list[int] = []
 
     @property

@@ -16,14 +16,24 @@ over the NICs its busbw can exceed the NICs' aggregate, unlike NCCL's flat ring.
 
 from __future__ import annotations
 
+import itertools
 import math
-from dataclasses import dataclass
 from typing import Any
 
+from fabricstudio.model.units import throughput_gbps
 from fabricstudio.sim.scenario import ScenarioError
 from fabricstudio.sim.workloads.addresses import group_by_server, rail_of, server_of
 from fabricstudio.sim.workloads.base import Workload, WorkloadContext
-from fabricstudio.sim.workloads.ring import RingPass, split_evenly
+from fabricstudio.sim.workloads.nccl_model import HOPPER_NVLINK_GBPS, Topology, choose
+from fabricstudio.sim.workloads.pipeline import (
+    RingRun,
+    RingSpec,
+    TreeRun,
+    TreeSpec,
+    double_binary_tree,
+    ring_units,
+    split_evenly,
+)
 
 
 def bus_factor(name: str, n: int) -> float:
@@ -40,18 +50,8 @@ def bus_factor(name: str, n: int) -> float:
 
 def bandwidths(name: str, ranks: int, size_bytes: float, time_s: float) -> tuple[float, float]:
     """(algbw, busbw) in Gb/s (bits; divide by 8 for nccl-tests' GB/s)."""
-    algbw = size_bytes * 8 / time_s / 1e9
+    algbw = throughput_gbps(size_bytes, time_s)
     return algbw, algbw * bus_factor(name, ranks)
-
-
-@dataclass(frozen=True)
-class RingSpec:
-    """One ring pass to run: its hops, number of steps and bytes per step per position."""
-
-    hops: tuple[tuple[str, str], ...]
-    steps: int
-    chunk_bytes: int
-    qp: int = 0  #: queue pair of the ring's connections (NCCL: one per channel)
 
 
 def _ring_hops(order: list[str], exits: dict[str, str] | None = None) -> tuple:
@@ -104,8 +104,12 @@ def hierarchical_phases(name: str, ranks: list[str], size: int) -> list[list[Rin
     return [intra, inter] if name == "reduce_scatter" else [inter, intra]
 
 
-#: ``auto`` uses the flat ring up to this many flows, then the hierarchical ring.
-AUTO_FLAT_RING_MAX_FLOWS = 2_000_000
+#: Algorithms each collective can run (``auto`` picks among NCCL's: ring, tree, nvls_tree).
+ALGORITHMS = {
+    "all_reduce": ("ring", "hierarchical", "tree", "nvls_tree"),
+    "reduce_scatter": ("ring", "hierarchical"),
+    "all_gather": ("ring", "hierarchical"),
+}
 
 
 def _is_regular(ranks: list[str]) -> bool:
@@ -113,39 +117,88 @@ def _is_regular(ranks: list[str]) -> bool:
     return len(groups) > 1 and len({len(g) for g in groups}) == 1 and len(groups[0]) > 1
 
 
-#: Slices per chunk on NVLink-only rings (NCCL_STEPS).
-NVLINK_SLICES = 8
+def tree_phases(ranks: list[str], size: int, channels: int, nvls: bool) -> list[list[TreeSpec]]:
+    """NCCL's tree all-reduce: per channel a double binary tree over the servers (one rank
+    per server, on the channel's rail), each tree carrying half of the channel's share; inside
+    a server a chain of its GPUs over NVLink (``nvls``: one NVSwitch reduction instead)."""
+    groups = group_by_server(ranks)
+    first, second = double_binary_tree(len(groups))
+    intra = 1 if nvls else max(len(g) for g in groups) - 1
+    trees = []
+    for channel, share in enumerate(split_evenly(size, channels)):
+        nodes = tuple(group[channel % len(group)] for group in groups)
+        for parents, half in zip((first, second), split_evenly(share, 2), strict=True):
+            if half:
+                trees.append(TreeSpec(nodes, tuple(parents), half, channel, intra))
+    return [trees]
 
 
-def _flows_of(phases: list[list[RingSpec]], slice_bytes: int) -> int:
-    total = 0
-    for phase in phases:
-        for r in phase:
-            nvlink = all(server_of(a) == server_of(b) for a, b in r.hops)
-            slices = -(-r.chunk_bytes // slice_bytes)
-            total += len(r.hops) * r.steps * max(1, min(slices, NVLINK_SLICES) if nvlink
-                                                 else slices)
-    return total
+def nccl_topology(design: Any, ranks: list[str], channels: int, nvls: bool = False) -> Topology:
+    """NCCL's view of the ranks (see :mod:`.nccl_model`): servers, channels, per-channel
+    NIC goodput and NVLink share, GPU generation from the NVLink rate."""
+    groups = group_by_server(ranks)
+    server = design.devices.get(server_of(ranks[0]))
+    fabric = design.fabric
+    goodput = fabric.mtu_bytes / (fabric.mtu_bytes + fabric.wire_overhead_bytes())
+    nic = getattr(server, "nic_speed_gbps", 100.0)
+    nvlink = getattr(server, "nvlink_gbps", HOPPER_NVLINK_GBPS)
+    return Topology(ranks=len(ranks), nodes=len(groups), channels=channels,
+                    inter_gbytes=nic * goodput / 8, intra_gbytes=nvlink / 8 / channels,
+                    hopper=nvlink >= HOPPER_NVLINK_GBPS, nvls=nvls)
 
 
-def plan(design: Any, name: str, ranks: list[str], size: int, slice_bytes: int,
-         channels: int | None, algorithm: str) -> tuple[str, int, list[list[RingSpec]]]:
-    """(algorithm, channels, phases) of a ring collective.
+def plan(design: Any, name: str, ranks: list[str], size: int, channels: int | None,
+         algorithm: str, nvls: bool = False) -> tuple[str, int, list[list], str]:
+    """(algorithm, channels, phases, reason) of a ring or tree collective.
 
-    ``auto`` is NCCL's flat ring unless that would take more than
-    :data:`AUTO_FLAT_RING_MAX_FLOWS` flows and the ranks allow the hierarchical ring.
+    The algorithm is the scenario's choice; ``auto`` is what NCCL's tuning model would pick
+    among ring, tree and (with ``nvls``) NVLS tree - never a switch made for the simulator's
+    sake.  ``reason`` says which and why.
     """
-    if algorithm == "hierarchical" and not _is_regular(ranks):
-        raise ScenarioError("the hierarchical algorithm needs the same number (> 1) of ranks "
-                            "on each of several servers")
-    if algorithm != "hierarchical":
-        channels = channels or default_channels(design, ranks)
-        phases = flat_ring_phases(name, ranks, size, channels)
-        if (algorithm == "ring" or not _is_regular(ranks)
-                or _flows_of(phases, slice_bytes) <= AUTO_FLAT_RING_MAX_FLOWS):
-            return "ring", channels, phases
-    return ("hierarchical", len(group_by_server(ranks)[0]),
-            hierarchical_phases(name, ranks, size))
+    channels = channels or default_channels(design, ranks)
+    allowed = ALGORITHMS[name]
+    if algorithm == "auto":
+        nccl = tuple(a for a in ("ring", "tree", "nvls_tree") if a in allowed
+                     and (a != "nvls_tree" or nvls))
+        algorithm, reason = choose(name, size, nccl_topology(design, ranks, channels, nvls),
+                                   nccl)
+    else:
+        if algorithm not in allowed:
+            raise ScenarioError(f"the {algorithm} algorithm does not apply to {name} (use "
+                                f"{', '.join(allowed)} or auto)")
+        reason = f"{algorithm}: chosen by the scenario"
+    if algorithm == "hierarchical":
+        if not _is_regular(ranks):
+            raise ScenarioError("the hierarchical algorithm needs the same number (> 1) of "
+                                "ranks on each of several servers")
+        return ("hierarchical", len(group_by_server(ranks)[0]),
+                hierarchical_phases(name, ranks, size), reason)
+    if algorithm in ("tree", "nvls_tree"):
+        return algorithm, channels, tree_phases(ranks, size, channels,
+                                                algorithm == "nvls_tree"), reason
+    return "ring", channels, flat_ring_phases(name, ranks, size, channels), reason
+
+
+def run_phase(engine: Any, runs: list, slice_bytes: int, tag: str,
+              on_bytes: Any = None, flow_ids: list[int] | None = None):
+    """SimPy generator: start the ring passes and trees of one phase at once on ``engine``
+    and wait until all have finished."""
+    finished = engine.env.event()
+    pending = [len(runs)]
+
+    def one_done(_time: float) -> None:
+        pending[0] -= 1
+        if not pending[0]:
+            finished.succeed()
+
+    started = [(RingRun if isinstance(spec, RingSpec) else TreeRun)(
+        engine, spec, slice_bytes, tag, one_done, on_bytes=on_bytes) for spec in runs]
+    for run in started:
+        run.start()
+    if flow_ids is not None:
+        for run in started:
+            flow_ids.extend(run.flow_ids)
+    yield finished
 
 
 class Collective(Workload):
@@ -153,7 +206,7 @@ class Collective(Workload):
 
     def __init__(self, ctx: WorkloadContext, index: int, name: str, ranks: list[str],
                  size_bytes: int, slice_bytes: int, channels: int | None = None,
-                 algorithm: str = "auto", start_s: float = 0.0) -> None:
+                 algorithm: str = "auto", start_s: float = 0.0, nvls: bool = False) -> None:
         super().__init__(ctx, index)
         self.kind = name
         self.name = name
@@ -164,28 +217,43 @@ class Collective(Workload):
         self.runs: list[tuple[float, float]] = []
         if name == "all_to_all":
             self.algorithm, self.channels = "direct", 1
-            self._phases: list[list[RingSpec]] = []
+            self.reason = "direct: every rank sends to every other rank at once"
+            self._phases: list[list] = []
             n = len(ranks)
+            fabric_pairs = n * n - sum(len(g) ** 2 for g in group_by_server(ranks))
             self.planned_bytes = n * (n - 1) * math.ceil(size_bytes / n)
-            self.network_bytes = math.ceil(size_bytes / n) * sum(
-                1 for a in ranks for b in ranks if server_of(a) != server_of(b))
+            self.network_bytes = math.ceil(size_bytes / n) * fabric_pairs
             self.planned_flows = n * (n - 1)
+            self.planned_fabric_flows = self.planned_concurrent = fabric_pairs
+            self.planned_rate_updates = 2 * fabric_pairs
             return
-        self.algorithm, self.channels, self._phases = plan(
-            ctx.design, name, ranks, size_bytes, slice_bytes, channels, algorithm)
-        self.planned_bytes = sum(len(r.hops) * r.steps * r.chunk_bytes
-                                 for phase in self._phases for r in phase)
-        self.network_bytes = sum(
-            sum(1 for a, b in r.hops if server_of(a) != server_of(b)) * r.steps * r.chunk_bytes
-            for phase in self._phases for r in phase)
-        self.planned_flows = _flows_of(self._phases, slice_bytes)
+        self.algorithm, self.channels, self._phases, self.reason = plan(
+            ctx.design, name, ranks, size_bytes, channels, algorithm, nvls)
+        runs = [run for phase in self._phases for run in phase]
+        self.network_bytes = sum(_fabric_bytes(run, slice_bytes) for run in runs)
+        self.planned_bytes = sum(_all_bytes(run, slice_bytes) for run in runs)
+        self.planned_flows = self.planned_fabric_flows = sum(_transfers(run) for run in runs)
+        units = [ring_units(run, slice_bytes)[0] if isinstance(run, RingSpec)
+                 else min(run.size_bytes, slice_bytes) for run in runs]
+        self.unit_bytes_hint = min(units) if units else None
+        self.planned_rate_updates = 2 * len(runs)
+        self.planned_concurrent = max(sum(_transfers(run) for run in phase)
+                                      for phase in self._phases)
 
     @property
     def hops(self) -> list[tuple[str, str]]:
         """Every (src, dst) pair the collective sends over (for path checks)."""
-        if self.name == "all_to_all":
-            return [(a, b) for a in self.ranks for b in self.ranks if a != b]
-        return sorted({hop for phase in self._phases for r in phase for hop in r.hops})
+        if self.name == "all_to_all":  # a chain through every rank proves them connected
+            return list(itertools.pairwise(self.ranks))
+        pairs: set[tuple[str, str]] = set()
+        for phase in self._phases:
+            for run in phase:
+                if isinstance(run, RingSpec):
+                    pairs.update(run.hops)
+                else:
+                    pairs.update((run.nodes[v], run.nodes[p])
+                                 for v, p in enumerate(run.parents) if p >= 0)
+        return sorted(pairs)
 
     def _run(self):
         env = self.ctx.engine.env
@@ -206,32 +274,9 @@ class Collective(Workload):
         self.finish_s = env.now
         self.runs.append((started, env.now))
 
-    def _run_phase(self, rings: list[RingSpec]):
-        env = self.ctx.engine.env
-        finished = env.event()
-        pending = [len(rings)]
-
-        def one_done(_time: float) -> None:
-            pending[0] -= 1
-            if not pending[0]:
-                finished.succeed()
-
-        passes = [RingPass(self.ctx.engine, list(r.hops), r.steps, r.chunk_bytes,
-                           self._slice_for(r), self.tag, one_done, on_bytes=self.account,
-                           qp=r.qp)
-                  for r in rings]
-        for ring_pass in passes:
-            ring_pass.start()
-        yield finished
-        for ring_pass in passes:
-            self.flow_ids.extend(ring_pass.flow_ids)
-
-    def _slice_for(self, ring: RingSpec) -> int:
-        """Slice size of a pass: NVLink-only rings (contention-free) need no finer pipelining
-        than NCCL's 8 steps per chunk."""
-        if all(server_of(a) == server_of(b) for a, b in ring.hops):
-            return max(self.slice_bytes, math.ceil(ring.chunk_bytes / NVLINK_SLICES))
-        return self.slice_bytes
+    def _run_phase(self, runs: list):
+        yield from run_phase(self.ctx.engine, runs, self.slice_bytes, self.tag,
+                             on_bytes=self.account, flow_ids=self.flow_ids)
 
     def _run_direct(self):
         """All-to-all: every rank sends S/N to every other rank at once (N(N-1) flows)."""
@@ -267,4 +312,33 @@ class Collective(Workload):
             algbw, busbw = bandwidths(self.name, len(self.ranks), self.size_bytes, time_s)
         return {"name": self.name, "ranks": len(self.ranks), "size_bytes": self.size_bytes,
                 "algorithm": self.algorithm, "channels": self.channels,
-                "time_s": time_s, "algbw_gbps": algbw, "busbw_gbps": busbw}
+                "time_s": time_s, "algbw_gbps": algbw, "busbw_gbps": busbw,
+                "algorithm_reason": self.reason}
+
+
+def _stream_bytes(run: Any, slice_bytes: int) -> int:
+    if isinstance(run, RingSpec):
+        unit, per = ring_units(run, slice_bytes)
+        return run.steps * per * unit
+    return run.size_bytes
+
+
+def _fabric_bytes(run: Any, slice_bytes: int) -> int:
+    """Bytes a ring pass or tree moves between servers."""
+    if isinstance(run, RingSpec):
+        return len(run.fabric_hops) * _stream_bytes(run, slice_bytes)
+    return 2 * (len(run.nodes) - 1) * run.size_bytes
+
+
+def _all_bytes(run: Any, slice_bytes: int) -> int:
+    """Bytes a ring pass or tree moves over the fabric and NVLink."""
+    if isinstance(run, RingSpec):
+        return len(run.hops) * _stream_bytes(run, slice_bytes)
+    return _fabric_bytes(run, slice_bytes) + 2 * len(run.nodes) * run.intra_hops * run.size_bytes
+
+
+def _transfers(run: Any) -> int:
+    """Engine flows a ring pass or tree creates (one per fabric hop and direction)."""
+    if isinstance(run, RingSpec):
+        return len(run.fabric_hops)
+    return 2 * (len(run.nodes) - 1)

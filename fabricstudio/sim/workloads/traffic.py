@@ -23,6 +23,10 @@ class FlowSet(Workload):
         self.planned_bytes = sum(f[2] for f in flows)
         self.network_bytes = sum(f[2] for f in flows if server_of(f[0]) != server_of(f[1]))
         self.planned_flows = len(flows)
+        fabric = sum(1 for f in flows if server_of(f[0]) != server_of(f[1]))
+        self.planned_fabric_flows = fabric
+        self.planned_rate_updates = 2 * fabric
+        self.planned_concurrent = fabric
         self.at_s = min(f[3] for f in flows) if flows else 0.0
         self._pending = len(flows)
 

@@ -29,6 +29,10 @@ class TrainingStep(Workload):
         self.planned_bytes = self.allreduce.planned_bytes * spec.iterations
         self.network_bytes = self.allreduce.network_bytes * spec.iterations
         self.planned_flows = self.allreduce.planned_flows * spec.iterations
+        self.planned_fabric_flows = self.allreduce.planned_fabric_flows * spec.iterations
+        self.planned_rate_updates = self.allreduce.planned_rate_updates * spec.iterations
+        self.planned_concurrent = self.allreduce.planned_concurrent
+        self.unit_bytes_hint = self.allreduce.unit_bytes_hint
         self.steps: list[tuple[float, float]] = []  # (step time, all-reduce time)
         self.flow_ids = self.allreduce.flow_ids
 

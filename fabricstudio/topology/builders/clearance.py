@@ -10,13 +10,16 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from fabricstudio.model import Link
+from fabricstudio.model import footprint as drawn
 from fabricstudio.topology.builders.placement import PITCH
 from fabricstudio.topology.geometry import Rect, segment_meets
 
-#: A device's footprint around its centre: its tile (half width, above, below) and the name
-#: under it (half width, top, bottom).
-HALF_WIDTH, ABOVE, BELOW = 26.0, 26.0, 26.0
-NAME_HALF_WIDTH, NAME_TOP, NAME_BOTTOM = 39.0, 18.0, 38.0
+#: A device's footprint around its centre (model.footprint): its tile with 6 of air (half
+#: width, above, below) and the name under it (half width less 3, top with 5 of air, bottom).
+HALF_WIDTH = ABOVE = BELOW = drawn.TILE_HALF + 6.0
+NAME_HALF_WIDTH = drawn.LABEL_WIDTH / 2 - 3.0
+NAME_TOP = drawn.TILE_HALF + drawn.LABEL_GAP - 5.0
+NAME_BOTTOM = drawn.NAME_BOTTOM
 #: How far (in half pitches) a device may step to either side.
 MAX_STEPS = 24
 

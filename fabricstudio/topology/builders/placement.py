@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
+from fabricstudio.model import footprint
+
 #: Horizontal distance between neighbours in a row; least vertical distance between tiers;
 #: room above and below a device's centre.
 PITCH = 90.0
@@ -37,7 +39,8 @@ WRAP_COST = 0.3
 #: above it (tile and name).
 CLEAR_ABOVE = 26.0
 CLEAR_BELOW = 40.0
-TILE_HALF, NAME_HALF = 24.0, 38.0
+TILE_HALF = footprint.TILE_HALF + 4.0  # the tile with 4 of air (model.footprint)
+NAME_HALF = footprint.LABEL_WIDTH / 2 - 4.0  # a name, trimmed at its rounded corners
 MAX_TIER_GAP = 1200.0
 WRAPPED_TIER_GAP = 2.5 * ROW_GAP
 #: Servers of a scalable unit: the arc starts this far (radians) below the leaves' row and is

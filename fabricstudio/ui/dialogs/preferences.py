@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -24,13 +23,13 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSpinBox,
     QTabWidget,
-    QVBoxLayout,
     QWidget,
 )
 
 from fabricstudio.formats.costbook import CostBookError
 from fabricstudio.ui import preferences as prefs
 from fabricstudio.ui.cost_book import CostBookSetting
+from fabricstudio.ui.forms import validating_dialog_body
 
 COST_BOOK_FILTER = "Cost books (*.json);;All files (*)"
 
@@ -99,25 +98,16 @@ class PreferencesDialog(QDialog):
                 label.setToolTip(setting.tip)
                 widget.setToolTip(setting.tip)
                 form.addRow(label, widget)
+                if setting.note:
+                    note = QLabel(setting.note)
+                    note.setWordWrap(True)
+                    note.setStyleSheet("color: palette(placeholder-text);")
+                    form.addRow("", note)
             page_widget = QWidget()
             page_widget.setLayout(form)
             self.tabs.addTab(page_widget, page)
         self.cost_book = self.fields.get("costBookPath")
-        self.error = QLabel()
-        self.error.setObjectName("errorLabel")
-        self.error.setWordWrap(True)
-        self.error.hide()
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel
-                                   | QDialogButtonBox.StandardButton.RestoreDefaults)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults).clicked.connect(
-            lambda _checked=False: self.restore_defaults())
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.tabs)
-        layout.addWidget(self.error)
-        layout.addWidget(buttons)
+        self.error = validating_dialog_body(self, self.tabs, self.restore_defaults)
 
     def _field(self, setting: prefs.Setting) -> QWidget:
         value = prefs.get(self.settings, setting.key)

@@ -36,7 +36,6 @@ from fabricstudio.topology.folding import group_counts
 from fabricstudio.ui.forms import MIXED, FieldEditor, field_label
 from fabricstudio.ui.icons import kind_pixmap, unit_pixmap
 from fabricstudio.ui.model_signals import ModelSignals
-from fabricstudio.ui.theme import KIND_LABELS
 from fabricstudio.ui.undo import DesignUndoStack
 
 #: Device fields not edited as plain values.
@@ -155,10 +154,10 @@ class InspectorPanel(QWidget):
         self.icon.setPixmap(kind_pixmap(kind, 36))
         if len(devices) == 1:
             self.title.setText(devices[0].label)
-            self.subtitle.setText(f"{KIND_LABELS[kind]} · id {devices[0].id}")
+            self.subtitle.setText(f"{DeviceKind(kind).label} · id {devices[0].id}")
         else:
             self.title.setText(f"{len(devices)} devices")
-            self.subtitle.setText(", ".join(sorted(KIND_LABELS[k] for k in kinds))
+            self.subtitle.setText(", ".join(sorted(DeviceKind(k).label for k in kinds))
                                   + " · shared fields")
         for name in shared:
             self._add_editor(name, classes[0].model_fields[name])

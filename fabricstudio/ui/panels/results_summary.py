@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from fabricstudio.model.units import format_bytes, format_time
 from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.sim.result import Result
 
@@ -72,23 +73,12 @@ def format_figure(key: str, value: Any) -> str:
     if value is None:
         return "-"
     if key in ("completion_time_s", "paused_s"):
-        return _seconds(float(value))
+        return format_time(float(value))
     if key == "gpu_utilisation":
         return f"{100 * float(value):.1f}%"
     if key in ("algbw_gbps", "busbw_gbps"):
         return f"{float(value):.1f} Gb/s"
     if key in ("retransmitted_bytes", "peak_queue_bytes"):
-        return _bytes(float(value))
+        return format_bytes(float(value))
     return f"{float(value):,.0f}"
 
-
-def _seconds(t: float) -> str:
-    return f"{t * 1e6:.1f} µs" if t < 1e-3 else f"{t * 1e3:.3f} ms" if t < 1 else f"{t:.3f} s"
-
-
-def _bytes(n: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n:.1f} GiB"

@@ -31,8 +31,7 @@ from fabricstudio.sim.request import WORKLOAD_LABELS, RunRequest, describe_workl
 from fabricstudio.sim.scenario import ROUTINGS, Scenario, ScenarioError, load_scenario
 from fabricstudio.ui.model_signals import ModelSignals
 
-_TECH_CHOICES = (("InfiniBand", Technology.INFINIBAND), ("RoCE", Technology.ROCE),
-                 ("Lossy Ethernet", Technology.ETHERNET))
+_TECH_CHOICES = tuple((t.label, t) for t in Technology)
 _CELLS = (4096, 16384, 65536)
 
 

@@ -15,7 +15,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGridLayout, QWidget
 
-from fabricstudio.sim.metrics import MetricStream
+from fabricstudio.sim.metrics import METRICS, MetricStream, chart_unit
 
 MAX_LINK_CURVES = 6
 PLOT_KEYS = ("util", "queue", "events", "flows")
@@ -43,9 +43,10 @@ class MetricsPlots(QWidget):
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.setSpacing(2)
-        titles = (("util", "Link utilisation", "%"), ("queue", "Queue depth", "KiB"),
+        titles = (("util", "Link utilisation", chart_unit(METRICS["utilisation"])[0]),
+                  ("queue", "Queue depth", chart_unit(METRICS["queue_bytes"])[0]),
                   ("events", "PAUSE / ECN / drops", "per µs"),
-                  ("flows", "Flow throughput", "Gb/s"))
+                  ("flows", "Flow throughput", chart_unit(METRICS["rate_gbps"])[0]))
         self.plots: dict[str, pg.PlotItem] = {}
         self.widgets: list[pg.PlotWidget] = []
         self.cursors: dict[str, pg.InfiniteLine] = {}
@@ -212,7 +213,8 @@ class MetricsPlots(QWidget):
                 self.shown_links = chosen
                 self._relabel_links(stream)
         chosen = self.shown_links
-        name, scale = ("utilisation", 100.0) if key == "util" else ("queue_bytes", 1 / 1024)
+        name = "utilisation" if key == "util" else "queue_bytes"
+        scale = chart_unit(METRICS[name])[1]
         for curve, i in zip(self._link_curves[key], chosen, strict=False):
             values = stream.link_series(name, i)[: len(x)] * scale
             curve.setData(x[: len(values)], values)

@@ -9,20 +9,18 @@ from typing import Any
 from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
-    QDialogButtonBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QMessageBox,
     QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
 from fabricstudio.formats import OutputError
 from fabricstudio.model.costbook import CostBook
+from fabricstudio.ui.forms import validating_dialog_body
 from fabricstudio.ui.report.compare import Comparison, Outcome
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS
 
@@ -79,18 +77,7 @@ class ProposalDialog(QDialog):
         form.addRow("Logo", logo_row)
         form.addRow("", self.hide_prices)
         form.addRow("", self.comparison)
-        self.error = QLabel()
-        self.error.setObjectName("errorLabel")
-        self.error.setWordWrap(True)
-        self.error.hide()
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                                   | QDialogButtonBox.StandardButton.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.error)
-        layout.addWidget(buttons)
+        self.error = validating_dialog_body(self, form)
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Logo", self.logo.text() or str(Path.home()),

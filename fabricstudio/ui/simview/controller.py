@@ -11,12 +11,11 @@ from __future__ import annotations
 import time
 from collections import deque
 
-import numpy as np
 import shiboken6
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from fabricstudio.model import Design, FrozenDesign, freeze
-from fabricstudio.sim.metrics import Frame, MetricStream
+from fabricstudio.sim.metrics import LINK_METRICS, Frame, MetricStream, combine
 from fabricstudio.sim.request import RunRequest
 from fabricstudio.sim.result import Result
 from fabricstudio.ui.model_signals import ModelSignals
@@ -28,8 +27,6 @@ from fabricstudio.ui.simview.worker import RunWorker
 TICK_MS = 33
 REPLAY_S = 20.0  # "Live" replays a finished run in this many wall seconds
 MAX_SPAN = 64  # at most this many recorded frames are merged into one displayed frame
-_MEAN_FIELDS = ("utilisation", "paused", "credit_stall")
-_SUM_FIELDS = ("pauses_sent", "ecn_marks", "cnps", "drops")
 #: Said when Play, Step or a jump finds no recorded run.
 NOTHING_TO_PLAY = ("Nothing to play yet: press Run (Ctrl+R) in the Scenario panel to simulate "
                    "the workload, then Play replays it")
@@ -39,17 +36,13 @@ JUMPS = {"first_pause": ("pauses_sent", "first"), "peak_queue": ("queue_bytes", 
 
 
 def window_frame(stream: MetricStream, first: int, last: int) -> Frame:
-    """Frame ``last``, or the merge of frames first..last: fractions averaged, counters summed,
-    queue depth as at the last frame."""
+    """Frame ``last``, or the merge of frames first..last by each field's kind (fractions
+    averaged, counters summed, peaks the largest, levels as at the last frame)."""
     frame = stream.frame(last)
     if first >= last:
         return frame
     frames = [stream.frame(i) for i in range(first, last)] + [frame]
-    links = dict(frame.links)
-    for name in _MEAN_FIELDS:
-        links[name] = np.mean([f.links[name] for f in frames], axis=0).astype(np.float32)
-    for name in _SUM_FIELDS:
-        links[name] = np.sum([f.links[name] for f in frames], axis=0).astype(np.int32)
+    links = {f.name: combine(f, [fr.links[f.name] for fr in frames]) for f in LINK_METRICS}
     return Frame(frame.t, links, frame.flows, frame.flow_ids)
 
 

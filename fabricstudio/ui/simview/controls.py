@@ -12,20 +12,12 @@ from PySide6.QtWidgets import (
     QToolButton,
 )
 
+from fabricstudio.model.units import format_time
 from fabricstudio.ui.simview.controller import SimController
 
 #: Speed choices: label -> simulated seconds per wall second (None = newest frame, live).
 SPEEDS = (("Live (replay in 20 s)", None), ("1 µs/s", 1e-6), ("10 µs/s", 1e-5), ("100 µs/s", 1e-4),
           ("1 ms/s", 1e-3), ("10 ms/s", 1e-2))
-
-
-def format_time(t: float) -> str:
-    """Simulated time in a readable unit."""
-    if t < 1e-3:
-        return f"{t * 1e6:.2f} µs"
-    if t < 1.0:
-        return f"{t * 1e3:.3f} ms"
-    return f"{t:.3f} s"
 
 
 class SimControls(QToolBar):

@@ -9,6 +9,7 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QMenu, QScrollArea
 
+from fabricstudio.model.units import format_time
 from fabricstudio.sim.result import Result
 from fabricstudio.ui.canvas.items.link_item import LinkItem
 from fabricstudio.ui.panels.compare_panel import ComparePanel
@@ -16,7 +17,7 @@ from fabricstudio.ui.panels.results_panel import ResultsPanel, export_metrics_di
 from fabricstudio.ui.panels.scenario_panel import ScenarioPanel
 from fabricstudio.ui.plots.metrics_plots import MetricsPlots
 from fabricstudio.ui.simview.controller import SimController
-from fabricstudio.ui.simview.controls import SimControls, format_time
+from fabricstudio.ui.simview.controls import SimControls
 from fabricstudio.ui.simview.legend import LegendOverlay
 from fabricstudio.ui.simview.moment import moment_caption, render_scene_image, save_png
 from fabricstudio.ui.simview.source import SourceFactory, engine_source

@@ -8,9 +8,9 @@ from PySide6.QtCore import QRectF
 from PySide6.QtGui import QColor, QImage, QPainter
 
 from fabricstudio.model import Design
+from fabricstudio.model.units import format_time
 from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.ui.canvas.scene import FabricScene
-from fabricstudio.ui.simview.controls import format_time
 from fabricstudio.ui.simview.overlay import SimOverlay
 from fabricstudio.ui.simview.style import LEGEND_SIZE, paint_legend
 

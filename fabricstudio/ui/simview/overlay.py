@@ -17,13 +17,16 @@ from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsSceneHoverEvent
 
-from fabricstudio.model import Design, FabricSettings
-from fabricstudio.sim.metrics import LINK_FIELDS, DirectedLink, Frame
+from fabricstudio.model import Design, FabricSettings, footprint
+from fabricstudio.model.units import format_time
+from fabricstudio.sim.metrics import LINK_FIELDS, LINK_METRICS, DirectedLink, Frame, format_value
 from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.simview import style
 
 SIDE_OFFSET = 2.6  # scene units between the two directions of a cable
-BOX_HALF = (34.0, 20.0)  # half size of a device box plus a margin
+#: Where links leave a device on the canvas: half the name's width (less its rounded ends),
+#: half the tile's height (model.footprint).
+BOX_HALF = (footprint.LABEL_WIDTH / 2 - 8.0, footprint.TILE_HALF)
 DROP_FADE_S = 0.8  # wall seconds a drop flash lasts
 PULSE_HZ = 1.6
 QUEUE_BAR = 16.0  # scene height of a full queue bar
@@ -339,17 +342,15 @@ class SimOverlay(QGraphicsItem):
         """Tooltip text with the numbers of one directed link in the shown frame."""
         d, s = self.links[index], self.state
         lines = [f"<b>{d.src}:{d.src_port} &rarr; {d.dst}:{d.dst_port}</b> ({d.link_id}, "
-                 f"{d.speed_gbps:g} Gb/s)",
-                 f"utilisation {100 * float(s['utilisation'][index]):.1f}% "
-                 f"({float(s['utilisation'][index]) * d.speed_gbps:.1f} Gb/s)",
-                 f"queue {float(s['queue_bytes'][index]) / 1024:.1f} KiB",
-                 f"paused {100 * float(s['paused'][index]):.1f}% of the period; "
-                 f"{int(s['pauses_sent'][index])} PAUSE frames sent by {d.dst}",
-                 f"ECN marks {int(s['ecn_marks'][index])}, CNPs {int(s['cnps'][index])}, "
-                 f"drops {int(s['drops'][index])}",
-                 f"credit stall {100 * float(s['credit_stall'][index]):.1f}%"]
+                 f"{d.speed_gbps:g} Gb/s)"]
+        for field in LINK_METRICS:  # every field of the frame, as the metric spec words it
+            value = float(s[field.name][index])
+            line = f"{field.label} {format_value(field, value)}"
+            if field.name == "utilisation":
+                line += f" ({value * d.speed_gbps:.1f} Gb/s)"
+            lines.append(line)
         if self.frame_time is not None:
-            lines.append(f"at t = {self.frame_time * 1e6:.2f} &micro;s")
+            lines.append(f"at t = {format_time(self.frame_time)}")
         return "<br>".join(lines)
 
     def hoverMoveEvent(self, event: QGraphicsSceneHoverEvent) -> None:  # noqa: N802

@@ -23,12 +23,11 @@ from PySide6.QtWidgets import (
 )
 
 from fabricstudio.model import Device, DeviceKind
+from fabricstudio.model.footprint import LABEL_GAP, LABEL_HEIGHT, LABEL_WIDTH, TILE
 from fabricstudio.ui.canvas.items.hover import HoverHighlight
 from fabricstudio.ui.icons import glyph_pixmap, kind_glyph
-from fabricstudio.ui.theme import DARK, INVALID, KIND_COLOURS, KIND_LABELS, VALID, WARNING, Theme
+from fabricstudio.ui.theme import DARK, INVALID, KIND_COLOURS, VALID, WARNING, Theme
 
-TILE = 40.0
-LABEL_WIDTH = 84.0
 HANDLE_RADIUS = 5.5
 BOUNDS = QRectF(-LABEL_WIDTH / 2 - 2, -TILE / 2 - 10, LABEL_WIDTH + 4, TILE + 36)
 #: On-screen tile size (px) below which only a flat tile is drawn, and below which labels go.
@@ -195,7 +194,7 @@ class DeviceItem(HoverHighlight, QGraphicsRectItem):
         metrics = QFontMetricsF(_LABEL_FONT)
         text = metrics.elidedText(self._device.label, Qt.TextElideMode.ElideMiddle, LABEL_WIDTH)
         width = metrics.horizontalAdvance(text) + 8
-        rect = QRectF(-width / 2, tile.bottom() + 3, width, 15)
+        rect = QRectF(-width / 2, tile.bottom() + LABEL_GAP, width, LABEL_HEIGHT)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(theme.highlight if self.isSelected() else theme.label_bg)
         painter.drawRoundedRect(rect, 4, 4)
@@ -215,7 +214,7 @@ def _tile_rect() -> QRectF:
 def device_tooltip(device: Device) -> str:
     """Rich-text summary of a device."""
     kind = DeviceKind(device.kind)
-    lines = [f"<b>{html.escape(device.label)}</b> &middot; {KIND_LABELS[kind]}"]
+    lines = [f"<b>{html.escape(device.label)}</b> &middot; {DeviceKind(kind).label}"]
     if kind is DeviceKind.GPU_SERVER:
         lines.append(f"{device.gpus} GPUs, {device.nics} x {device.nic_speed_gbps:g} Gb/s NICs")
     elif kind is DeviceKind.STORAGE_SERVER:

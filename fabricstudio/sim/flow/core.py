@@ -1,0 +1,550 @@
+"""The flow-level engine: max-min fair rates on SimPy's clock, behind the cell engine's API.
+
+Every transfer over the fabric is a flow with a piecewise-constant rate.  Rates are the
+max-min fair allocation of the links' goodput capacity (:mod:`.maxmin`), recomputed whenever
+flows start or end (all changes at one instant give one update); between updates bytes move
+as a fluid.  Paths come from the cell engine's router, so both engines load the same links.
+A flow starts after the NIC latency and ends one base path delay after its last byte left
+the sender (propagation, switch and NIC latency), as a cell does in the cell engine; NVLink
+transfers are the cell engine's fixed-bandwidth timer.
+
+What it does not model (:data:`NOT_MODELLED`): queues and their delay, PFC pauses, ECN marks
+and CNPs, drops and retransmissions, congestion-control dynamics and credit stalls.  Instead
+it flags **hotspots**: links whose offered load (the rate each flow would get alone, summed)
+exceeds their capacity, where a cell-level run would queue, pause or drop.
+
+Engine API (the same as :class:`fabricstudio.sim.engine.Engine`): ``add_flow``, ``advance``,
+``flows``, ``stream``, ``link_stats``, ``totals``, ``stats``, ``env``, ``now``; plus
+``add_group`` (pipelined collectives whose hops advance at one rate) and ``hotspots``.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+
+import numpy as np
+import simpy
+
+from fabricstudio.model import Design, Technology, freeze
+from fabricstudio.model.devices import GpuServer
+from fabricstudio.sim.engine.addressing import resolve_address
+from fabricstudio.sim.engine.clock import Call, Clock
+from fabricstudio.sim.engine.config import (
+    TARGET_FRAMES,
+    EngineConfig,
+    EngineError,
+    FlowRecord,
+    nice_period,
+)
+from fabricstudio.sim.engine.core import NVLINK_LATENCY_S, Engine
+from fabricstudio.sim.engine.flowlog import FlowLog
+from fabricstudio.sim.flow.allocation import Allocation
+from fabricstudio.sim.flow.network import FlowNetwork
+from fabricstudio.sim.metrics import Frame, MetricStream
+
+#: What the flow-level engine leaves out (stated in the Result, the CLI and the live view).
+NOT_MODELLED = ("queues and queueing delay", "PFC pauses", "ECN marks and CNPs",
+                "drops and retransmissions", "congestion-control dynamics (DCQCN, TCP, IB CC)",
+                "InfiniBand credit stalls")
+#: Flows listed per metric frame at most (the busiest runs have millions).
+MAX_FRAME_FLOWS = 2000
+#: A flow whose remaining bytes take less than this long counts as done (coalesces ends).
+DONE_TOLERANCE_S = 1e-12
+#: Link samples (frames x directed links) a run records at most by default.
+MAX_LINK_SAMPLES = 2e7
+#: Links listed by :meth:`FlowEngine.hotspots` by default.
+HOTSPOTS_LISTED = 20
+
+
+class _Slots:
+    """Per network flow: scalars in arrays that grow by doubling, and its links and weights
+    as rows padded with -1 (the coordinate form of the links x flows matrix)."""
+
+    def __init__(self) -> None:
+        self.capacity = 64
+        self.width = 8
+        self.size = np.zeros(64)
+        self.remaining = np.zeros(64)
+        self.rate = np.zeros(64)
+        self.cap = np.zeros(64)
+        self.alone = np.zeros(64)
+        self.group = np.zeros(64, dtype=np.int64)
+        self.links = np.full((64, 8), -1, dtype=np.int64)
+        self.weights = np.zeros((64, 8))
+
+    def ensure(self, size: int, width: int) -> None:
+        if width > self.width:
+            self.links = np.hstack([self.links, np.full((self.capacity, width - self.width), -1,
+                                                        dtype=np.int64)])
+            self.weights = np.hstack([self.weights, np.zeros((self.capacity,
+                                                              width - self.width))])
+            self.width = width
+        if size <= self.capacity:
+            return
+        grow = self.capacity
+        while self.capacity < size:
+            self.capacity *= 2
+        grow = self.capacity - grow
+        for name in ("size", "remaining", "rate", "cap", "alone", "group"):
+            old = getattr(self, name)
+            setattr(self, name, np.concatenate([old, np.zeros(grow, dtype=old.dtype)]))
+        self.links = np.vstack([self.links, np.full((grow, self.width), -1, dtype=np.int64)])
+        self.weights = np.vstack([self.weights, np.zeros((grow, self.width))])
+
+
+class FlowEngine:
+    """Flow-level simulation of one design.  Time unit: seconds."""
+
+    kind = "flow"
+    not_modelled = NOT_MODELLED
+
+    def __init__(self, design: Design, config: EngineConfig | None = None,
+                 exact: bool = False) -> None:
+        self.config = config or EngineConfig()
+        fabric = Engine._effective_fabric(self.config, design.fabric)
+        self.design = freeze(design).with_fabric(fabric)  # the snapshot shows what runs
+        self.fabric = fabric
+        self.technology: Technology = fabric.technology
+        self.cell_bytes = None
+        self.env = simpy.Environment()
+        self.clock = Clock(self.env)
+        mode = self.config.routing
+        if mode == "default":
+            mode = "static" if self.technology is Technology.INFINIBAND else "ecmp"
+        self.net = FlowNetwork(self.design, fabric, mode, self.config.seed)
+        self.links = self.net.directed
+        self.capacity = self.net.capacity
+        self.stream = MetricStream(tuple(self.net.directed), self._sample_period(), fabric,
+                                   fields=("utilisation",))
+        self.flows = FlowLog()
+        self.config_warnings: list[str] = []
+        self.nvlink_bytes = 0
+        self._wall = 0.0
+        self._addresses: dict[str, tuple[str, int, int | None]] = {}
+        self._routes: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray, float]] = {}
+        self._alone: dict[tuple[int, int, int], float] = {}
+        n_links = len(self.net.links)
+        self._slots = _Slots()
+        self._n_slots = 0
+        self._slot_rec: list[FlowRecord | None] = []
+        self._slot_done: list[Callable | None] = []
+        self._slot_tail: list[float] = []
+        #: Max-min rates kept up to date incrementally (``exact``: full re-solve each time).
+        self.alloc = Allocation(self._slots, self.capacity, exact=exact)
+        self._added: list[int] = []
+        self._removed: list[int] = []
+        self._active = np.zeros(0, dtype=np.int64)
+        self._n_groups = 0
+        self._last = 0.0
+        self._tx_done = 0.0
+        self._update_pending = False
+        self._version = 0
+        self.rate_updates = 0
+        self._frame_flows: dict[int, int] = {}  # finished since the last frame: id -> bytes
+        self._frames_truncated = False
+        self._tick_last = 0.0
+        self._tick_bytes = np.zeros(n_links)
+        del n_links
+        self.clock.call(self.stream.sample_period_s, self._tick)
+
+    def _sample_period(self) -> float:
+        """The config's period; by default at most ~20 million link samples per run (1,000
+        frames up to 20,000 directed links, at least 100 frames)."""
+        cfg = self.config
+        if cfg.sample_period_s is not None or cfg.horizon_s is None:
+            return cfg.resolved_sample_period()
+        frames = max(100, min(TARGET_FRAMES, int(MAX_LINK_SAMPLES / max(1, len(self.net.links)))))
+        return nice_period(cfg.horizon_s / frames)
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def now(self) -> float:
+        """Current simulated time (seconds)."""
+        return self.env.now
+
+    @property
+    def routing(self) -> str:
+        """Routing mode in effect: "ecmp", "static" or "adaptive"."""
+        return self.net.router.mode
+
+    # ------------------------------------------------------------------ addressing
+    def resolve(self, address: str) -> tuple[str, int, int | None]:
+        """``server``, ``server/gpuN`` or ``server/nicN`` -> (device id, NIC port, GPU or None)."""
+        known = self._addresses.get(address)
+        if known is None:
+            known = self._addresses[address] = resolve_address(self.design, address)
+        return known
+
+    def endpoint(self, address: str):
+        """The NIC endpoint an address sends and receives through (EngineError if none)."""
+        device, nic, _ = self.resolve(address)
+        if nic < 0:
+            raise EngineError(f"{address!r}: {device} has no NIC")
+        ep = self.net.endpoint_of.get((device, nic))
+        if ep is None:
+            raise EngineError(f"{address!r}: NIC {nic} of {device} is not connected")
+        return ep
+
+    def route(self, src: str, dst: str, qp: int = 0) -> tuple[np.ndarray, np.ndarray, float]:
+        """(link indices, weights, one-way base delay) between two addresses on queue pair
+        ``qp`` (cached per connection)."""
+        return self._route(self.endpoint(src), self.endpoint(dst), qp)
+
+    def _route(self, sep, dep, qp: int) -> tuple[np.ndarray, np.ndarray, float]:
+        key = (sep.index, dep.index, qp)
+        found = self._routes.get(key)
+        if found is None:
+            found = self._routes[key] = self.net.route(sep, dep, qp)
+            links, weights, _ = found
+            self._alone[key] = float(np.min(self.capacity[links] / weights))
+        return found
+
+    # ------------------------------------------------------------------ flows
+    def _new_record(self, src: str, dst: str, size_bytes: float, start_s: float | None,
+                    tag: str) -> FlowRecord:
+        try:
+            size = int(size_bytes)
+        except (TypeError, ValueError, OverflowError):
+            raise EngineError(f"flow {src} -> {dst}: size {size_bytes!r} is not a number") from None
+        if size <= 0:
+            raise EngineError(f"flow {src} -> {dst}: size {size_bytes} must be positive")
+        now = self.env.now
+        start = now if start_s is None else float(start_s)
+        if start < now - 1e-15:
+            raise EngineError(f"flow {src} -> {dst}: start {start} s is before now ({now} s)")
+        return FlowRecord(self.flows.next_id(), str(src), str(dst), size, 0, start, None, tag)
+
+    def add_flow(self, src: str, dst: str, size_bytes: float, start_s: float | None = None,
+                 on_done: Callable[[FlowRecord], None] | None = None, tag: str = "",
+                 qp: int = 0) -> int:
+        """Schedule a transfer of ``size_bytes`` from ``src`` to ``dst``; returns its id.
+
+        Same-server GPU pairs use NVLink (fixed bandwidth, contention-free).  ``on_done`` is
+        called with the record when the last byte arrives.  ``qp`` picks the connection's
+        queue pair (its ECMP path), as in the cell engine.
+        """
+        rec = self._new_record(src, dst, size_bytes, start_s, tag)
+        sdev, snic, sgpu = self.resolve(src)
+        ddev, dnic, dgpu = self.resolve(dst)
+        if sdev == ddev:
+            if sgpu is None or dgpu is None:
+                raise EngineError(f"flow {src} -> {dst}: source and destination are the same "
+                                  "server (only GPU-to-GPU NVLink transfers stay inside one)")
+            if sgpu == dgpu:
+                raise EngineError(f"flow {src} -> {dst}: source and destination are the same GPU")
+            self._add_nvlink(rec, on_done)
+            return rec.id
+        if snic < 0 or dnic < 0:
+            raise EngineError(f"flow {src} -> {dst}: a server without NICs cannot reach "
+                              "another server")
+        sep = self.net.endpoint_of.get((sdev, snic)) or self.endpoint(src)
+        dep = self.net.endpoint_of.get((ddev, dnic)) or self.endpoint(dst)
+        route = self._route(sep, dep, int(qp))
+        self.flows.append(rec)
+        slot = self._new_slot(rec, route, self._alone[(sep.index, dep.index, int(qp))],
+                              on_done)
+        self.clock.call(rec.start_s - self.env.now + self.net.nic_latency, self._activate,
+                        (slot,))
+        return rec.id
+
+    def add_group(self, members: list[tuple[str, str, int]], size_bytes: float,
+                  on_done: Callable[[list[FlowRecord]], None], tag: str = "",
+                  rate_cap: float = np.inf, extra_tail_s: float = 0.0) -> list[int]:
+        """Flows that advance at one common rate (the network hops of a pipelined collective):
+        ``members`` are ``(src, dst, qp)``; each moves ``size_bytes``; their rate is at most
+        ``rate_cap`` (bytes/s: the pipeline's own limit, e.g. a latency-bound ring) and the
+        max-min share of the most constrained member.  ``on_done(records)`` is called once,
+        ``extra_tail_s`` after the last member's last byte arrived.  Returns their ids."""
+        if not members:
+            raise EngineError("a flow group needs at least one member")
+        group = self._n_groups
+        self._n_groups += 1
+        recs: list[FlowRecord] = []
+        slots = []
+        pending = [len(members)]
+
+        def one_done(_rec: FlowRecord) -> None:
+            pending[0] -= 1
+            if not pending[0]:
+                if extra_tail_s > 0:
+                    self.clock.call(extra_tail_s, lambda _e: on_done(recs))
+                else:
+                    on_done(recs)
+
+        for src, dst, qp in members:
+            rec = self._new_record(src, dst, size_bytes, None, tag)
+            if self.resolve(src)[0] == self.resolve(dst)[0]:
+                raise EngineError(f"group member {src} -> {dst} does not cross the fabric")
+            sep, dep = self.endpoint(src), self.endpoint(dst)
+            route = self._route(sep, dep, int(qp))
+            self.flows.append(rec)
+            recs.append(rec)
+            slots.append(self._new_slot(rec, route, self._alone[(sep.index, dep.index, int(qp))],
+                                        one_done, cap=rate_cap, group=group))
+        self.clock.call(self.net.nic_latency, self._activate, tuple(slots))
+        return [rec.id for rec in recs]
+
+    def _new_slot(self, rec: FlowRecord, route: tuple[np.ndarray, np.ndarray, float],
+                  alone: float, on_done: Callable | None, cap: float = np.inf,
+                  group: int = -1) -> int:
+        links, weights, delay = route
+        slot = self._n_slots
+        self._n_slots += 1
+        s = self._slots
+        n = len(links)
+        s.ensure(self._n_slots, n)
+        s.size[slot] = rec.size_bytes
+        s.remaining[slot] = rec.size_bytes
+        s.cap[slot] = cap
+        s.group[slot] = group
+        s.alone[slot] = min(cap, alone)
+        s.links[slot, :n] = links
+        s.weights[slot, :n] = weights
+        self._slot_rec.append(rec)
+        self._slot_done.append(on_done)
+        self._slot_tail.append(max(0.0, delay - self.net.nic_latency))
+        return slot
+
+    def _activate(self, event: Call) -> None:
+        self._added.extend(event.arg)
+        self._request_update()
+
+    def _add_nvlink(self, rec: FlowRecord, on_done: Callable | None) -> None:
+        device = self.design.devices[rec.src.partition("/")[0]]
+        assert isinstance(device, GpuServer)  # GPU-to-GPU on one server
+        duration = NVLINK_LATENCY_S + rec.size_bytes * 8 / (device.nvlink_gbps * 1e9)
+        self.flows.append(rec)
+
+        def done(_event: Call) -> None:
+            rec.delivered_bytes = rec.size_bytes
+            rec.finish_s = self.env.now
+            self.nvlink_bytes += rec.size_bytes
+            self._frame_flows[rec.id] = rec.size_bytes
+            self.flows.finished(rec)
+            if on_done is not None:
+                on_done(rec)
+
+        self.clock.call(rec.start_s - self.env.now + duration, done)
+
+    # ------------------------------------------------------------------ fluid and rates
+    def _advance_fluid(self, t: float) -> None:
+        dt = t - self._last
+        if dt <= 0:
+            return
+        act = self._active
+        if len(act):
+            s = self._slots
+            s.remaining[act] -= s.rate[act] * dt
+        self._last = t
+
+    def _request_update(self) -> None:
+        if not self._update_pending:
+            self._update_pending = True
+            self.clock.call_late(0.0, self._update)
+
+    def _update(self, _event: Call) -> None:
+        self._update_pending = False
+        now = self.env.now
+        self._advance_fluid(now)
+        added, removed = self._added, self._removed
+        self._added, self._removed = [], []
+        self.alloc.change(added, removed, now)
+        act = self._active
+        if removed:
+            act = act[~np.isin(act, np.asarray(removed, dtype=np.int64))]
+        if added:
+            act = np.concatenate([act, np.asarray(added, dtype=np.int64)])
+        self._active = act
+        self._version += 1
+        self.rate_updates += 1
+        if not len(act):
+            return
+        s = self._slots
+        rates = s.rate[act]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            left = np.where(rates > 0, s.remaining[act] / rates, np.inf)
+        soonest = float(left.min())
+        if np.isfinite(soonest):
+            self.clock.call(max(0.0, soonest), self._on_complete, self._version)
+
+    def _on_complete(self, event: Call) -> None:
+        if event.arg != self._version:
+            return  # rates changed since this completion was predicted
+        now = self.env.now
+        self._advance_fluid(now)
+        s = self._slots
+        act = self._active
+        rem = s.remaining[act]
+        done = (rem <= 0.5) | (rem <= s.rate[act] * DONE_TOLERANCE_S)
+        if not done.any():
+            with np.errstate(divide="ignore", invalid="ignore"):
+                done = np.zeros(len(act), dtype=bool)
+                done[int(np.argmin(np.where(s.rate[act] > 0, rem / s.rate[act], np.inf)))] = True
+        for slot in act[done]:
+            slot = int(slot)
+            self._removed.append(slot)
+            s.remaining[slot] = 0.0
+            self._tx_done += s.size[slot]
+            self.clock.call(self._slot_tail[slot], self._finish, slot)
+        self._request_update()
+
+    def _finish(self, event: Call) -> None:
+        slot = event.arg
+        rec = self._slot_rec[slot]
+        rec.delivered_bytes = rec.size_bytes
+        rec.finish_s = self.env.now
+        self._frame_flows[rec.id] = rec.size_bytes
+        self.flows.finished(rec)
+        on_done = self._slot_done[slot]
+        self._slot_rec[slot] = None  # the log keeps what it needs
+        self._slot_done[slot] = None
+        if on_done is not None:
+            on_done(rec)
+
+    # ------------------------------------------------------------------ running
+    def advance(self, until_s: float) -> None:
+        """Run up to ``until_s`` seconds (resumable, call with increasing times)."""
+        until = float(until_s)
+        if until <= self.env.now:
+            return
+        started = time.perf_counter()
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            env = self.env
+            env.run(until=until)
+            while env.peek() <= until:
+                env.step()
+            self._advance_fluid(self.env.now)
+            self._refresh_kept()
+        finally:
+            if collecting:
+                gc.enable()
+            self._wall += time.perf_counter() - started
+
+    def _refresh_kept(self) -> None:
+        """Delivered bytes of the live records the Result may list (ids below the log's
+        ``keep``); other live records are brought up to date when they finish."""
+        s = self._slots
+        keep = self.flows.keep
+        for slot in self._active:
+            rec = self._slot_rec[int(slot)]
+            if rec is not None and rec.id < keep:
+                rec.delivered_bytes = int(s.size[slot] - max(0.0, s.remaining[slot]))
+
+    # ------------------------------------------------------------------ frames
+    def _tick(self, _event: Call) -> None:
+        now = self.env.now
+        self._advance_fluid(now)
+        period = now - self._tick_last
+        carried = self.alloc.carried(now)
+        moved = carried - self._tick_bytes
+        links = {"utilisation": np.clip(moved / (self.capacity * period), 0.0, 1.0).astype(
+            np.float32)}
+        ids, delivered, rates = self._frame_flow_arrays(period)
+        self.stream.append(Frame(now, links, {"delivered_bytes": delivered, "rate_gbps": rates},
+                                 ids))
+        self._tick_last = now
+        self._tick_bytes = carried
+        self.clock.call(self.stream.sample_period_s, self._tick)
+
+    def _frame_flow_arrays(self, period: float) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
+        s = self._slots
+        entries: dict[int, tuple[float, float]] = {}
+        for fid, size in self._frame_flows.items():
+            entries[fid] = (float(size), 0.0)
+        self._frame_flows = {}
+        act = self._active
+        if len(act) + len(entries) > MAX_FRAME_FLOWS:
+            self._frames_truncated = True
+        for slot in act[: max(0, MAX_FRAME_FLOWS - len(entries))]:
+            rec = self._slot_rec[int(slot)]
+            if rec is not None:
+                entries[rec.id] = (float(s.size[slot] - max(0.0, s.remaining[slot])),
+                                   float(s.rate[slot]) * 8e-9)
+        ids = tuple(sorted(entries))
+        delivered = np.fromiter((entries[i][0] for i in ids), np.float64, len(ids))
+        rates = np.fromiter((entries[i][1] for i in ids), np.float32, len(ids))
+        return ids, delivered, rates
+
+    # ------------------------------------------------------------------ reports
+    def link_stats(self, measure_from_s: float = 0.0) -> list[dict]:
+        """Per directed link statistics over ``[measure_from_s, now]`` (utilisation; the
+        queue, PFC, ECN, drop and credit fields are 0: not modelled at flow level)."""
+        now = self.env.now
+        start = min(max(float(measure_from_s), 0.0), now)
+        span = now - start
+        times = np.asarray(self.stream.times, dtype=np.float64)
+        begins = np.concatenate(([0.0], times[:-1])) if len(times) else times
+        lengths = times - begins
+        overlap = np.clip(times - np.maximum(begins, start), 0.0, None)
+        util = self.stream.link_series("utilisation").astype(np.float64)
+        busy = (util * overlap[:, None]).sum(axis=0) if len(times) else np.zeros(len(self.links))
+        tail_start = max(self._tick_last, start)
+        tail_len = now - self._tick_last
+        if tail_len > 0 and now > tail_start:
+            tail_util = (self.alloc.carried(now) - self._tick_bytes) / (self.capacity * tail_len)
+            busy = busy + np.clip(tail_util, 0, 1) * (now - tail_start)
+        del lengths
+        stats = []
+        for i, link in enumerate(self.links):
+            stats.append({
+                "id": link.link_id, "from": link.src, "to": link.dst,
+                "from_port": link.src_port, "to_port": link.dst_port,
+                "speed_gbps": link.speed_gbps,
+                "utilisation": float(busy[i] / span) if span > 0 else 0.0,
+                "max_queue_bytes": 0, "pfc_pauses_sent": 0, "paused_time_s": 0.0,
+                "ecn_marks": 0, "cnps": 0, "drops": 0, "credit_stall_time_s": 0.0,
+            })
+        return stats
+
+    def transmitted_bytes(self) -> float:
+        """Payload bytes the NICs have sent over the fabric so far."""
+        s = self._slots
+        act = self._active
+        partial = float((s.size[act] - np.maximum(s.remaining[act], 0.0)).sum()) if len(act) else 0
+        return self._tx_done + partial
+
+    def totals(self) -> dict:
+        """Fabric-wide byte counts in the cell engine's keys (loss, PFC, ECN and credit
+        counters are 0: not modelled at flow level)."""
+        moved = int(round(self.transmitted_bytes()))
+        return {
+            "offered_bytes": moved, "delivered_bytes": moved, "dropped_bytes": 0,
+            "retransmitted_bytes": 0, "in_flight_bytes": 0, "duplicate_bytes": 0,
+            "goodput_bytes": moved, "nvlink_bytes": self.nvlink_bytes, "drops": 0,
+            "pfc_pauses": 0, "paused_time_s": 0.0, "ecn_marks": 0, "cnps": 0,
+            "credit_stall_time_s": 0.0, "lossless_violations": 0, "watchdog_drops": 0,
+            "timeouts": 0,
+        }
+
+    def stats(self) -> dict:
+        """Engine performance figures (``rate_updates``: max-min recomputations)."""
+        events = self.clock.events
+        return {"events": events, "cell_bytes": None, "cell_hops": None,
+                "wall_time_s": self._wall,
+                "events_per_s": events / self._wall if self._wall > 0 else 0.0,
+                "rate_updates": self.rate_updates}
+
+    def hotspots(self, top: int = HOTSPOTS_LISTED) -> dict:
+        """Links whose offered load exceeded their capacity: where a cell-level run would
+        queue, pause (PFC), mark (ECN) or drop.  ``links`` lists the ``top`` worst by time
+        overloaded: ``overloaded_s`` and ``peak_offered`` (offered load / capacity)."""
+        seconds = self.alloc.overloaded(self.env.now)
+        peak = self.alloc.peak_offered
+        hot = np.flatnonzero(seconds > 0)
+        order = sorted(hot, key=lambda i: (-seconds[i], -peak[i], int(i)))
+        listed = []
+        for i in order[:top]:
+            link = self.links[int(i)]
+            listed.append({"link": link.key, "id": link.link_id, "from": link.src,
+                           "to": link.dst, "overloaded_s": float(seconds[i]),
+                           "peak_offered": float(peak[i])})
+        return {"count": len(hot), "links": listed}
+
+    @property
+    def frames_truncated(self) -> bool:
+        """True when some frame listed only the first :data:`MAX_FRAME_FLOWS` flows."""
+        return self._frames_truncated

@@ -1,0 +1,161 @@
+"""The ``llm_training`` workload: training iterations of a transformer on the fabric, and
+the same iterations on an ideal network, so the network's cost in GPU time is one number."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import simpy
+
+from fabricstudio.sim.llm.iteration import KINDS, Iteration, IterationResult
+from fabricstudio.sim.llm.network import FabricNetwork, IdealNetwork
+from fabricstudio.sim.llm.plan import LlmPlan, make_plan
+from fabricstudio.sim.scenario import LlmTrainingSpec
+from fabricstudio.sim.workloads.addresses import group_by_server, server_of
+from fabricstudio.sim.workloads.base import Workload, WorkloadContext
+
+
+def ideal_iteration(plan: LlmPlan, design: Any) -> IterationResult:
+    """One iteration with every transfer between servers instantaneous (own clock)."""
+    env = simpy.Environment()
+    net = IdealNetwork(env, design, plan.nvlink_bps, "ideal", plan.spec.algorithm,
+                       plan.gpu.nvls)
+    done = Iteration(plan, net).run()
+    env.run()
+    result = done.value
+    assert isinstance(result, IterationResult)
+    return result
+
+
+class LlmTraining(Workload):
+    """``iterations`` training iterations (see :mod:`fabricstudio.sim.llm.iteration`)."""
+
+    kind = "llm_training"
+
+    def __init__(self, ctx: WorkloadContext, index: int, spec: LlmTrainingSpec,
+                 gpus: list[str], where: str) -> None:
+        super().__init__(ctx, index)
+        self.spec = spec
+        self.at_s = spec.start_s
+        self.plan = make_plan(ctx.design, spec, gpus, where)
+        self.ideal = ideal_iteration(self.plan, ctx.design)
+        self.results: list[IterationResult] = []
+        self.duration_hint_s = spec.iterations * self.ideal.time_s
+        self._count_work()
+        self._net: FabricNetwork | None = None
+
+    # ------------------------------------------------------------------ estimates
+    def _count_work(self) -> None:
+        plan, it = self.plan, self.spec.iterations
+        replicas = plan.dp * plan.cp
+        sends = replicas * plan.micro_batches * (plan.pp - 1) * 2 * plan.tp
+        groups = replicas if replicas > 1 else 0
+        dp_streams = (1 if plan.spec.zero == 0 else 2) * plan.pp * plan.tp * groups
+        servers_per_group = max(1, min(plan.ep, len(group_by_server(
+            [plan.address(0, d, 0, 0) for d in range(min(plan.ep, plan.dp))]))))
+        ep_flows = (plan.pp * plan.cp * (plan.dp // plan.ep) * plan.tp * plan.ep
+                    * (servers_per_group - 1) * 2 * plan.micro_batches) if plan.ep > 1 else 0
+        cp_flows = (plan.pp * plan.dp * plan.micro_batches * 2 * plan.tp * plan.cp
+                    if plan.cp > 1 else 0)
+        self.planned_flows = self.planned_fabric_flows = it * (sends + dp_streams + ep_flows
+                                                                + cp_flows)
+        cost = plan.stages
+        pp_bytes = sends * cost[0].pp_bytes
+        dp_bytes = sum(2 * s.params_per_gpu * 4 for s in cost) * plan.tp * groups
+        ep_bytes = sum(s.ep_bytes for s in cost) * replicas * plan.tp * plan.micro_batches * 2
+        cp_bytes = sum(s.cp_bytes for s in cost) * replicas * plan.tp * plan.micro_batches * 2
+        self.network_bytes = int(it * (pp_bytes + dp_bytes + ep_bytes + cp_bytes))
+        self.planned_bytes = self.network_bytes
+        instants = plan.micro_batches * 2 * max(1, plan.pp - 1) + 2 * plan.pp
+        if plan.ep > 1:
+            instants += plan.micro_batches * 2 * plan.pp
+        self.planned_rate_updates = it * instants * 8
+        self.planned_concurrent = replicas * plan.tp * 2 + dp_streams // 2
+
+    @property
+    def hops(self) -> list[tuple[str, str]]:
+        """Pairs that prove every GPU of the job reachable (a chain through its servers) and
+        give typical hop counts (pipeline and data-parallel neighbours)."""
+        plan = self.plan
+        firsts = [g[0] for g in group_by_server(
+            [plan.address(p, d, c, 0) for p in range(plan.pp) for d in range(plan.dp)
+             for c in range(plan.cp)])]
+        pairs = list(itertools.pairwise(firsts))
+        pairs += [(plan.address(p, 0, 0, 0), plan.address(p + 1, 0, 0, 0))
+                  for p in range(plan.pp - 1)]
+        return [(a, b) for a, b in pairs if server_of(a) != server_of(b)] or pairs
+
+    # ------------------------------------------------------------------ running
+    def _run(self):
+        engine = self.ctx.engine
+        env = engine.env
+        if self.at_s > env.now:
+            yield env.timeout(self.at_s - env.now)
+        self.start_s = env.now
+        plan = self.plan
+        for _ in range(self.spec.iterations):
+            self._net = FabricNetwork(engine, plan.nvlink_bps, self.tag, plan.spec.algorithm,
+                                      plan.gpu.nvls)
+            result = yield Iteration(plan, self._net).run()
+            self.results.append(result)
+            self.done_bytes += self.network_bytes // self.spec.iterations
+        self.finish_s = env.now
+
+    # ------------------------------------------------------------------ reporting
+    def summary(self) -> dict[str, Any] | None:
+        """The ``llm_training`` object of the result (means over completed iterations)."""
+        plan, spec = self.plan, self.spec
+        out: dict[str, Any] = {
+            "model": plan.model.name, "gpu": plan.gpu.name, "gpus": plan.gpus,
+            "parallelism": {"tp": plan.tp, "pp": plan.pp, "dp": plan.dp, "ep": plan.ep,
+                            "cp": plan.cp, "zero": spec.zero, "recompute": spec.recompute,
+                            "seq_len": spec.seq_len, "global_batch": spec.global_batch,
+                            "micro_batch": spec.micro_batch,
+                            "micro_batches": plan.micro_batches},
+            "placement": "Megatron order: TP inside a server, then CP, DP, PP outermost",
+            "compute_efficiency": spec.compute_efficiency,
+            "memory_gb_per_gpu": round(plan.memory_gb, 2),
+            "iterations": len(self.results),
+            "ideal": self._figures(self.ideal),
+            "warnings": list(plan.warnings),
+        }
+        if self._net is not None and self._net.chosen:
+            out["dp_collectives"] = {name: {"algorithm": a, "reason": r}
+                                     for name, (a, r) in self._net.chosen.items()}
+        if not self.results:
+            out.update({"iteration_time_s": None, "network_tax_s": None})
+            return out
+        n = len(self.results)
+        mean = IterationResult(
+            sum(r.time_s for r in self.results) / n,
+            {k: sum(r.breakdown[k] for r in self.results) / n for k in KINDS},
+            sum(r.utilisation for r in self.results) / n)
+        out.update(self._figures(mean))
+        tax = mean.time_s - self.ideal.time_s
+        out["network_tax_s"] = tax
+        out["network_tax_fraction"] = tax / mean.time_s if mean.time_s else None
+        out["network_tax_gpu_hours"] = tax * plan.gpus / 3600
+        return out
+
+    def _figures(self, r: IterationResult) -> dict[str, Any]:
+        plan = self.plan
+        t = r.time_s
+        flops = plan.model_flops_per_iteration()
+        peak = plan.gpu.bf16_tflops * 1e12
+        b = r.breakdown
+        return {
+            "iteration_time_s": t,
+            "compute_s": b["compute"],
+            "bubble_s": b["bubble"],
+            "exposed_comm_s": {k: b[k] for k in ("tp", "pp", "dp", "ep", "cp")},
+            "gpu_utilisation": r.utilisation,
+            "mfu": flops / (t * plan.gpus * peak) if t else None,
+            "model_tflops_per_gpu": flops / (t * plan.gpus) / 1e12 if t else None,
+            "tokens_per_s": plan.tokens / t if t else None,
+        }
+
+    def report(self) -> dict[str, Any]:
+        out = super().report()
+        out["llm_training"] = self.summary()
+        return out

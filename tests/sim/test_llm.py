@@ -1,0 +1,135 @@
+"""The llm_training workload: 1F1B schedule, placement, the ideal network and the tax, on the
+flow and the cell engine, and the CLI."""
+
+from pathlib import Path
+
+import pytest
+
+from fabricstudio.cli import main
+from fabricstudio.formats import load_design
+from fabricstudio.sim import Scenario, ScenarioError, build_simulation, run_simulation
+from fabricstudio.sim.llm import formulas as f
+from fabricstudio.sim.llm.plan import make_plan
+from fabricstudio.sim.llm.workload import ideal_iteration
+from fabricstudio.sim.scenario import LlmTrainingSpec
+from fabricstudio.sim.workloads.addresses import all_gpus, server_of
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
+DEMO = EXAMPLES / "demo-rail64.design.json"
+#: A small dense model: 16 layers split evenly, a tiny vocabulary so the last stage's logits
+#: do not unbalance the pipeline.
+TINY = {"name": "tiny", "layers": 16, "hidden": 2048, "heads": 16, "ffn": 8192, "vocab": 16}
+
+
+def spec(**fields):
+    return LlmTrainingSpec.model_validate({"type": "llm_training", **fields})
+
+
+def plan_for(**fields):
+    design = load_design(DEMO)
+    return design, make_plan(design, spec(**fields), all_gpus(design), "workloads[0]")
+
+
+def test_placement_keeps_tensor_groups_in_a_server_and_data_peers_on_a_rail():
+    _, plan = plan_for(model=TINY, tp=4, pp=2, cp=2, global_batch=16)
+    assert (plan.tp, plan.pp, plan.cp, plan.dp) == (4, 2, 2, 4)
+    for p in range(2):
+        for d in range(4):
+            for c in range(2):
+                servers = {server_of(plan.address(p, d, c, t)) for t in range(4)}
+                assert len(servers) == 1
+    gpu = [plan.address(0, d, 0, 1).split("/")[1] for d in range(4)]
+    assert len(set(gpu)) == 1  # data-parallel peers: the same GPU index, so the same rail
+    assert server_of(plan.address(0, 0, 0, 0)) != server_of(plan.address(1, 0, 0, 0))
+
+
+def test_on_an_ideal_network_one_stage_takes_m_times_forward_backward_and_tp():
+    design, plan = plan_for(model=TINY, tp=8, pp=1, global_batch=32)
+    cost = plan.stages[0]
+    ideal = ideal_iteration(plan, design)
+    m = plan.micro_batches
+    expected = m * (cost.forward_s + cost.backward_s + cost.tp_forward_s + cost.tp_backward_s)
+    assert ideal.time_s == pytest.approx(expected, rel=1e-9)
+    assert ideal.breakdown["bubble"] == 0 and ideal.breakdown["pp"] == 0
+    assert ideal.breakdown["tp"] == pytest.approx(m * (cost.tp_forward_s + cost.tp_backward_s))
+
+
+def test_the_1f1b_pipeline_bubble_is_p_minus_1_stage_times():
+    design, plan = plan_for(model=TINY, tp=8, pp=4, global_batch=16)
+    cost = plan.stages[0]
+    stage = cost.forward_s + cost.backward_s + cost.tp_forward_s + cost.tp_backward_s
+    m, p = plan.micro_batches, plan.pp
+    ideal = ideal_iteration(plan, design)
+    # (the last stage's logits over a 16-token vocabulary add a few microseconds)
+    assert ideal.time_s == pytest.approx((m + p - 1) * stage, rel=1e-3)
+    idle = ideal.breakdown["bubble"] / ideal.time_s
+    assert idle == pytest.approx(f.one_f_one_b_bubble(p, m), rel=1e-3)
+
+
+def llm_result(engine="flow", **fields):
+    s = Scenario.model_validate({"engine": engine, "workloads": [
+        {"type": "llm_training", **fields}]})
+    return run_simulation(load_design(DEMO), s)
+
+
+def test_the_fabric_costs_time_the_ideal_network_does_not_and_mfu_is_consistent():
+    r = llm_result(model="llama3-8b", tp=8, pp=2, global_batch=32)
+    t = r.llm_training
+    assert t is not None and t.iteration_time_s is not None
+    assert t.iteration_time_s >= t.ideal.iteration_time_s
+    assert t.network_tax_s == pytest.approx(t.iteration_time_s - t.ideal.iteration_time_s)
+    assert t.exposed_comm_s["pp"] > 0  # pipeline sends cross the fabric
+    spec_ = spec(model="llama3-8b")
+    flops = f.model_flops_per_token(spec_.model_spec, 8192) * 32 * 8192
+    assert t.mfu == pytest.approx(flops / (t.iteration_time_s * 64 * 989e12))
+    assert t.tokens_per_s == pytest.approx(32 * 8192 / t.iteration_time_s)
+    parts = t.compute_s + t.bubble_s + sum(t.exposed_comm_s.values())
+    assert parts == pytest.approx(t.iteration_time_s, rel=1e-6)  # the slowest rank's ledger
+    assert t.dp_collectives["reduce_scatter"].reason.startswith("auto: NCCL")
+    assert [w for w in r.workloads if w.type == "llm_training"][0].llm_training == t
+
+
+def test_expert_and_context_parallel_traffic_is_simulated_and_exposed():
+    moe = {"name": "tiny-moe", "layers": 8, "hidden": 1024, "heads": 8, "ffn": 4096,
+           "vocab": 16, "experts": 16, "top_k": 2}
+    # 16 expert-parallel ranks span two 8-GPU servers: NVLink inside, the fabric between
+    t = llm_result(model=moe, tp=1, pp=1, ep=16, global_batch=64, seq_len=4096).llm_training
+    assert t.exposed_comm_s["ep"] > 0 and t.ideal.exposed_comm_s["ep"] > 0  # NVLink part
+    assert t.exposed_comm_s["ep"] > t.ideal.exposed_comm_s["ep"]
+    t = llm_result(model=TINY, tp=4, pp=1, cp=4, global_batch=16, seq_len=32768).llm_training
+    assert t.parallelism["cp"] == 4 and t.iteration_time_s > 0
+
+
+def test_the_cell_engine_runs_the_same_iteration_close_to_the_flow_engine():
+    fields = {"model": {**TINY, "hidden": 1024, "ffn": 4096}, "tp": 8, "pp": 2,
+              "global_batch": 8, "seq_len": 2048}
+    cell = llm_result("cell", **fields).llm_training
+    flow = llm_result("flow", **fields).llm_training
+    assert cell.iteration_time_s == pytest.approx(flow.iteration_time_s, rel=0.05)
+
+
+@pytest.mark.parametrize("fields, fragment", [
+    ({"tp": 16}, "must divide the 8 GPUs of a server"),
+    ({"tp": 8, "pp": 2, "global_batch": 3}, "not a multiple of DP"),
+    ({"ep": 2}, "needs a mixture-of-experts model"),
+    ({"tp": 8, "pp": 8, "dp": 2}, "the design has 64"),
+    ({"model": "gpt5"}, "unknown model 'gpt5'"),
+])
+def test_impossible_plans_are_refused_with_the_reason(fields, fragment):
+    with pytest.raises((ScenarioError, ValueError), match=fragment):
+        s = Scenario.model_validate({"workloads": [{"type": "llm_training", **fields}]})
+        build_simulation(load_design(DEMO), s)
+
+
+def test_a_plan_that_does_not_fit_in_memory_is_flagged():
+    _, plan = plan_for(model="llama3-70b", tp=8, pp=1, global_batch=8, recompute="none")
+    assert plan.memory_gb > 80 and "exceeds the H100 SXM's 80 GB" in plan.warnings[-1]
+
+
+def test_the_cli_runs_an_llm_iteration_and_prints_the_network_tax(capsys):
+    code = main(["simulate", str(DEMO), "--workload", "llm", "--model", "llama3-8b",
+                 "--tp", "8", "--pp", "2", "--global-batch", "16", "--engine", "flow"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "LLM training: Llama-3 8B on 64 x H100 SXM (TP 8, PP 2, DP 4" in out
+    assert "network tax:" in out and "MFU" in out and "not modelled at flow level" in out
