@@ -2,16 +2,20 @@
 and autosave with crash recovery (offered at the next start; accepting restores)."""
 
 import json
+import os
+import subprocess
+import sys
+import textwrap
 import time
 
 import pytest
-from PySide6.QtCore import QPointF, QTimer
+from PySide6.QtCore import QPointF, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from fabricstudio.formats import dump_design, load_design
 from fabricstudio.model import Design, GpuServer
 from fabricstudio.ui import preferences as prefs
-from fabricstudio.ui.autosave import find_recoveries
+from fabricstudio.ui.autosave import find_recoveries, recovery_folder
 from fabricstudio.ui.dialogs.preferences import PreferencesDialog
 
 
@@ -31,6 +35,17 @@ def _answer(qtbot, script) -> list:
     return done
 
 
+def _click_menu_item(qtbot, window, menu_title: str, item_text: str) -> None:
+    """Open ``menu_title`` in the window's menu bar and click ``item_text`` with the mouse."""
+    bar = window.menuBar()
+    entry = next(a for a in bar.actions() if a.text().replace("&", "") == menu_title)
+    menu = entry.menu()
+    action = next(a for a in menu.actions() if a.text().replace("&", "").startswith(item_text))
+    menu.popup(bar.mapToGlobal(bar.actionGeometry(entry).bottomLeft()))
+    qtbot.waitExposed(menu)
+    qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
+
+
 def test_preferences_dialog_stores_and_applies_settings(make_window, qtbot, settings):
     window = make_window()
     pages = {}
@@ -46,7 +61,8 @@ def test_preferences_dialog_stores_and_applies_settings(make_window, qtbot, sett
         dialog.accept()
 
     done = _answer(qtbot, fill)
-    window.order.act_preferences.trigger()  # the real Edit > Preferences action
+    _click_menu_item(qtbot, window, "Edit", "Preferences")
+    qtbot.waitUntil(lambda: bool(done), timeout=5000)
     assert done and list(pages) == ["General", "Canvas", "Files", "Export"]
     assert window.scene.theme.name == "light"
     assert window.autosave.timer.interval() == 5000 and window.autosave.timer.isActive()
@@ -56,19 +72,50 @@ def test_preferences_dialog_stores_and_applies_settings(make_window, qtbot, sett
 
 
 def test_restore_defaults_and_cancel_change_nothing(make_window, qtbot, settings):
+    from PySide6.QtWidgets import QDialogButtonBox
+
     window = make_window()
 
     def fill(dialog) -> None:
         dialog.fields["autosaveSeconds"].setValue(10)
-        dialog.restore_defaults()
+        buttons = dialog.findChild(QDialogButtonBox)
+        buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults).click()
         assert dialog.value("autosaveSeconds") == 60
         dialog.fields["minimap"].setChecked(False)
-        dialog.reject()
+        buttons.button(QDialogButtonBox.StandardButton.Cancel).click()
 
     _answer(qtbot, fill)
     window.order.act_preferences.trigger()
     assert window.canvas_tools.act_minimap.isChecked()
     assert settings.value("minimap") is None
+
+
+def test_a_refused_cost_book_keeps_the_dialog_open_with_the_reason(make_window, qtbot,
+                                                                  tmp_path):
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    bad = tmp_path / "prices.json"
+    bad.write_text("{not json")
+    window = make_window()
+    seen = {}
+
+    def fill(dialog) -> None:
+        assert dialog.cost_book is dialog.fields["costBookPath"]
+        dialog.fields["theme"].setCurrentIndex(dialog.fields["theme"].findData("light"))
+        dialog.cost_book.edit.setText(str(bad))
+        ok = dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok)
+        ok.click()
+        seen["open"] = dialog.isVisible()
+        seen["error"] = dialog.error.text()
+        dialog.reject()
+
+    done = _answer(qtbot, fill)
+    _click_menu_item(qtbot, window, "Edit", "Preferences")
+    qtbot.waitUntil(lambda: bool(done), timeout=5000)
+    assert seen["open"] and seen["error"].startswith("Refused: ") and "prices.json" in seen["error"]
+    assert "\n" not in seen["error"]
+    assert window.scene.theme.name == "dark"  # nothing was applied
+    assert window.costs.path == ""
 
 
 def test_a_registered_setting_appears_with_its_default_and_range(make_window, qtbot):
@@ -165,3 +212,47 @@ def test_discarding_the_recovery_removes_it(make_window, qtbot, tmp_path, monkey
     assert not list((tmp_path / "recovery").glob("4242-1*"))
     monkeypatch.setattr(QMessageBox, "exec", lambda *a: pytest.fail("asked twice"))
     assert not window.autosave.offer_recovery()
+
+
+_CRASHING_SESSION = textwrap.dedent("""
+    import os, sys
+    from PySide6.QtCore import QPointF, QSettings
+    from fabricstudio.ui.app import ensure_app
+    from fabricstudio.ui.main_window import MainWindow
+
+    app = ensure_app()
+    settings = QSettings(sys.argv[1], QSettings.Format.IniFormat)
+    window = MainWindow(settings=settings)
+    window.editor.place_devices("gpu_server", {}, QPointF(0, 0), count=2)
+    window.editor.place_devices("leaf", {}, QPointF(0, -300), count=1)
+    assert window.autosave.save_now()
+    window.autosave.wait()
+    print(",".join(sorted(window.design.devices)), flush=True)
+    os._exit(3)  # a crash: no close, no cleanup, the lock file stays behind
+""")
+
+
+def test_a_real_crash_is_recovered_at_the_next_start(make_window, settings, qtbot):
+    """A child FabricStudio autosaves and dies; the next window offers its work back."""
+    settings.setValue("autosaveSeconds", 0)
+    settings.sync()
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    child = subprocess.run([sys.executable, "-c", _CRASHING_SESSION, settings.fileName()],
+                           capture_output=True, text=True, env=env, timeout=120)
+    assert child.returncode == 3, child.stderr[-2000:]
+    lost = child.stdout.strip().splitlines()[-1].split(",")
+    folder = recovery_folder(settings)
+    assert len(list(folder.glob("*.lock"))) == 1  # the dead session's lock stayed behind
+    seen = {}
+
+    def restore(box) -> None:
+        seen["text"] = box.informativeText()
+        next(b for b in box.buttons() if b.text() == "Restore").click()
+
+    done = _answer(qtbot, restore)
+    window = make_window()
+    qtbot.waitUntil(lambda: bool(done), timeout=10000)
+    assert "unsaved changes from" in seen["text"]
+    assert sorted(window.design.devices) == lost and len(lost) == 3
+    assert window.modified
+    assert not list(folder.glob("*.json"))  # the recovery was taken: nothing is offered again
