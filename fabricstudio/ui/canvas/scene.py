@@ -440,17 +440,17 @@ class FabricScene(QGraphicsScene):
         self._refold()
 
     def reveal(self, ids: Iterable[str]) -> None:
-        """Open the collapsed groups holding these devices (or these links' ends), so that
-        they are drawn."""
+        """Open the collapsed groups holding these devices, these links' ends or these
+        groups, so that they are drawn (a group itself may stay folded, as its tile)."""
         tree = self.folding.tree
-        devices = set()
+        inside = set()
         for ident in ids:
             link = self.design.links.get(ident)
             if link is not None:
-                devices.update((link.a, link.b))
-            elif ident in self.design.devices:
-                devices.add(ident)
-        opened = {g for d in devices for g in tree.ancestors(d) if g in self.folding.collapsed}
+                inside.update((link.a, link.b))
+            elif ident in self.design.devices or ident in self.design.groups:
+                inside.add(ident)
+        opened = {g for d in inside for g in tree.ancestors(d) if g in self.folding.collapsed}
         if opened:
             self.user_open |= opened
             self._refold()
