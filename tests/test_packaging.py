@@ -22,6 +22,11 @@ from fabricstudio.ui.panels.palette import catalogue
 app = ensure_app()
 assert all(svg_renderer(kind.value).isValid() for kind in DeviceKind)
 assert len(catalogue()) >= len(DeviceKind)
+from fabricstudio.sim.demos import demo_names, load_demo
+assert demo_names(), "no bundled demos"
+for name in demo_names():
+    demo = load_demo(name)
+    assert demo.story.steps and demo.design.devices and demo.scenario is not None
 print("ok", fabricstudio.__file__)
 """
 

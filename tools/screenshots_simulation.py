@@ -10,6 +10,12 @@ Writes, from real engine runs (no canned data):
   sim-demo-compare.png     the demo moment: examples/scenarios/demo-training-incast (a training
                            step whose all-reduce meets another job's 7:1 incast) opened in the
                            scenario panel and compared on the four fabrics (GPU utilisation)
+  presenter-*.png          the bundled demo in presenter mode (fabricstudio demo) at 1366x768
+                           and 1920x1080, UI scale 100 % and 150 % (QT_SCALE_FACTOR=1.5, in a
+                           child process per scale): the timeout step and the four fabrics
+                           side by side
+
+    python tools/screenshots_simulation.py --presenter-only   # just the presenter shots
 """
 
 from __future__ import annotations
@@ -151,20 +157,79 @@ def moment(out: Path) -> None:
          "--png", str(out / "sim-moment.png")])
 
 
+#: Presenter screenshots: (width, height) in physical pixels, and the story steps shot.
+PRESENTER_SIZES = ((1366, 768), (1920, 1080))
+PRESENTER_STEPS = {4: "timeout", 9: "four-fabrics"}
+
+
+def presenter(app, out: Path, factor: float) -> None:
+    """The bundled demo in presenter mode at each size, at QT_SCALE_FACTOR ``factor`` (set by
+    the parent for this process): the window gets the logical size that fills the screen."""
+    from PySide6.QtCore import Qt
+
+    from fabricstudio.sim.demos import load_demo
+    from fabricstudio.ui.presenter.menus import present
+
+    demo = load_demo("training-incast")
+    window = _window(demo.design.copy())
+    sim = window.simulation
+    present(window, sim, sim.presenter, demo)
+    player = sim.presenter.player
+    if not _wait(app, lambda: player.prepared and not sim.compare.running, 1800):
+        raise SystemExit("the demo's runs did not finish")
+    for width, height in PRESENTER_SIZES:
+        window.setGeometry(0, 0, round(width / factor), round(height / factor))
+        player.first()
+        for step in range(1, max(PRESENTER_STEPS) + 1):
+            if step > 1:
+                sim.presenter.handle_key(Qt.Key.Key_Right)
+            if step in PRESENTER_STEPS:
+                sim.controller.pause()
+                sim.stage.side_by_side.pause()
+                _wait(app, lambda: False, 0.6)
+                name = f"presenter-{width}x{height}-{round(factor * 100)}-" \
+                       f"{PRESENTER_STEPS[step]}.png"
+                window.grab().save(str(out / name))
+                print(name)
+    sim.presenter.leave()
+    sim.shutdown()
+    window.close()
+
+
+def _presenter_children(out: Path) -> None:
+    """One child process per UI scale (Qt reads QT_SCALE_FACTOR once, at start)."""
+    import subprocess
+
+    for factor in (1.0, 1.5):
+        env = {**os.environ, "QT_SCALE_FACTOR": f"{factor:g}", "QT_QPA_PLATFORM": "offscreen"}
+        subprocess.run([sys.executable, __file__, "--out", str(out), "--presenter-scale",
+                        f"{factor:g}"], env=env, check=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
+    parser.add_argument("--presenter-only", action="store_true",
+                        help="only the presenter-mode screenshots")
+    parser.add_argument("--presenter-scale", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if args.presenter_scale is None and args.presenter_only:
+        _presenter_children(out)
+        return 0
     from fabricstudio.ui.app import ensure_app
 
     app = ensure_app()
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    if args.presenter_scale is not None:
+        presenter(app, out, args.presenter_scale)
+        return 0
     run_in_progress(app, out)
     incast_pause(app, out)
     demo_compare(app, out)
     moment(out)
+    _presenter_children(out)
     return 0
 
 

@@ -19,7 +19,7 @@ from fabricstudio.cli.output import write_err
 
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMAND_MODULES = ("gui", "validate", "generate", "analyze", "simulate", "export", "import",
-                   "report")
+                   "report", "demo")
 
 
 def _available_commands() -> list:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from fabricstudio.cli import cable_plan_export, interop_export
+from fabricstudio.cli import cable_plan_export, interop_export, recording_export
 from fabricstudio.cli.common import CliError, load_design_arg, positive_float, positive_int
 from fabricstudio.cli.output import write_err, write_out
 
@@ -50,12 +50,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "default: the end of the run")
     cable_plan_export.add_arguments(parser)
     interop_export.add_arguments(parser)
+    recording_export.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Load, lay out if needed, render, write; print what was written."""
     if interop_export.wanted(args):
         return interop_export.run(args)
+    if recording_export.wanted(args):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        return recording_export.run(args)
     plan = cable_plan_export.wanted(args)
     if not args.png and not args.svg and not plan:
         raise CliError("nothing to do: give --png FILE and/or --svg FILE, --cable-plan FILE, "

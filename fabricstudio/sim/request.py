@@ -29,6 +29,7 @@ from fabricstudio.model import Design, GpuServer, Technology, format_validation_
 from fabricstudio.sim.scenario import (
     COLLECTIVE_TYPES,
     EngineKind,
+    FocusSpec,
     LlmTrainingSpec,
     Routing,
     Scenario,
@@ -57,8 +58,8 @@ WORKLOAD_NOUNS: dict[WorkloadType, str] = {
     "training": "training step", "llm_training": "LLM training iteration",
 }
 #: Request fields that are run settings (override a base scenario's when given).
-RUN_SETTINGS = ("technology", "dcqcn", "routing", "engine", "cell_bytes", "seed", "until_s",
-                "measure_from_s")
+RUN_SETTINGS = ("technology", "dcqcn", "routing", "engine", "focus", "cell_bytes", "seed",
+                "until_s", "measure_from_s")
 
 
 class RunRequest(BaseModel):
@@ -93,6 +94,7 @@ class RunRequest(BaseModel):
     dcqcn: bool | None = Field(default=None, description="None = the design's setting")
     routing: Routing = "default"
     engine: EngineKind = Field(default="auto", description="cell, flow or auto")
+    focus: FocusSpec | None = Field(default=None, description="focused run: a cell-level region")
     cell_bytes: int = Field(default=16384, gt=0)
     seed: int = Field(default=1, ge=0)
     until_s: float | None = Field(default=None, description="None = until traffic completes")

@@ -309,6 +309,40 @@ AnyWorkloadReport = Annotated[
 ]
 
 
+class ForegroundSummary(ResultPart):
+    """The region's own flows: cell-level completion over flow-level completion."""
+
+    flows: int
+    finished: int
+    mean_slowdown: Num | None
+    max_slowdown: Num | None
+
+
+class FocusSummary(ResultPart):
+    """A focused run's cell-level region (docs/simulation.md, "Focused runs")."""
+
+    region: str
+    servers: int
+    switches: int
+    stubs: int = Field(description="one-NIC servers standing for the fabric outside")
+    from_s: Num
+    until_s: Num
+    cell_bytes: int
+    foreground: ForegroundSummary
+    background_flows: int = Field(description="pieces of outside traffic in the region")
+    background_unpaced: int = Field(
+        default=0, description="pieces whose flow-level bottleneck was in the region")
+    background_bytes: int
+    skipped: int = Field(default=0, description="flows that only touch the region's edge")
+    events: int
+    cell_hops: int
+    wall_time_s: Num | None
+    totals: Totals
+    links: list[LinkStats] = Field(default_factory=list,
+                                   description="the region's busiest cables, cell level")
+    warnings: list[str] = Field(default_factory=list)
+
+
 class Result(ResultPart):
     """Summary of one simulation run; attribute order is the JSON key order."""
 
@@ -334,6 +368,8 @@ class Result(ResultPart):
         default=None, description="counts, bytes and completion times over every flow")
     llm_training: LlmTrainingSummary | None = Field(
         default=None, description="the first LLM training workload")
+    focus: FocusSummary | None = Field(
+        default=None, description="focused run: the region at cell level")
 
     @property
     def finished(self) -> bool:
@@ -359,6 +395,8 @@ class Result(ResultPart):
         data = self.model_dump()
         if not timing:
             data["engine"].update({name: None for name in TIMING_FIELDS})
+            if data.get("focus") is not None:
+                data["focus"]["wall_time_s"] = None
         return data
 
     def to_json(self, timing: bool = True, indent: int | None = 1) -> str:

@@ -252,6 +252,29 @@ class LlmTrainingSpec(_Spec):
 
 
 
+class FocusSpec(_Spec):
+    """A focused run (docs/simulation.md, "Focused runs"): the cell engine on this region,
+    the rest of the fabric at flow level.  The region is a group of the design (a pod,
+    scalable unit or rack), the leaves of a rail with every server's NIC on it, and/or listed
+    devices; ``with_switches`` adds the switches the region's servers are cabled to."""
+
+    group: str | None = Field(default=None, max_length=200)
+    rail: int | None = Field(default=None, ge=0, le=63)
+    devices: list[str] = Field(default_factory=list, max_length=100_000)
+    with_switches: bool = True
+    from_s: Time = Field(default=0.0, description="start of the cell-level window")
+    until_s: float | None = Field(default=None, gt=0, le=1e4, allow_inf_nan=False,
+                                  description="end of the cell-level window; None = the run's")
+
+    @model_validator(mode="after")
+    def _something(self) -> FocusSpec:
+        if self.group is None and self.rail is None and not self.devices:
+            raise ValueError("focus needs a group, a rail or devices")
+        if self.until_s is not None and self.until_s <= self.from_s:
+            raise ValueError("focus.until_s must be after focus.from_s")
+        return self
+
+
 Workload = Annotated[
     CollectiveSpec | IncastSpec | PermutationSpec | StorageSpec | TrainingSpec
     | LlmTrainingSpec,
@@ -281,6 +304,8 @@ class Scenario(_Spec):
                     "for whole clusters; auto = cell when its predicted run time fits the "
                     "budget, else flow",
     )
+    focus: FocusSpec | None = Field(
+        default=None, description="cell engine on a region, the rest at flow level")
     cell_bytes: Size = Field(default=16384, ge=256, le=16 * 2**20)
     sample_period_s: float | None = Field(
         default=None, ge=MIN_SAMPLE_PERIOD_S, le=MAX_SAMPLE_PERIOD_S, allow_inf_nan=False,

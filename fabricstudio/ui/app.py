@@ -9,6 +9,7 @@ import sys
 from PySide6.QtWidgets import QApplication
 
 from fabricstudio.model import Design
+from fabricstudio.sim.demos import Demo
 
 
 def ensure_app() -> QApplication:
@@ -33,6 +34,22 @@ def apply_ui_scale() -> None:
     scale = prefs.get(QSettings("FabricStudio", "FabricStudio"), "uiScale")
     if scale:
         os.environ["QT_SCALE_FACTOR"] = f"{scale / 100:g}"
+
+
+def run_demo(demo: Demo, kiosk: bool = False) -> int:
+    """Open a window straight into presenter mode on ``demo`` (a bundled demo or a story
+    file) and run the event loop."""
+    app = ensure_app()
+    from fabricstudio.ui.main_window import MainWindow
+    from fabricstudio.ui.presenter.menus import present
+
+    window = MainWindow(demo.design.copy(), None)
+    window.show()
+    ui = window.simulation
+    present(window, ui, ui.presenter, demo)
+    if kiosk:
+        ui.presenter.player.start_kiosk()
+    return app.exec()
 
 
 def run_gui(design: Design | None = None, path: str | None = None) -> int:

@@ -56,6 +56,7 @@ class OrderMenu:
     def preferences(self) -> None:
         """Edit > Preferences."""
         from fabricstudio.ui.dialogs.preferences import PreferencesDialog
+        from fabricstudio.ui.presenter import preferences  # noqa: F401 - its rows
 
         before = self.costs.path
         dialog = PreferencesDialog(self.window)

@@ -23,7 +23,7 @@ from typing import Any
 from PySide6.QtCore import QSettings
 
 #: Pages of the dialog, in order (a setting names one; unknown pages come last).
-PAGES = ("General", "Canvas", "Files", "Export")
+PAGES = ("General", "Canvas", "Files", "Export", "Presenter")
 
 
 @dataclass(frozen=True)

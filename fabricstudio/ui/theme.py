@@ -85,8 +85,8 @@ class Theme:
 
     @property
     def dark(self) -> bool:
-        """True for the dark theme."""
-        return self.name == "dark"
+        """True for a theme with a dark canvas (dark, high contrast)."""
+        return self.canvas.lightness() < 128
 
 
 DARK = Theme("dark", window=QColor("#1B1D22"), panel=QColor("#22252B"), canvas=QColor("#16181D"),
@@ -96,6 +96,11 @@ LIGHT = Theme("light", window=QColor("#F4F5F7"), panel=QColor("#FFFFFF"), canvas
               grid=QColor("#E3E6EA"), text=QColor("#1F2328"), muted=QColor("#5B6472"),
               border=QColor("#D0D5DC"), label_bg=QColor(250, 251, 252, 215))
 THEMES = {"dark": DARK, "light": LIGHT}
+#: Presenter mode's high-contrast option (projectors wash out greys): black, white, yellow.
+HIGH_CONTRAST = Theme("contrast", window=QColor("#000000"), panel=QColor("#000000"),
+                      canvas=QColor("#000000"), grid=QColor("#000000"), text=QColor("#FFFFFF"),
+                      muted=QColor("#F0F0F0"), border=QColor("#FFFFFF"),
+                      label_bg=QColor(0, 0, 0, 235), highlight=QColor("#FFD60A"))
 
 
 def apply_theme(app: QApplication, theme: Theme) -> None:

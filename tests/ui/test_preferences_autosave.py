@@ -63,7 +63,7 @@ def test_preferences_dialog_stores_and_applies_settings(make_window, qtbot, sett
     done = _answer(qtbot, fill)
     _click_menu_item(qtbot, window, "Edit", "Preferences")
     qtbot.waitUntil(lambda: bool(done), timeout=5000)
-    assert done and list(pages) == ["General", "Canvas", "Files", "Export"]
+    assert done and list(pages) == ["General", "Canvas", "Files", "Export", "Presenter"]
     assert window.scene.theme.name == "light"
     assert window.autosave.timer.interval() == 5000 and window.autosave.timer.isActive()
     assert prefs.get(settings, "uiScale") == 150

@@ -20,6 +20,7 @@ from fabricstudio.sim.engine.dcqcn import DcqcnRp
 from fabricstudio.sim.engine.flowlog import FlowLog
 from fabricstudio.sim.engine.flows import DcqcnFlow, Flow, IbCcFlow, IbCcState, TcpFlow
 from fabricstudio.sim.engine.network import Network
+from fabricstudio.sim.engine.paced import PacedFlow
 from fabricstudio.sim.engine.params import DcqcnParams, IbCcParams, TcpParams
 from fabricstudio.sim.engine.ports import Cell
 from fabricstudio.sim.engine.routing import Endpoint, Router, mix64
@@ -135,8 +136,8 @@ class Engine:
     # ------------------------------------------------------------------ flows
     def add_flow(self, src: str, dst: str, size_bytes: float, start_s: float | None = None,
                  on_done: Callable[[FlowRecord], None] | None = None, tag: str = "",
-                 qp: int = 0, stream: tuple[int, int, Callable[[int], None] | None] | None = None
-                 ) -> int:
+                 qp: int = 0, stream: tuple[int, int, Callable[[int], None] | None] | None = None,
+                 pace_bps: float | None = None) -> int:
         """Schedule a transfer of ``size_bytes`` from ``src`` to ``dst``; returns its id.
 
         Same-server GPU pairs use NVLink (fixed bandwidth, contention-free).  ``on_done`` is
@@ -149,6 +150,8 @@ class Engine:
         transfer of ``size / unit_bytes`` units sliced into cells here (one record for, e.g.,
         every step of a ring hop): only released units are sent (:meth:`release`) and
         ``on_units(n)`` reports the units that have arrived (see ``Flow.configure_units``).
+        ``pace_bps`` (payload bits per second) paces the flow at that rate without congestion
+        control (background load: ``PacedFlow``).
         """
         try:
             size = int(size_bytes)
@@ -183,7 +186,10 @@ class Engine:
         path, delay = self._route(sep, dep, qp)
         cls = self._flow_class()
         flow: Flow
-        if cls is DcqcnFlow:
+        if pace_bps is not None:
+            flow = PacedFlow(self, rec, sep.up, path, dep.index, delay, on_done,
+                             rate=float(pace_bps) / 8)
+        elif cls is DcqcnFlow:
             flow = DcqcnFlow(self, rec, sep.up, path, dep.index, delay, on_done,
                              rp=cast(DcqcnRp, self._rate_state(sep, dep, qp)))
         elif cls is IbCcFlow:

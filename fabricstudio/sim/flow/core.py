@@ -135,6 +135,9 @@ class FlowEngine:
         self.alloc = Allocation(self._slots, self.capacity, exact=exact)
         self._added: list[int] = []
         self._removed: list[int] = []
+        self._watched: set[int] | None = None
+        #: Flows recorded for a focused run: slot -> (record, links, group).
+        self.watched: dict[int, tuple[FlowRecord, np.ndarray, int]] = {}
         self._active = np.zeros(0, dtype=np.int64)
         self._n_groups = 0
         self._last = 0.0
@@ -305,7 +308,16 @@ class FlowEngine:
         self._slot_rec.append(rec)
         self._slot_done.append(on_done)
         self._slot_tail.append(max(0.0, delay - self.net.nic_latency))
+        if self._watched is not None and not self._watched.isdisjoint(links.tolist()):
+            self.alloc.history[slot] = []
+            self.watched[slot] = (rec, links, group)
         return slot
+
+    def watch(self, links: set[int]) -> None:
+        """Record the rate history of every flow that loads one of these directed links from
+        now on (``watched``: slot -> (record, links, group); ``alloc.history``: slot ->
+        [(time, rate)]).  A focused run replays them at cell level."""
+        self._watched = set(links)
 
     def _activate(self, event: Call) -> None:
         self._added.extend(event.arg)

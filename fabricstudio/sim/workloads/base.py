@@ -9,6 +9,22 @@ from typing import Any
 from fabricstudio.model import Design
 
 
+@dataclass(frozen=True)
+class Activity:
+    """A stretch of time in which some GPUs compute or have communication outstanding.
+
+    ``addresses`` are the endpoints involved (``server/gpuN``, ``server/nicN`` or ``server``);
+    ``end_s`` is None while the stretch still lasts.  The live view derives each GPU's state
+    (computing / communicating / waiting on the network / idle) from these and the link
+    metrics (fabricstudio.sim.activity).
+    """
+
+    addresses: tuple[str, ...]
+    kind: str  #: "compute" or "comm"
+    start_s: float
+    end_s: float | None = None
+
+
 @dataclass
 class WorkloadContext:
     """Shared by the workloads of one run: the engine, the (frozen) design and a seeded RNG."""
@@ -82,6 +98,15 @@ class Workload:
     def _run(self):  # pragma: no cover - overridden
         raise NotImplementedError
         yield
+
+    def activity(self) -> list[Activity]:
+        """When this workload's endpoints compute or communicate, so far.  Default: its whole
+        lifetime is communication between the ends of its ``hops``."""
+        if self.start_s is None:
+            return []
+        hops = getattr(self, "hops", ())
+        addresses = tuple(sorted({address for hop in hops for address in hop}))
+        return [Activity(addresses, "comm", self.start_s, self.finish_s)]
 
     def report(self) -> dict[str, Any]:
         """JSON-ready summary (common keys; subclasses add their own)."""

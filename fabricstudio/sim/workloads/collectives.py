@@ -23,7 +23,7 @@ from typing import Any
 from fabricstudio.model.units import throughput_gbps
 from fabricstudio.sim.scenario import ScenarioError
 from fabricstudio.sim.workloads.addresses import group_by_server, rail_of, server_of
-from fabricstudio.sim.workloads.base import Workload, WorkloadContext
+from fabricstudio.sim.workloads.base import Activity, Workload, WorkloadContext
 from fabricstudio.sim.workloads.nccl_model import HOPPER_NVLINK_GBPS, Topology, choose
 from fabricstudio.sim.workloads.pipeline import (
     RingRun,
@@ -215,6 +215,7 @@ class Collective(Workload):
         self.slice_bytes = slice_bytes
         self.at_s = start_s
         self.runs: list[tuple[float, float]] = []
+        self.running_since: float | None = None  #: start of the run going on, if any
         if name == "all_to_all":
             self.algorithm, self.channels = "direct", 1
             self.reason = "direct: every rank sends to every other rank at once"
@@ -267,12 +268,22 @@ class Collective(Workload):
         started = env.now
         if self.start_s is None:
             self.start_s = started
+        self.running_since = started
         if self.name == "all_to_all":
             yield from self._run_direct()
         for phase in self._phases:
             yield from self._run_phase(phase)
         self.finish_s = env.now
         self.runs.append((started, env.now))
+        self.running_since = None
+
+    def activity(self) -> list[Activity]:
+        """Every run so far (and the one going on) is communication among the ranks."""
+        ranks = tuple(self.ranks)
+        out = [Activity(ranks, "comm", a, b) for a, b in self.runs]
+        if self.running_since is not None:
+            out.append(Activity(ranks, "comm", self.running_since, None))
+        return out
 
     def _run_phase(self, runs: list):
         yield from run_phase(self.ctx.engine, runs, self.slice_bytes, self.tag,

@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from fabricstudio.sim.workloads.addresses import server_of
-from fabricstudio.sim.workloads.base import Workload, WorkloadContext
+from fabricstudio.sim.workloads.base import Activity, Workload, WorkloadContext
 
 
 class FlowSet(Workload):
@@ -29,6 +29,8 @@ class FlowSet(Workload):
         self.planned_concurrent = fabric
         self.at_s = min(f[3] for f in flows) if flows else 0.0
         self._pending = len(flows)
+        #: Flow id -> when it was delivered.
+        self._finished: dict[int, float] = {}
 
     @property
     def hops(self) -> list[tuple[str, str]]:
@@ -43,8 +45,20 @@ class FlowSet(Workload):
                                                  on_done=self._one_done, tag=tag or self.tag))
         self.start_s = self.at_s
 
+    def activity(self) -> list[Activity]:
+        """Each started flow is communication of its two ends until it is delivered (from the
+        workload's own bookkeeping: the engine forgets finished flow records)."""
+        now = self.ctx.engine.now
+        out = []
+        for fid, (src, dst, _size, start_s, _tag) in zip(self.flow_ids, self.flows, strict=False):
+            if start_s <= now:
+                out.append(Activity((src, dst), "comm", start_s, self._finished.get(fid)))
+        return out
+
     def _one_done(self, record: Any) -> None:
         self.done_bytes += record.size_bytes
+        self._finished[record.id] = (record.finish_s if record.finish_s is not None
+                                     else self.ctx.engine.now)
         self._pending -= 1
         if not self._pending:
             self.finish_s = self.ctx.engine.now

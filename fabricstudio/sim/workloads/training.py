@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fabricstudio.sim.workloads.base import Workload, WorkloadContext
+from fabricstudio.sim.workloads.base import Activity, Workload, WorkloadContext
 from fabricstudio.sim.workloads.collectives import Collective
 
 
@@ -34,6 +34,8 @@ class TrainingStep(Workload):
         self.planned_concurrent = self.allreduce.planned_concurrent
         self.unit_bytes_hint = self.allreduce.unit_bytes_hint
         self.steps: list[tuple[float, float]] = []  # (step time, all-reduce time)
+        #: Per iteration so far: [began, all-reduce began (None before), ended (None before)].
+        self.iterations: list[list[float | None]] = []
         self.flow_ids = self.allreduce.flow_ids
 
     @property
@@ -54,12 +56,29 @@ class TrainingStep(Workload):
         compute_s, overlap = self.spec.compute_s, self.spec.overlap
         for _ in range(self.spec.iterations):
             began = env.now
+            phases: list[float | None] = [began, None, None]
+            self.iterations.append(phases)
             yield env.timeout(compute_s * (1 - overlap))
             comm_began = env.now
+            phases[1] = comm_began
             yield env.all_of([env.process(self.allreduce.execute()),
                               env.timeout(compute_s * overlap)])
             self.steps.append((env.now - began, self.allreduce.runs[-1][1] - comm_began))
+            phases[2] = env.now
         self.finish_s = env.now
+
+    def activity(self) -> list[Activity]:
+        """Compute then the gradient all-reduce, per iteration so far, on every rank."""
+        ranks = tuple(self.allreduce.ranks)
+        out = []
+        runs = self.allreduce.runs
+        for i, (began, comm_began, _ended) in enumerate(self.iterations):
+            assert began is not None  # set when the iteration starts
+            out.append(Activity(ranks, "compute", began, began + self.spec.compute_s))
+            if comm_began is not None:  # iteration i's all-reduce is runs[i] once it is done
+                out.append(Activity(ranks, "comm", comm_began,
+                                    runs[i][1] if i < len(runs) else None))
+        return out
 
     def summary(self) -> dict[str, Any] | None:
         """The ``training`` object of the result (means over completed iterations)."""

@@ -66,6 +66,8 @@ class FabricScene(QGraphicsScene):
 
     #: Emitted when devices were added, removed or moved (the view's scroll range follows).
     extent_changed = Signal()
+    #: Emitted with the new Theme after :meth:`set_theme`.
+    theme_changed = Signal(object)
 
     def __init__(self, design: Design, parent=None, scale: float | None = None) -> None:
         super().__init__(parent)
@@ -127,12 +129,13 @@ class FabricScene(QGraphicsScene):
 
     # ------------------------------------------------------------ appearance
     def set_theme(self, theme: Theme) -> None:
-        """Switch colours (items repaint from ``self.theme``)."""
+        """Switch colours (items repaint from ``self.theme``); emits ``theme_changed``."""
         self.theme = theme
         self.setBackgroundBrush(theme.canvas)
         for item in self.items():
             item.update()
         self.update()
+        self.theme_changed.emit(theme)
 
     def set_colour_mode(self, mode: str) -> None:
         """Colour links by 'speed', 'plane' (network), 'rail' or 'tier'."""

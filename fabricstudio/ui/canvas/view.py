@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QPainter, QPen
@@ -48,6 +49,10 @@ class FabricView(QGraphicsView):
         self.editor = editor
         self.link_mode = False
         self.show_legend = True
+        #: True while another legend (the simulation's) stands in for the design legend.
+        self.legend_suppressed = False
+        #: Callables returning the viewport rectangles floating overlays cover (fit avoids them).
+        self.covers: list[Callable[[], list[QRectF]]] = []
         self._interaction: NewLinkInteraction | None = None
         self._pan_from: QPointF | None = None
         self._space_down = False
@@ -155,29 +160,41 @@ class FabricView(QGraphicsView):
         self.zoom_by(zoom / self.zoom())
 
     def fit(self, rect: QRectF | None = None) -> None:
-        """Show ``rect`` (default: every visible device) with a margin, beside the legend."""
+        """Show ``rect`` (default: every visible device) with a margin, clear of the legend
+        and of the floating overlays listed in :attr:`covers`."""
         if rect is None:
             rect = self.scene().content_rect()
         if rect.isEmpty():
             rect = QRectF(-300, -200, 600, 400)
         rect = rect.adjusted(-40, -40, 40, 40)
-        legend = self._legend_rect() if self.show_legend else QRectF()
-        free_w = self.viewport().width() - (legend.width() + 20 if legend.isValid() else 0)
-        if free_w < self.viewport().width() * 0.6:  # narrow canvas: let the legend overlap
-            free_w = self.viewport().width()
-        free_w = max(free_w, 50)
-        free_h = max(self.viewport().height(), 50)
-        zoom = min(free_w / rect.width(), free_h / rect.height(), 1.5)
+        area = self.free_area(rect)
+        zoom = min(area.width() / rect.width(), area.height() / rect.height(), 1.5)
         zoom = min(max(zoom, MIN_ZOOM), MAX_ZOOM)
         self._zooming = True
         try:
             self.resetTransform()
             self.scale(zoom, zoom)
-            shift = (self.viewport().width() - free_w) / 2 / zoom
-            self.centerOn(rect.center() + QPointF(shift, 0))
+            offset = QPointF(self.viewport().rect().center()) - area.center()
+            self.centerOn(rect.center() + offset / zoom)
         finally:
             self._zooming = False
         self._zoomed()
+
+    def obstacles(self) -> list[QRectF]:
+        """Viewport rectangles covered by the legend and the floating overlays."""
+        found = []
+        if self.show_legend and not self.legend_suppressed:
+            legend = self._legend_rect()
+            if legend.isValid():
+                found.append(legend.adjusted(-10, -10, 10, 10))
+        for cover in self.covers:
+            found += [r for r in cover() if r.isValid()]
+        return found
+
+    def free_area(self, rect: QRectF) -> QRectF:
+        """The part of the viewport clear of :meth:`obstacles` that ``rect`` fits largest
+        into (see :func:`largest_free_area`)."""
+        return largest_free_area(QRectF(self.viewport().rect()), self.obstacles(), rect)
 
     def wheelEvent(self, event) -> None:  # noqa: N802 - Qt override
         delta = event.angleDelta().y() or event.angleDelta().x()
@@ -389,7 +406,7 @@ class FabricView(QGraphicsView):
         painter.resetTransform()
         if self.minimap.visible:
             self.minimap.paint(painter)
-        sections = self._legend() if self.show_legend else []
+        sections = self._legend() if self.show_legend and not self.legend_suppressed else []
         if sections:
             paint_legend(painter, self._legend_rect().topLeft(), sections, self.scene().theme)
         painter.restore()
@@ -433,3 +450,33 @@ class FabricView(QGraphicsView):
             rect = self._legend_rect().toAlignedRect().adjusted(-2, -2, 2, 2)
             self.viewport().update(rect)
             self.viewport().update(rect.translated(dx, dy))
+
+
+def largest_free_area(view: QRectF, obstacles: list[QRectF], rect: QRectF) -> QRectF:
+    """The rectangle of ``view`` clear of ``obstacles`` into which ``rect`` fits largest:
+    every rectangle bounded by the view's and the obstacles' edges is tried.  The whole view
+    when the obstacles leave too little (less than 35 % of a side)."""
+    found = [r.intersected(view) for r in obstacles]
+    found = [r for r in found if not r.isEmpty()]
+    if not found or rect.isEmpty():
+        return view
+    lefts = {view.left(), *(r.right() for r in found)}
+    rights = {view.right(), *(r.left() for r in found)}
+    tops = {view.top(), *(r.bottom() for r in found)}
+    bottoms = {view.bottom(), *(r.top() for r in found)}
+    best, best_zoom = view, 0.0
+    for left in lefts:
+        for right in rights:
+            if right - left < 0.35 * view.width():
+                continue
+            for top in tops:
+                for bottom in bottoms:
+                    if bottom - top < 0.35 * view.height():
+                        continue
+                    area = QRectF(left, top, right - left, bottom - top)
+                    if any(area.intersects(r) for r in found):
+                        continue
+                    zoom = min(area.width() / rect.width(), area.height() / rect.height())
+                    if zoom > best_zoom:
+                        best, best_zoom = area, zoom
+    return best

@@ -1,19 +1,29 @@
 """Compare: the same design and workload on InfiniBand, RoCE (+/- DCQCN) and lossy Ethernet.
 
-A side-by-side table of the outcomes and bar charts of completion time, GPU utilisation and
-drops: the demo moment.  With a training workload the table also prices the GPU time each
-fabric loses: money per day against GPUs that never wait, and per month against the best
-fabric of the comparison (GPU-hour price from the cost book, docs/cost.md).
+The fabrics run in parallel child processes, each row showing its own progress.  A finished
+row can be replayed on the canvas (its button, or a double click), and two or four ticked rows
+side by side on one timeline.  Under the table, a few plain sentences say why the fabrics
+differ (fabricstudio.sim.explain); beside it, bar charts with their values written on the bars.
+Laid out in two columns so the whole panel fits a 1366 x 768 projector without scrolling.
+With a training workload the table also prices the GPU time each fabric loses: money per day
+against GPUs that never wait, and per month against the best fabric of the comparison
+(GPU-hour price from the cost book, docs/cost.md).
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -21,72 +31,132 @@ from PySide6.QtWidgets import (
 )
 
 from fabricstudio.model import Design, freeze
+from fabricstudio.sim.explain import explain_fabrics
+from fabricstudio.sim.recorded import RecordedRun
 from fabricstudio.sim.request import RunRequest
-from fabricstudio.sim.result import Result
 from fabricstudio.ui.panels.results_summary import figures, format_figure
 from fabricstudio.ui.simview.process_worker import picklable
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS, SourceFactory
 from fabricstudio.ui.simview.worker import CompareWorker
 
-COLUMNS = (("completion_time_s", "Completion"), ("gpu_utilisation", "GPU util."),
+COLUMNS = (("gpu_utilisation", "GPU util."), ("completion_time_s", "Completion"),
            ("busbw_gbps", "Bus bw"), ("dropped", "Drops"),
-           ("retransmitted_bytes", "Retransmitted"), ("pauses", "PAUSEs"),
-           ("ecn_marks", "ECN marks"), ("idle_per_day", "Idle GPUs /day"),
-           ("idle_vs_best_month", "vs best /month"))
+           ("retransmitted_bytes", "Resent"), ("pauses", "PAUSEs"), ("ecn_marks", "ECN"),
+           ("idle_per_day", "Idle /day"), ("idle_vs_best_month", "vs best /month"))
 #: Money columns (filled from the training utilisation and the cost book's GPU-hour price).
 MONEY_COLUMNS = ("idle_per_day", "idle_vs_best_month")
-CHARTS = (("completion_time_s", "Completion time (µs)", 1e6),
-          ("gpu_utilisation", "GPU utilisation (%)", 100.0), ("dropped", "Drops", 1.0))
+#: Leading columns: tick for side by side, the fabric, its progress or replay button.
+_PICK, _FABRIC, _STATE = 0, 1, 2
+_FIRST = 3
+CHARTS = (("gpu_utilisation", "GPU utilisation (%)", 100.0),
+          ("completion_time_s", "Completion time (µs)", 1e6), ("dropped", "Drops", 1.0))
 #: Shown in place of GPU utilisation when the workload has no compute (not a training step).
 FALLBACK_CHART = ("pauses", "PFC PAUSE frames", 1.0)
 _BAR_COLOURS = ("#0072B2", "#009E73", "#56B4E9", "#D55E00")
+_SHORT = ("IB", "RoCE+DCQCN", "RoCE PFC", "Ethernet")
 CHART_BACKGROUND = "#16181D"
 
 
 class ComparePanel(QWidget):
-    """Runs COMPARE_VARIANTS in a worker thread and shows them side by side."""
+    """Runs COMPARE_VARIANTS in parallel and shows them side by side."""
 
     finished = Signal()
+    #: A row's replay was asked for: its RecordedRun.
+    replay_requested = Signal(object)
+    #: Side by side of the ticked rows: list of RecordedRun (2 or 4).
+    side_by_side_requested = Signal(object)
+    #: While running: label -> fraction done of every fabric started.
+    progress_changed = Signal(object)
 
     def __init__(self, factory: SourceFactory, parent=None) -> None:
         super().__init__(parent)
         self.factory = factory
+        self.labels = [label for label, _t, _d in COMPARE_VARIANTS]
         self.status = QLabel("Press 'Compare fabrics' in the scenario panel.")
-        # one line: a wrapping label would make the panel height-for-width, and the dock's
-        # scroll area would then keep it at its preferred height (charts cut off, scrolling)
         self.status.setWordWrap(False)
-        labels = [label for label, _t, _d in COMPARE_VARIANTS]
-        self.table = QTableWidget(len(labels), len(COLUMNS))
-        self.table.setHorizontalHeaderLabels([title for _k, title in COLUMNS])
-        self.table.setVerticalHeaderLabels(labels)
-        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
-        self.table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        rows_height = sum(self.table.verticalHeader().sectionSize(r) for r in range(len(labels)))
-        self.table.setFixedHeight(rows_height + self.table.horizontalHeader().height() + 6)
+        self.table = self._build_table()
+        self.explanation = QLabel()
+        self.explanation.setObjectName("compareExplanation")
+        self.explanation.setWordWrap(True)
+        self.explanation.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.explanation.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.side_button = QPushButton("Side by side")
+        self.side_button.setToolTip("Replay the ticked fabrics (2 or 4) on one timeline")
+        self.side_button.setEnabled(False)
+        self.side_button.clicked.connect(self._on_side_by_side)
         self.charts = pg.GraphicsLayoutWidget()
         self.charts.setBackground(CHART_BACKGROUND)
-        self.charts.setMinimumHeight(150)
+        self.charts.setMinimumSize(300, 150)
+        self._text_colour = QColor("#E6E8EB")
         self._bars: dict[str, pg.PlotItem] = {}
         for col, (key, title, _scale) in enumerate(CHARTS):
             plot = self.charts.addPlot(row=0, col=col, title=title)
-            plot.getAxis("bottom").setTicks([list(enumerate(["IB", "RoCE+DCQCN", "RoCE PFC",
-                                                             "Ethernet"]))])
+            plot.getAxis("bottom").setTicks([list(enumerate(_SHORT))])
+            plot.getAxis("bottom").setStyle(tickFont=_small_font())
             plot.setMouseEnabled(x=False, y=False)
+            plot.hideButtons()
+            plot.disableAutoRange()  # the value labels must not stretch the axes
             self._bars[key] = plot
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.status)
-        layout.addWidget(self.table)
-        layout.addWidget(self.charts, 1)
+        self._layout()
         self.chart_keys = [key for key, _t, _s in CHARTS]
         self.results: dict[str, dict] = {}
+        self.records: dict[str, RecordedRun] = {}
+        self.worker: CompareWorker | None = None
+        self.request: RunRequest | None = None
+        self.fractions = {}
         #: label -> (utilisation, GPUs) of runs with a training workload.
         self.training: dict[str, tuple[float, int]] = {}
         #: Returns the cost book for GPU-idle money (None: no money columns filled).
         self.cost_book_source = None
         self.design_revision = -1
-        self.worker: CompareWorker | None = None
 
+    # ------------------------------------------------------------------ building
+    def _build_table(self) -> QTableWidget:
+        table = QTableWidget(len(self.labels), _FIRST + len(COLUMNS))
+        table.setHorizontalHeaderLabels(["", "Fabric", ""] + [t for _k, t in COLUMNS])
+        table.verticalHeader().hide()
+        table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        header.setStretchLastSection(True)
+        for row, label in enumerate(self.labels):
+            pick = QTableWidgetItem()
+            pick.setFlags(Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEnabled)
+            pick.setCheckState(Qt.CheckState.Checked)
+            pick.setToolTip("Include in the side-by-side replay")
+            table.setItem(row, _PICK, pick)
+            table.setItem(row, _FABRIC, QTableWidgetItem(label))
+            table.setCellWidget(row, _STATE, self._idle_cell())
+        table.cellDoubleClicked.connect(lambda row, _col: self._replay(row))
+        table.itemChanged.connect(lambda _item: self._sync_side_button())
+        for row in range(table.rowCount()):
+            table.setRowHeight(row, 26)  # room for the replay buttons
+        rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
+        table.setFixedHeight(rows + header.sizeHint().height() + 4)
+        return table
+
+    def _layout(self) -> None:
+        left = QVBoxLayout()
+        top = QHBoxLayout()
+        top.addWidget(self.status, 1)
+        top.addWidget(self.side_button)
+        left.addLayout(top)
+        left.addWidget(self.table)
+        left.addWidget(self.explanation, 1)
+        outer = QHBoxLayout(self)
+        outer.setContentsMargins(6, 4, 6, 4)
+        outer.addLayout(left, 62)
+        outer.addWidget(self.charts, 38)
+
+    def _idle_cell(self) -> QWidget:
+        label = QLabel("")
+        label.setMinimumWidth(96)
+        return label
+
+    # ------------------------------------------------------------------ running
     @property
     def running(self) -> bool:
         """True while the comparison runs."""
@@ -97,20 +167,32 @@ class ComparePanel(QWidget):
         if self.running:
             return
         self.results = {}
+        self.records = {}
+        self.fractions: dict[str, float] = {}
         self.training = {}
         #: Revision of the design the comparison runs on (the proposal uses it if current).
         self.design_revision = design.revision
-        self.table.clearContents()
+        for row in range(len(self.labels)):
+            for col in range(_FIRST, self.table.columnCount()):
+                self.table.setItem(row, col, QTableWidgetItem(""))
+            bar = QProgressBar()
+            bar.setRange(0, 1000)
+            bar.setFormat("waiting")
+            bar.setTextVisible(True)
+            self.table.setCellWidget(row, _STATE, bar)
+        self.explanation.setText("")
         self._draw_charts()
         self.request = request
+        self.status.setText(f"Running four fabrics in parallel… ({request.workload_label})")
         worker = CompareWorker(self.factory, freeze(design), request, self,
                                use_process=picklable(self.factory))
-        worker.variant_started.connect(
-            lambda label: self.status.setText(f"Running {label}… ({request.workload_label})"))
+        worker.variant_started.connect(self._on_started)
+        worker.variant_progress.connect(self._on_progress)
         worker.variant_done.connect(self._on_variant)
         worker.failed.connect(lambda text: self.status.setText(f"Comparison failed: {text}"))
         worker.finished.connect(self._on_finished)
         self.worker = worker
+        self._sync_side_button()
         worker.start()
 
     def stop(self) -> None:
@@ -120,35 +202,62 @@ class ComparePanel(QWidget):
             self.worker.wait()
             self._on_finished()
 
-    def _on_variant(self, label: str, result: Result, stream) -> None:
+    def _row(self, label: str) -> int:
+        return self.labels.index(label)
+
+    def _on_started(self, label: str) -> None:
+        bar = self.table.cellWidget(self._row(label), _STATE)
+        if isinstance(bar, QProgressBar):
+            bar.setFormat("%p%")
+
+    def _on_progress(self, label: str, fraction: float, now: float) -> None:
+        bar = self.table.cellWidget(self._row(label), _STATE)
+        if isinstance(bar, QProgressBar):
+            bar.setValue(int(1000 * min(1.0, max(0.0, fraction))))
+            bar.setToolTip(f"simulated {now * 1e3:.3f} ms")
+        self.fractions[label] = fraction
+        self.progress_changed.emit(dict(self.fractions))
+
+    def _on_variant(self, label: str, record: RecordedRun) -> None:
         from fabricstudio.sim.money import training_utilisation
 
-        values = figures(result, stream)
-        self.results[label] = values
-        found = training_utilisation(result)
+        values = figures(record.result, record.stream)
+        self.records[label] = record
+        found = training_utilisation(record.result) if record.result is not None else None
         if found is not None and found[1]:
             self.training[label] = found
-        row = [lab for lab, _t, _d in COMPARE_VARIANTS].index(label)
-        for col, (key, _title) in enumerate(COLUMNS):
-            if key not in MONEY_COLUMNS:
-                self.table.setItem(row, col,
-                                   QTableWidgetItem(format_figure(key, values.get(key))))
+        # in the table's order, whichever fabric finished first
+        self.results = {name: self.results.get(name, values) for name in self.labels
+                        if name in self.results or name == label}
+        row = self._row(label)
+        for col, (key, _title) in enumerate(COLUMNS, start=_FIRST):
+            if key in MONEY_COLUMNS:
+                continue
+            item = QTableWidgetItem(format_figure(key, values.get(key)))
+            item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.table.setItem(row, col, item)
         self.update_money()
+        button = QPushButton("▶ Replay")
+        button.setToolTip(f"Show the {label} run on the canvas (double click the row too)")
+        button.clicked.connect(lambda _checked=False, r=row: self._replay(r))
+        self.table.setCellWidget(row, _STATE, button)
         self._draw_charts()
+        self._explain()
+        self._sync_side_button()
 
     def update_money(self) -> None:
         """(Re)price the GPU time lost by each fabric (also after the cost book changed)."""
         from fabricstudio.topology.cost import compare_idle_money, format_money
 
         book = self.cost_book_source() if self.cost_book_source is not None else None
-        labels = [lab for lab, _t, _d in COMPARE_VARIANTS]
         if book is None or not self.training:
             return
         gpus = max(g for _u, g in self.training.values())
         money = compare_idle_money({lab: self.training.get(lab, (None, 0))[0]
-                                    for lab in labels if lab in self.results}, gpus, book)
+                                    for lab in self.labels if lab in self.results}, gpus, book)
+        keys = [k for k, _t in COLUMNS]
         for label, pair in money.items():
-            row = labels.index(label)
+            row = self._row(label)
             for key, value, tip in (
                     ("idle_per_day", None if pair is None else pair[0].per_day,
                      "GPU time lost against GPUs that never wait, per day"),
@@ -156,12 +265,14 @@ class ComparePanel(QWidget):
                      "GPU time lost against the best fabric here, per month")):
                 self.results[label][key] = value
                 item = QTableWidgetItem(format_money(value, book.currency))
+                item.setTextAlignment(Qt.AlignmentFlag.AlignRight
+                                      | Qt.AlignmentFlag.AlignVCenter)
                 if pair is not None:
                     m = pair[0]
                     item.setToolTip(f"{tip}: ({m.reference:.0%} - utilisation) x {m.gpus:,} "
                                     f"GPUs x {m.gpu_hour_price:,.2f} {m.currency}/GPU-hour "
                                     f"({m.confidence})")
-                self.table.setItem(row, [k for k, _t in COLUMNS].index(key), item)
+                self.table.setItem(row, _FIRST + keys.index(key), item)
 
     def _on_finished(self) -> None:
         worker, self.worker = self.worker, None
@@ -170,12 +281,65 @@ class ComparePanel(QWidget):
         worker.wait()
         worker.deleteLater()
         done = len(self.results)
+        for row in range(len(self.labels)):
+            if isinstance(self.table.cellWidget(row, _STATE), QProgressBar):
+                self.table.setCellWidget(row, _STATE, self._idle_cell())
         if done == len(COMPARE_VARIANTS):
-            self.status.setText("Same design and workload on four fabrics: "
-                                f"{self.request.workload_label}")
+            label = self.request.workload_label if self.request else ""
+            self.status.setText(f"Same design and workload on four fabrics: {label}")
         elif not self.status.text().startswith("Comparison failed"):
             self.status.setText(f"Comparison stopped after {done} of {len(COMPARE_VARIANTS)}")
+        self._sync_side_button()
         self.finished.emit()
+
+    def value_text(self, label: str, key: str) -> str:
+        """The table's text of one figure of one fabric."""
+        column = _FIRST + [k for k, _t in COLUMNS].index(key)
+        item = self.table.item(self._row(label), column)
+        return item.text() if item is not None else ""
+
+    # ------------------------------------------------------------------ replay
+    def _replay(self, row: int) -> None:
+        record = self.records.get(self.labels[row])
+        if record is not None:
+            self.replay_requested.emit(record)
+
+    def ticked(self) -> list[str]:
+        """Labels of the ticked rows that have a finished run."""
+        return [label for row, label in enumerate(self.labels)
+                if self.table.item(row, _PICK).checkState() == Qt.CheckState.Checked
+                and label in self.records]
+
+    def _sync_side_button(self) -> None:
+        count = len(self.ticked())
+        self.side_button.setEnabled(count in (2, 4) and not self.running)
+        self.side_button.setText(f"Side by side ({count})" if count else "Side by side")
+
+    def _on_side_by_side(self) -> None:
+        labels = self.ticked()
+        if len(labels) in (2, 4):
+            self.side_by_side_requested.emit([self.records[label] for label in labels])
+
+    # ------------------------------------------------------------------ explanation
+    def _explain(self) -> None:
+        facts = {label: self.records[label].facts for label in self.labels
+                 if label in self.records and self.records[label].facts is not None}
+        sentences = explain_fabrics(facts) if len(facts) >= 2 else []
+        self.explanation.setText(" ".join(sentences))
+        self.explanation.setToolTip("Why the fabrics differ, from the runs' own counters")
+
+    # ------------------------------------------------------------------ charts
+    def set_colours(self, background: QColor, text: QColor) -> None:
+        """Follow the canvas theme (charts, axes, titles, value labels)."""
+        self.charts.setBackground(background)
+        self._text_colour = QColor(text)
+        for plot in self._bars.values():
+            for name in ("left", "bottom"):
+                axis = plot.getAxis(name)
+                axis.setPen(pg.mkPen(text))
+                axis.setTextPen(pg.mkPen(text))
+            plot.titleLabel.setText(plot.titleLabel.text, color=text.name())
+        self._draw_charts()
 
     def _charts(self) -> list[tuple[str, str, float]]:
         """The three charts; GPU utilisation gives way to PAUSE frames when no run has it."""
@@ -184,24 +348,30 @@ class ComparePanel(QWidget):
                 for chart in CHARTS]
 
     def _draw_charts(self) -> None:
-        labels = [label for label, _t, _d in COMPARE_VARIANTS]
         charts = self._charts()
         self.chart_keys = [key for key, _t, _s in charts]
-        for plot, (key, title, scale) in zip(self._bars.values(), charts, strict=False):
+        for plot, (key, title, scale) in zip(self._bars.values(), charts, strict=True):
             if key == "completion_time_s" and self._longest_completion() >= 1e-3:
                 title, scale = "Completion time (ms)", 1e3
-            plot.setTitle(title)
+            plot.setTitle(title, color=self._text_colour.name())
             plot.clear()
-            heights = [self.results.get(label, {}).get(key) for label in labels]
+            heights = [self.results.get(label, {}).get(key) for label in self.labels]
+            values = [float(h) * scale for h in heights if h is not None]
+            top = 100.0 if key == "gpu_utilisation" else (
+                max(values) * 1.18 if values and max(values) > 0 else 1.0)
             for i, height in enumerate(heights):
                 if height is None:
                     continue
-                plot.addItem(pg.BarGraphItem(x=[i], height=[float(height) * scale], width=0.7,
+                value = float(height) * scale
+                plot.addItem(pg.BarGraphItem(x=[i], height=[value], width=0.7,
                                              brush=_BAR_COLOURS[i], pen=None))
-            values = [float(h) * scale for h in heights if h is not None]
-            top = max(values) * 1.1 if values and max(values) > 0 else 1
-            plot.setYRange(0, 100 if key == "gpu_utilisation" else top, padding=0)
-            plot.setXRange(-0.6, len(labels) - 0.4, padding=0)
+                label = pg.TextItem(_value_text(key, value), color=self._text_colour,
+                                    anchor=(0.5, 1.0))
+                label.setFont(_small_font(bold=True))
+                label.setPos(i, value)
+                plot.addItem(label)
+            plot.setYRange(0, top * (1.12 if key == "gpu_utilisation" else 1.0), padding=0)
+            plot.setXRange(-0.6, len(self.labels) - 0.4, padding=0)
 
     def _longest_completion(self) -> float:
         times = [v.get("completion_time_s") for v in self.results.values()]
@@ -210,7 +380,30 @@ class ComparePanel(QWidget):
     def bar_heights(self, key: str) -> np.ndarray:
         """Heights of the bars of one chart in CHARTS units (completion time in µs even when
         the chart shows ms); nan where a fabric has no result."""
-        scale = dict((k, s) for k, _t, s in (*CHARTS, FALLBACK_CHART))[key]
+        scale = {k: s for k, _t, s in (*CHARTS, FALLBACK_CHART)}[key]
         return np.array([float(self.results[label][key]) * scale
                          if label in self.results and self.results[label].get(key) is not None
-                         else np.nan for label, _t, _d in COMPARE_VARIANTS])
+                         else np.nan for label in self.labels])
+
+    def bar_labels(self, key: str) -> list[str]:
+        """The value labels drawn on the bars of one chart (in the chart's order)."""
+        index = self.chart_keys.index(key)
+        plot = list(self._bars.values())[index]
+        return [item.toPlainText() for item in plot.items if isinstance(item, pg.TextItem)]
+
+
+def _value_text(key: str, value: float) -> str:
+    if key == "gpu_utilisation":
+        return f"{value:.1f}%"
+    if value >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
+def _small_font(bold: bool = False):
+    from PySide6.QtGui import QFont
+
+    font = QFont()
+    font.setPixelSize(10)
+    font.setBold(bold)
+    return font

@@ -19,6 +19,7 @@ from fabricstudio.sim.result import Result
 from fabricstudio.ui.panels.results_summary import RESULT_FIGURES, figures, format_figure
 
 _EXTRA = (("paused_s", "Time senders were paused"), ("peak_queue_bytes", "Peak queue"))
+_FIRST = ("gpu_utilisation", "completion_time_s")
 
 
 class ResultsPanel(QWidget):
@@ -29,10 +30,13 @@ class ResultsPanel(QWidget):
         self.title = QLabel("No run yet")
         self.title.setWordWrap(True)
         rows = [(key, label) for key, label, _unit in RESULT_FIGURES] + list(_EXTRA)
+        # the headline first: a short dock must not cut off GPU utilisation
+        rows.sort(key=lambda row: _FIRST.index(row[0]) if row[0] in _FIRST else len(_FIRST))
         self._keys = [key for key, _ in rows]
         self.table = QTableWidget(len(rows), 2)
         self.table.setHorizontalHeaderLabels(["Figure", "Value"])
         self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         for r, (_key, label) in enumerate(rows):

@@ -129,17 +129,18 @@ class ScenarioPanel(QWidget):
         form.addRow("Seed", self.seed)
         form.addRow("Run", self.until_complete)
         form.addRow("Horizon", self.horizon_us)
+        # Run, Stop and Compare first: reachable without scrolling on a 768-pixel screen
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.stop_button)
+        buttons.addWidget(self.compare_button)
         outer = QVBoxLayout(self)
+        outer.addLayout(buttons)
+        outer.addWidget(self.error)
         outer.addWidget(self.open_button)
         outer.addWidget(self.scenario_info)
         outer.addWidget(self.use_fields_button)
         outer.addLayout(form)
-        outer.addLayout(buttons)
-        outer.addWidget(self.compare_button)
-        outer.addWidget(self.error)
         outer.addStretch(1)
 
     def _sync_enabled(self) -> None:
@@ -186,6 +187,21 @@ class ScenarioPanel(QWidget):
         self.loaded = (path, scenario)
         self._show_scenario()
         return True
+
+    def use_scenario(self, scenario: Scenario, name: str) -> None:
+        """Use an already loaded scenario (a bundled demo's) as if its file ``name`` had been
+        opened."""
+        self.error.setText("")
+        self._fill_fields(scenario)
+        self.loaded = (Path(name), scenario)
+        self._show_scenario()
+
+    def request_key(self) -> str | None:
+        """A text that changes whenever the request does (None when it cannot run)."""
+        try:
+            return self.request().model_dump_json()
+        except ValueError:
+            return None
 
     def clear_scenario(self) -> None:
         """Build the workload from the fields again (a workload field was edited)."""

@@ -109,6 +109,11 @@ class MetricsPlots(QWidget):
                 axis.setPen(pg.mkPen(text))
                 axis.setTextPen(pg.mkPen(text))
             plot.titleLabel.setText(plot.titleLabel.text, color=text.name())
+            legend = plot.legend
+            if legend is not None:  # the chart legends follow the theme too
+                legend.setLabelTextColor(text)
+                for _sample, label in legend.items:
+                    label.setText(label.text, color=text.name())
 
     def set_stream(self, stream: MetricStream | None) -> None:
         """Chart another run (None clears)."""

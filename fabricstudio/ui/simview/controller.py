@@ -15,10 +15,14 @@ import shiboken6
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from fabricstudio.model import Design, FrozenDesign, freeze
+from fabricstudio.sim.activity import GpuTimeline
 from fabricstudio.sim.metrics import LINK_METRICS, Frame, MetricStream, combine
+from fabricstudio.sim.moments import Caption, RunFacts
+from fabricstudio.sim.recorded import RecordedRun
 from fabricstudio.sim.request import RunRequest
 from fabricstudio.sim.result import Result
 from fabricstudio.ui.model_signals import ModelSignals
+from fabricstudio.ui.simview.gpu_rings import GpuRings
 from fabricstudio.ui.simview.overlay import SimOverlay
 from fabricstudio.ui.simview.process_worker import ProcessRunWorker, picklable
 from fabricstudio.ui.simview.source import SourceFactory, engine_source
@@ -54,6 +58,7 @@ class SimController(QObject):
     state_changed = Signal(str)  # idle / starting / running / finished / stopped / failed
     progress = Signal(float, float, float)  # simulated now, fraction done, sim-s per wall-s
     result_ready = Signal(object)  # Result
+    captions_changed = Signal(object)  # list of Caption
     message = Signal(str)
     ticked = Signal()  # after every display tick (charts refresh one at a time on it)
 
@@ -66,12 +71,17 @@ class SimController(QObject):
         self.use_process = picklable(self.factory) if use_process is None else use_process
         self._scene = scene
         self._overlay = SimOverlay(scene, design)
+        self._rings = GpuRings(scene)
         self.model_signals = ModelSignals(self)
         self.model_signals.connect(design.reset, self._on_design_reset)
         self.stream: MetricStream | None = None
         self.request: RunRequest | None = None
         self.run_design: FrozenDesign | None = None
         self.result: Result | None = None
+        #: The shown run's GPU states, captions and facts (None / [] when unknown).
+        self.timeline: GpuTimeline | None = None
+        self.captions: list[Caption] = []
+        self.facts: RunFacts | None = None
         self.state = "idle"
         self.worker: RunWorker | ProcessRunWorker | None = None
         self.speed: float | None = None  # sim seconds per wall second; None = follow live
@@ -115,6 +125,17 @@ class SimController(QObject):
                     self._overlay.apply_frame(self.stream.frame(self.shown_index))
         return self._overlay
 
+    @property
+    def rings(self) -> GpuRings:
+        """The GPU-state rings item (made again after a scene rebuild, like the overlay)."""
+        if not shiboken6.isValid(self._rings):
+            self._rings = GpuRings(self._scene)
+            if self.timeline is not None:
+                self._rings.bind(self.timeline)
+                if self.shown_index >= 0:
+                    self._rings.show_frame(self.shown_index)
+        return self._rings
+
     def _on_design_reset(self) -> None:
         """Another design was loaded: the shown run no longer belongs to the canvas."""
         self.stop()
@@ -137,6 +158,7 @@ class SimController(QObject):
         worker_class = ProcessRunWorker if self.use_process else RunWorker
         worker = worker_class(self.factory, self.run_design, request, self)
         worker.stream_ready.connect(self._on_stream_ready)
+        worker.captions_changed.connect(self._set_captions)
         worker.progressed.connect(self._on_progress)
         worker.succeeded.connect(self._on_completed)
         worker.failed.connect(self._on_failed)
@@ -166,14 +188,22 @@ class SimController(QObject):
         self.timer.stop()
 
     def _on_stream_ready(self, stream: MetricStream) -> None:
-        self._set_stream(stream)
+        worker = self.worker
+        self._set_stream(stream, worker.timeline if worker is not None else None)
         self._set_state("running")
+
+    def _set_captions(self, captions: list[Caption]) -> None:
+        self.captions = list(captions)
+        self.captions_changed.emit(self.captions)
 
     def _on_progress(self, now: float, fraction: float, rate: float) -> None:
         self.progress.emit(now, fraction, rate)
 
     def _on_completed(self, result: Result) -> None:
         self.result = result
+        worker = self.worker
+        if worker is not None:
+            self.facts = worker.facts
         self._set_state("finished")
         self.result_ready.emit(result)
 
@@ -199,14 +229,20 @@ class SimController(QObject):
             self.state = state
             self.state_changed.emit(state)
 
-    def _set_stream(self, stream: MetricStream | None) -> None:
+    def _set_stream(self, stream: MetricStream | None,
+                    timeline: GpuTimeline | None = None) -> None:
         self.stream = stream
+        self.timeline = timeline
         self.shown_index = -1
         self.display_time = 0.0
         if stream is not None:
             self.overlay.bind(stream.links, stream.fabric)
         else:
             self.overlay.apply_frame(None)
+            self.result = None
+            self.facts = None
+        self.rings.bind(timeline)
+        self._set_captions([])
         self.stream_changed.emit(stream)
 
     def load_stream(self, stream: MetricStream, result: Result | None = None) -> None:
@@ -215,6 +251,25 @@ class SimController(QObject):
         self._set_stream(stream)
         self.result = result
         self.seek_index(len(stream) - 1)
+
+    def load_record(self, record: RecordedRun, request: RunRequest | None = None,
+                    at: float | None = None) -> None:
+        """Replay a recorded run (e.g. a row of the comparison) from ``at`` (default: its
+        end), with its GPU states, captions and facts."""
+        self.stop()
+        self.request = request
+        self.run_design = record.design
+        self._set_stream(record.stream, record.timeline)
+        self.result = record.result
+        self.facts = record.facts
+        self._set_captions(record.captions)
+        self._set_state("finished")
+        if record.result is not None:
+            self.result_ready.emit(record.result)
+        if at is None:
+            self.seek_index(len(record.stream) - 1)
+        else:
+            self.seek_time(at)
 
     # ------------------------------------------------------------------ display clock
     def play(self) -> bool:
@@ -319,6 +374,7 @@ class SimController(QObject):
         frame = window_frame(self.stream, max(first, index - MAX_SPAN + 1), index)
         self.shown_index = index
         self.overlay.apply_frame(frame)
+        self.rings.show_frame(index)
         self.frame_shown.emit(index, frame.t)
 
     def _ensure_timer(self) -> None:

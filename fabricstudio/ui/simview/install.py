@@ -10,21 +10,27 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QMenu, QScrollArea
 
 from fabricstudio.model.units import format_time
+from fabricstudio.sim.moments import caption_at
+from fabricstudio.sim.recorded import RecordedRun
 from fabricstudio.sim.result import Result
 from fabricstudio.ui.canvas.items.link_item import LinkItem
 from fabricstudio.ui.panels.compare_panel import ComparePanel
 from fabricstudio.ui.panels.results_panel import ResultsPanel, export_metrics_dialog
 from fabricstudio.ui.panels.scenario_panel import ScenarioPanel
 from fabricstudio.ui.plots.metrics_plots import MetricsPlots
+from fabricstudio.ui.simview.canvas_overlays import CanvasOverlays
 from fabricstudio.ui.simview.controller import SimController
 from fabricstudio.ui.simview.controls import SimControls
-from fabricstudio.ui.simview.legend import LegendOverlay
 from fabricstudio.ui.simview.moment import moment_caption, render_scene_image, save_png
-from fabricstudio.ui.simview.source import SourceFactory, engine_source
+from fabricstudio.ui.simview.painters import gauge_data
+from fabricstudio.ui.simview.source import COMPARE_VARIANTS, SourceFactory, engine_source
+from fabricstudio.ui.simview.stage import Stage
 
 if TYPE_CHECKING:  # pragma: no cover
     from fabricstudio.ui.main_window import MainWindow
 
+#: Height the Compare dock takes when a comparison starts (fits a 1366 x 768 window).
+COMPARE_HEIGHT = 290
 PLOT_REFRESH_S = 0.06  # at most one chart every other tick: each chart at ~4 Hz
 
 
@@ -44,7 +50,9 @@ class SimulationUi(QObject):
         self.compare.cost_book_source = lambda: costs.book
         costs.changed.connect(lambda _book: self.compare.update_money())
         self.controls = SimControls(self.controller, window)
-        self.legend = LegendOverlay(window.view, window.scene)
+        self.overlays = CanvasOverlays(window.view)
+        self.legend = self.overlays.legend
+        self.stage = Stage(window)
         self.docks = {
             "scenario": self._dock("Scenario", self.scenario,
                                    Qt.DockWidgetArea.RightDockWidgetArea),
@@ -64,7 +72,22 @@ class SimulationUi(QObject):
         self.menu = self._build_menu()
         self._last_plot_refresh = 0.0
         self._connect()
+        self._install_presenter()
         window.installEventFilter(self)
+
+    def _install_presenter(self) -> None:
+        """Presenter mode (F5), its menu entries and Help > Demos."""
+        from fabricstudio.ui.presenter.menus import build_presenter_menus
+        from fabricstudio.ui.presenter.mode import PresenterMode
+
+        self.presenter = PresenterMode(self.window, self, self.window.settings)
+        self.presenter_actions = build_presenter_menus(self.window, self, self.presenter)
+
+    def open_demo(self, name: str | None = None) -> bool:
+        """Open a bundled demo in presenter mode (Help > Demos; ``fabricstudio demo``)."""
+        from fabricstudio.ui.presenter.menus import open_demo
+
+        return open_demo(self.window, self, self.presenter, name)
 
     # ------------------------------------------------------------------ building
     def _dock(self, title: str, widget, area) -> QDockWidget:
@@ -101,6 +124,7 @@ class SimulationUi(QObject):
             ("&Compare fabrics", "Ctrl+Shift+C", self.scenario.compare_button.click),
             ("Export &moment as PNG…", "Ctrl+Shift+M", self.export_moment_dialog),
             ("Export metrics &CSV…", None, self.export_csv_dialog),
+            ("Record &video…", None, self.record_video_dialog),
         )
         self.actions: dict[str, QAction] = {}
         for text, key, slot in entries:
@@ -127,8 +151,12 @@ class SimulationUi(QObject):
         c.ticked.connect(self._on_tick)
         c.progress.connect(self._on_progress)
         c.result_ready.connect(self._on_result)
+        c.captions_changed.connect(lambda _captions: self.refresh_caption())
+        self.window.scene.theme_changed.connect(self._on_theme)
         c.message.connect(lambda text: self.window.statusBar().showMessage(text, 8000))
         self.compare.finished.connect(lambda: self.scenario.set_running(c.running))
+        self.compare.replay_requested.connect(self.replay)
+        self.compare.side_by_side_requested.connect(self.side_by_side)
         self.window.scene.selectionChanged.connect(self._on_selection)
 
     # ------------------------------------------------------------------ actions
@@ -144,9 +172,17 @@ class SimulationUi(QObject):
         self.controller.start(request)
 
     def _bring_forward(self, key: str) -> None:
-        """Show a bottom dock (hidden until the first run) and put it in front."""
+        """Show a bottom dock (hidden until the first run) and put it in front (not while
+        presenting: the canvas has the whole screen then)."""
+        if self.presenting:
+            return
         self.docks[key].show()
         self.docks[key].raise_()
+
+    @property
+    def presenting(self) -> bool:
+        """True while presenter mode is on."""
+        return self.presenter.active
 
     def stop(self) -> None:
         """Stop the run and any comparison at once."""
@@ -160,7 +196,30 @@ class SimulationUi(QObject):
         self.scenario.set_running(True)
         self.scenario.stop_button.setEnabled(True)
         self._bring_forward("compare")
+        if not self.presenting:  # tall enough for table, explanation and charts: no scrolling
+            self.window.resizeDocks([self.docks["compare"]], [COMPARE_HEIGHT],
+                                    Qt.Orientation.Vertical)
         self.compare.start(self.window.design, request)
+
+    def replay(self, record: RecordedRun, at: float | None = None) -> None:
+        """Show a recorded run (a row of the comparison) on the canvas, from ``at`` (default:
+        its end)."""
+        if self.controller.running:
+            return
+        self.stage.show_canvas()
+        request = None
+        base = self.compare.request
+        for label, technology, dcqcn in COMPARE_VARIANTS:
+            if label == record.label and base is not None:
+                request = base.with_changes(technology=technology, dcqcn=dcqcn)
+        self.controller.load_record(record, request, at)
+        self._bring_forward("charts")
+        self.window.statusBar().showMessage(f"Replaying {record.label}: press Play", 6000)
+
+    def side_by_side(self, records: list[RecordedRun]) -> None:
+        """Put 2 or 4 recorded runs side by side on one timeline in place of the canvas."""
+        self.controller.pause()
+        self.stage.show_side_by_side(records, self.window.scene.theme)
 
     def moment_image(self):
         """The canvas at the shown simulated time, with legend and caption."""
@@ -181,6 +240,22 @@ class SimulationUi(QObject):
                 self.window.statusBar().showMessage(f"Could not write {path}: {exc}", 8000)
                 return
             self.window.statusBar().showMessage(f"Saved {path}", 5000)
+
+    def shown_record(self) -> RecordedRun | None:
+        """The shown run as a recording (None before any run)."""
+        c = self.controller
+        if c.stream is None or not len(c.stream) or c.running:
+            return None
+        label = c.request.label if c.request is not None else "Run"
+        return RecordedRun(label.split(",")[0], c.run_design or self.window.design, c.stream,
+                           c.result, c.timeline, list(c.captions), c.facts)
+
+    def record_video_dialog(self) -> None:
+        """Record the presenter's story (when one is loaded and its runs exist) or the shown
+        run as MP4 or GIF, with a progress dialog that can cancel."""
+        from fabricstudio.ui.recording_dialog import record_video
+
+        record_video(self)
 
     def export_csv_dialog(self) -> None:
         """Ask for a file name and write the shown run's metrics as CSV."""
@@ -210,19 +285,59 @@ class SimulationUi(QObject):
                                   None, self.controller.stream)
             self.plots.refresh(force=True)
 
-    def _on_stream(self, stream) -> None:
-        theme = self.window.scene.theme
+    def _on_theme(self, theme) -> None:
+        """Charts, their legends, the comparison and the canvas overlays follow the theme."""
         self.plots.set_colours(theme.canvas, theme.text)
-        self.compare.charts.setBackground(theme.canvas)
+        self.compare.set_colours(theme.canvas, theme.text)
+        self.stage.side_by_side.set_theme(theme)
+        for widget in self.overlays.widgets():
+            widget.update()
+
+    def _on_stream(self, stream) -> None:
+        self._on_theme(self.window.scene.theme)
         self.plots.set_stream(stream)
-        self.legend.setVisible(stream is not None)
+        was_active = self.overlays.active
+        self.overlays.set_active(stream is not None,
+                                 gpus=self.controller.timeline is not None)
+        if stream is not None and not was_active and self._overlays_hide_fabric():
+            self.window.view.fit()  # the floating gauge, legend or caption would cover it
+
+    def _overlays_hide_fabric(self) -> bool:
+        view = self.window.view
+        covers = self.overlays.covered()
+        for item in self.window.scene.device_items.values():
+            if not item.isVisible():
+                continue
+            box = view.mapFromScene(item.sceneBoundingRect()).boundingRect()
+            if any(cover.intersects(box.toRectF()) for cover in covers):
+                return True
+        return False
 
     def _on_frame(self, index: int, t: float) -> None:
         c = self.controller
         self.legend.set_caption(moment_caption(t, c.request.label if c.request else ""))
+        self._show_gauge(index)
+        self.refresh_caption()
         if not (c.running and c.playing):
             self.plots.refresh()
             self.plots.set_cursor(t)
+
+    def _show_gauge(self, index: int) -> None:
+        c = self.controller
+        if c.timeline is not None and len(c.timeline):
+            self.overlays.gauge.set_data(gauge_data(c.timeline, index, c.result))
+
+    def refresh_caption(self) -> None:
+        """Show the story step's caption, or the run's caption of the shown moment."""
+        c = self.controller
+        t = c.overlay.frame_time
+        story = self.overlays.story_caption
+        if story:
+            self.overlays.set_caption(story, "story")
+            return
+        caption = caption_at(c.captions, t) if t is not None else None
+        self.overlays.set_caption(caption.text if caption else "",
+                                  caption.kind if caption else "")
 
     def _on_tick(self) -> None:
         """While a run plays live: at most one chart per PLOT_REFRESH_S, the next one that has

@@ -12,7 +12,7 @@ from fabricstudio.model.units import format_time
 from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.simview.overlay import SimOverlay
-from fabricstudio.ui.simview.style import LEGEND_SIZE, paint_legend
+from fabricstudio.ui.simview.style import legend_size, paint_legend
 
 
 def render_scene_image(scene: FabricScene, caption: str = "", legend: bool = True,
@@ -24,7 +24,7 @@ def render_scene_image(scene: FabricScene, caption: str = "", legend: bool = Tru
     base = render_image(scene, ExportOptions(scale=scale, background=background, legend=False))
     if not legend:
         return base
-    legend_w, legend_h = LEGEND_SIZE
+    legend_w, legend_h = legend_size(gpus=False)
     width = base.width() + round((legend_w + 20) * scale)
     height = max(base.height(), round((legend_h + 20) * scale))
     image = QImage(width, height, QImage.Format.Format_ARGB32_Premultiplied)
@@ -36,7 +36,7 @@ def render_scene_image(scene: FabricScene, caption: str = "", legend: bool = Tru
         painter.drawImage(0, (height - base.height()) // 2, base)
         painter.scale(scale, scale)
         paint_legend(painter, QRectF(base.width() / scale + 10, 10, legend_w, legend_h),
-                     caption, dark=dark)
+                     caption, dark=dark, gpus=False)
     finally:
         painter.end()
     return image

@@ -32,6 +32,10 @@ PULSE_HZ = 1.6
 QUEUE_BAR = 16.0  # scene height of a full queue bar
 OUTLINE_FROM_BIN = 12  # light (yellow-green) colours get a dark outline on white
 _FIELDS = tuple(LINK_FIELDS)
+#: Markers are drawn at least this big on screen (px of a unit-size marker), so a PAUSE sign
+#: stays visible when a large fabric is zoomed out, and at most MARKER_GROWTH x their size.
+MARKER_MIN_PX = 1.6
+MARKER_GROWTH = 4.0
 
 
 def queue_reference(fabric: FabricSettings, speed_gbps: float) -> float:
@@ -61,12 +65,16 @@ class SimOverlay(QGraphicsItem):
         self._queue_frames: list[QRectF] = []
         self._queue_low: list[QRectF] = []
         self._queue_high: list[QRectF] = []
-        self._pause_points: list[QPointF] = []
         self._covers: dict[int, list[QLineF]] = {}
+        self._marker_scale = 1.0
         self.setZValue(5)
         self.setAcceptHoverEvents(True)
         self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
         scene.addItem(self)
+        #: PAUSE / ECN / drop / credit markers and queue bars, above the device tiles and
+        #: their labels (the link lines stay below the devices).
+        self.markers = MarkerLayer(self)
+        scene.addItem(self.markers)
 
     # ------------------------------------------------------------------ binding
     def set_design(self, design: Design) -> None:
@@ -120,6 +128,7 @@ class SimOverlay(QGraphicsItem):
         self._n_geom = n
         finite = self._geom[np.isfinite(self._geom).all(axis=1)]
         self.prepareGeometryChange()
+        self.markers.prepareGeometryChange()
         if len(finite):
             xs, ys = finite[:, 0::2], finite[:, 1::2]
             self._bounds = QRectF(QPointF(xs.min(), ys.min()),
@@ -147,6 +156,7 @@ class SimOverlay(QGraphicsItem):
             self._flash[self.state["drops"] > 0] = 1.0
         self._rebuild()
         self.update()
+        self.markers.update()
         return True
 
     def advance_animation(self, dt: float) -> None:
@@ -157,7 +167,7 @@ class SimOverlay(QGraphicsItem):
             self._flash[fading] = np.maximum(0.0, self._flash[fading] - dt / DROP_FADE_S)
             self._build_drops(force=False)
         if fading.any() or self._paths.get("pause") is not None:
-            self.update()
+            self.markers.update()
 
     def busy_links(self, threshold: float = style.BUSY_THRESHOLD) -> list[DirectedLink]:
         """Directed links currently drawn as busy."""
@@ -186,33 +196,49 @@ class SimOverlay(QGraphicsItem):
         self._bins_lines = {}
         for i, b in zip(busy.tolist(), style.utilisation_bins(util[busy]).tolist(), strict=True):
             self._bins_lines.setdefault(b, []).append(QLineF(*self._geom[i]))
+        self._build_markers(placed)
+
+    def _build_markers(self, placed: np.ndarray | None = None) -> None:
+        """The marker paths at the current marker scale (sized for the zoom level)."""
+        if placed is None:
+            placed = np.isfinite(self._geom[:, 0])
         self._build_queues(placed)
         s = self.state
+        k = self._marker_scale
         self._paths = {
             "ecn": self._marker_path(np.flatnonzero((s["ecn_marks"] > 0) & placed), 20.0,
-                                     lambda at, i: _triangle(at, 3.5 + min(
-                                         4.0, math.log10(1 + float(s["ecn_marks"][i])) * 2))),
+                                     lambda at, i: _triangle(at, k * (3.5 + min(
+                                         4.0, math.log10(1 + float(s["ecn_marks"][i])) * 2)))),
             "stall": self._marker_path(np.flatnonzero((s["credit_stall"] > 0.01) & placed), 12.0,
-                                       lambda at, i: _square(at, 5.0 + 4.0 * float(
-                                           s["credit_stall"][i]))),
+                                       lambda at, i: _square(at, k * (5.0 + 4.0 * float(
+                                           s["credit_stall"][i])))),
             "pause": self._marker_path(np.flatnonzero((s["paused"] > 0) & placed), 18.0,
-                                       lambda at, i: _octagon(at, 5.0 + 3.0 * float(
-                                           s["paused"][i]))),
+                                       lambda at, i: _octagon(at, k * (5.0 + 3.0 * float(
+                                           s["paused"][i])))),
         }
-        self._pause_points = [self._marker_point(i, 18.0)
-                              for i in np.flatnonzero((s["paused"] > 0) & placed)]
         self._build_drops()
+
+    def set_marker_scale(self, lod: float) -> None:
+        """Size the markers for a view scale ``lod`` (screen px per scene unit): unit size
+        on screen at least MARKER_MIN_PX, growing up to MARKER_GROWTH x when zoomed out."""
+        wanted = min(max(1.0, MARKER_MIN_PX / max(lod, 1e-6)), MARKER_GROWTH)
+        if abs(wanted - self._marker_scale) > 0.05 * self._marker_scale:
+            self._marker_scale = wanted
+            if self.state:
+                self._build_markers()
 
     def _build_queues(self, placed: np.ndarray) -> None:
         fill = np.clip(self.state["queue_bytes"] / self._queue_ref, 0, 1)
         chosen = np.flatnonzero((fill > 0.01) & placed)
+        k = self._marker_scale
+        full, width = QUEUE_BAR * k, 5.0 * k
         at = self._port[chosen] + self._unit[chosen] * 6.0
-        left, top = at[:, 0] + 5.0, at[:, 1] - QUEUE_BAR / 2
-        level = QUEUE_BAR * fill[chosen]
+        left, top = at[:, 0] + 5.0, at[:, 1] - full / 2  # beside the port
+        level = full * fill[chosen]
         high = fill[chosen] >= 0.75
-        self._queue_frames = [QRectF(x, y, 5.0, QUEUE_BAR)
+        self._queue_frames = [QRectF(x, y, width, full)
                               for x, y in zip(left.tolist(), top.tolist(), strict=True)]
-        bars = [(QRectF(x, y + QUEUE_BAR - h, 5.0, h), hi) for x, y, h, hi in
+        bars = [(QRectF(x, y + full - h, width, h), hi) for x, y, h, hi in
                 zip(left.tolist(), top.tolist(), level.tolist(), high.tolist(), strict=True)]
         self._queue_low = [r for r, hi in bars if not hi]
         self._queue_high = [r for r, hi in bars if hi]
@@ -228,11 +254,12 @@ class SimOverlay(QGraphicsItem):
             level = step / 4
             chosen = np.flatnonzero((levels == step) & np.isfinite(self._geom[:, 0]))
             if len(chosen):
-                size = 9.0 * (2.0 - level)
+                size = 9.0 * (2.0 - level) * self._marker_scale
                 self._drop_paths.append((level, self._marker_path(
                     chosen, 14.0, lambda at, i, size=size: _star(at, size))))
 
     def _marker_path(self, indices, along: float, shape) -> QPainterPath | None:
+        along *= max(1.0, self._marker_scale ** 0.5)  # bigger markers sit a bit further out
         if not len(indices):
             return None
         path = QPainterPath()
@@ -260,6 +287,13 @@ class SimOverlay(QGraphicsItem):
         for b, lines in sorted(self._bins_lines.items()):
             painter.setPen(_flat_pen(style.RAMP[b], style.link_width((b + 0.5) / style.BINS)))
             painter.drawLines(lines)
+
+    def paint_markers(self, painter: QPainter, lod: float) -> None:
+        """Queue bars and event markers (called by the marker layer, above the devices)."""
+        if not self.state:
+            return
+        self.set_marker_scale(lod)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         if self._queue_frames:
             painter.setPen(QPen(QColor("#202020"), 0.8))
             painter.setBrush(QBrush(QColor("white")))
@@ -291,26 +325,30 @@ class SimOverlay(QGraphicsItem):
         for level, path in self._drop_paths:
             colour = QColor(style.DROP_COLOUR)
             colour.setAlphaF(level)
-            painter.setPen(QPen(colour, 2.2))
+            painter.setPen(QPen(colour, 2.2 * self._marker_scale ** 0.5))
             painter.drawPath(path)
         if paths.get("pause") is not None:
             halo = QColor(style.PAUSE_COLOUR)
             pulse = 0.5 + 0.5 * math.sin(2 * math.pi * self._phase)
             halo.setAlphaF(0.15 + 0.55 * pulse)
-            painter.setPen(QPen(halo, 2.0 + 3.0 * pulse))
+            painter.setPen(QPen(halo, (2.0 + 3.0 * pulse) * self._marker_scale ** 0.5))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawPath(paths["pause"])
             painter.setPen(QPen(QColor("white"), 1.0))
             painter.setBrush(QBrush(style.PAUSE_COLOUR))
             painter.drawPath(paths["pause"])
-            painter.setPen(QPen(QColor("white"), 1.6))
+            painter.setPen(QPen(QColor("white"), 1.6 * self._marker_scale))
             painter.drawLines(self._pause_bars())
 
     def _pause_bars(self) -> list[QLineF]:
+        k = self._marker_scale
         bars = []
-        for at in self._pause_points:
-            for dx in (-1.6, 1.6):
-                bars.append(QLineF(at.x() + dx, at.y() - 2.6, at.x() + dx, at.y() + 2.6))
+        along = 18.0 * max(1.0, k ** 0.5)
+        for i in np.flatnonzero((self.state["paused"] > 0)
+                                & np.isfinite(self._geom[:, 0])).tolist():
+            at = self._marker_point(i, along)
+            for dx in (-1.6 * k, 1.6 * k):
+                bars.append(QLineF(at.x() + dx, at.y() - 2.6 * k, at.x() + dx, at.y() + 2.6 * k))
         return bars
 
     def _marker_point(self, index: int, along: float) -> QPointF:
@@ -358,6 +396,24 @@ class SimOverlay(QGraphicsItem):
         tip = self.describe(index) if index is not None else ""
         if tip != self.toolTip():
             self.setToolTip(tip)
+
+
+class MarkerLayer(QGraphicsItem):
+    """The overlay's markers and queue bars, stacked above the device tiles and labels."""
+
+    def __init__(self, overlay: SimOverlay) -> None:
+        super().__init__()
+        self._overlay = overlay
+        self.setZValue(12)
+        self.setAcceptedMouseButtons(Qt.MouseButton.NoButton)
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+        # markers grow when zoomed out: leave room for the largest
+        return self._overlay.boundingRect().adjusted(-60, -60, 60, 60)
+
+    def paint(self, painter: QPainter, option, widget=None) -> None:  # noqa: D102
+        self._overlay.paint_markers(
+            painter, option.levelOfDetailFromTransform(painter.worldTransform()))
 
 
 def _flat_pen(colour: QColor, width: float) -> QPen:

@@ -4,7 +4,7 @@ A pure-Python engine in a thread of the GUI process holds the GIL most of the ti
 Qt call the UI makes releases and re-acquires it, so painting slows down several-fold.  In a
 child process the engine cannot stall the UI at all.  The child advances in short slices,
 sends the frames recorded since the last slice, and stops between slices when asked; the
-parent QThread appends them to a MetricStream the UI reads exactly like a local one.
+parent Worker appends them to a MetricStream the UI reads exactly like a local one.
 """
 
 from __future__ import annotations
@@ -19,8 +19,11 @@ from typing import Any
 from PySide6.QtCore import Signal
 
 from fabricstudio.model import FrozenDesign
+from fabricstudio.sim.activity import GpuTimeline
 from fabricstudio.sim.metrics import MetricStream
+from fabricstudio.sim.moments import Caption, RunFacts
 from fabricstudio.sim.request import RunRequest
+from fabricstudio.sim.result import Result
 from fabricstudio.ui.background import Reported, Stopped, Worker
 from fabricstudio.ui.simview.source import SourceFactory
 from fabricstudio.ui.simview.worker import _run_source
@@ -51,32 +54,87 @@ def picklable(factory: SourceFactory) -> bool:
 
 def _child_main(factory: SourceFactory, design: FrozenDesign, request: RunRequest, conn: Any,
                 stop: Any, send_frames: bool) -> None:
-    """Child process: build the source, run it in slices, stream frames, send the result."""
+    """Child process: build the source, run it in slices, stream frames, GPU states and
+    captions, send the result, the final captions and the facts."""
     _lower_priority()
     try:
         source = factory(design, request)
         stream = source.stream
-        conn.send(("stream", stream.links, stream.sample_period_s, stream.fabric))
+        timeline = source.timeline
+        conn.send(("stream", stream.links, stream.sample_period_s, stream.fabric,
+                   timeline.gpus if timeline is not None else None))
         sent = 0
+        captions: list = []
         started = time.perf_counter()
 
         def flush(now: float, _spent: float) -> None:
-            nonlocal sent
+            nonlocal sent, captions
             count = len(stream)
             frames = [stream.frame(i) for i in range(sent, count)] if send_frames else []
+            rows = timeline.rows(sent, count) if timeline is not None else None
             sent = count
+            fresh = source.captions()
+            changed = fresh if fresh != captions else None
+            captions = fresh
             wall = time.perf_counter() - started
-            conn.send(("frames", frames, now, source.progress, now / wall if wall else 0.0))
+            conn.send(("frames", frames, now, source.progress, now / wall if wall else 0.0,
+                       rows, changed))
 
         _run_source(source, stop, flush)
         flush(source.now, 0.0)
-        conn.send(("result", source.result(), source.flow_ends()))
+        result = source.result()
+        conn.send(("result", result, source.flow_ends(), source.captions(), source.facts()))
     except Stopped:
         conn.send(("stopped",))
     except Exception as exc:  # noqa: BLE001 - reported to the user by the parent
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
     finally:
         conn.close()
+
+
+class RunAssembly:
+    """The parent's copy of a child's run, put together from its messages."""
+
+    def __init__(self) -> None:
+        self.stream: MetricStream | None = None
+        self.timeline: GpuTimeline | None = None
+        self.captions: list[Caption] = []
+        self.result: Result | None = None
+        self.facts: RunFacts | None = None
+        self.error: str | None = None
+        self.stopped = False
+        #: Simulated time reached, fraction done and speed of the last report.
+        self.progress = (0.0, 0.0, 0.0)
+
+    def apply(self, message: tuple) -> str:
+        """Take one message; returns its kind ("stream", "frames", "captions" when the
+        frames brought new captions, "result", "error" or "stopped")."""
+        kind = message[0]
+        if kind == "stream":
+            self.stream = MetricStream(message[1], message[2], message[3])
+            if message[4] is not None:
+                self.timeline = GpuTimeline(message[4], message[2])
+        elif kind == "frames":
+            _, frames, now, fraction, rate, rows, captions = message
+            assert self.stream is not None
+            for frame in frames:
+                self.stream.append(frame)
+            if rows is not None and self.timeline is not None and len(rows[0]):
+                self.timeline.append(*rows)
+            self.progress = (now, fraction, rate)
+            if captions is not None:
+                self.captions = list(captions)
+                return "captions"
+        elif kind == "result":
+            _, self.result, flow_ends, captions, self.facts = message
+            self.captions = list(captions)
+            if self.stream is not None:
+                self.stream.close(flow_ends)
+        elif kind == "error":
+            self.error = message[1]
+        else:
+            self.stopped = True
+        return kind
 
 
 class ChildRun:
@@ -144,46 +202,64 @@ class ProcessRunWorker(Worker):
 
     stream_ready = Signal(object)
     progressed = Signal(float, float, float)
+    captions_changed = Signal(object)  # list of Caption
 
     def __init__(self, factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                  parent: Any = None) -> None:
         super().__init__(parent)
         self._child = ChildRun(factory, design, request)
-        self.stream: MetricStream | None = None
-        self._outcome: tuple[str, Any] = ("stopped", None)
+        self.assembly = RunAssembly()
+
+    @property
+    def stream(self) -> MetricStream | None:
+        """The run's metric stream (None before the child reported it)."""
+        return self.assembly.stream
+
+    @property
+    def timeline(self) -> GpuTimeline | None:
+        """The GPU states recorded so far."""
+        return self.assembly.timeline
+
+    @property
+    def captions(self) -> list[Caption]:
+        """The captions found so far."""
+        return self.assembly.captions
+
+    @property
+    def facts(self) -> RunFacts | None:
+        """The finished run's facts."""
+        return self.assembly.facts
 
     @property
     def process(self) -> Any:
         """The child process (None before the run starts)."""
         return self._child.process
 
-    def work(self) -> Any:
-        if self._child.run(self._handle, self.stop_event) == "died":
+    def work(self) -> Result:
+        outcome = self._child.run(self._handle, self.stop_event)
+        assembly = self.assembly
+        if assembly.error is not None:
+            raise Reported(assembly.error)
+        if outcome == "died":
             raise Reported("the simulation process ended unexpectedly")
-        kind, value = self._outcome
-        if kind == "error":
-            raise Reported(value)
-        if kind == "stopped":
+        if assembly.result is None:  # stopped by the user or by the child
             raise Stopped
-        return value
+        return assembly.result
 
     def _handle(self, message: tuple) -> bool:
         """Apply one message from the child; True when the run is over."""
-        kind = message[0]
+        assembly = self.assembly
+        kind = assembly.apply(message)
         if kind == "stream":
-            self.stream = MetricStream(message[1], message[2], message[3])
-            self.stream_ready.emit(self.stream)
-        elif kind == "frames":
-            _, frames, now, fraction, rate = message
-            for frame in frames:
-                self.stream.append(frame)
-            self.progressed.emit(now, fraction, rate)
+            self.stream_ready.emit(assembly.stream)
+        elif kind in ("frames", "captions"):
+            self.progressed.emit(*assembly.progress)
+            if kind == "captions":
+                self.captions_changed.emit(assembly.captions)
         elif kind == "result":
-            self.stream.close(message[2])
-            self._outcome = ("result", message[1])
+            self.captions_changed.emit(assembly.captions)
             return True
         elif kind == "error":
-            self._outcome = ("error", message[1])
             return True
         else:  # "stopped"
             return True
@@ -191,27 +267,24 @@ class ProcessRunWorker(Worker):
 
 
 def run_variant_in_child(factory: SourceFactory, design: FrozenDesign, request: RunRequest,
-                         stop: threading.Event) -> tuple[str, Any, MetricStream | None]:
-    """Run one comparison variant headless in a child: (outcome, result or error, stream)."""
-    box: dict[str, Any] = {}
+                         stop: threading.Event, on_progress: Any = None
+                         ) -> tuple[str, RunAssembly]:
+    """Run one comparison variant in a child: ("done" / "error" / "stopped", the assembled
+    run); ``on_progress(now, fraction)`` after every slice the child reports."""
+    assembly = RunAssembly()
 
     def handle(message: tuple) -> bool:
-        kind = message[0]
-        if kind == "stream":
-            box["stream"] = MetricStream(message[1], message[2], message[3])
-            return False
-        if kind == "frames":
-            return False
-        if kind == "result" and "stream" in box:
-            box["stream"].close(message[2])
-        box[kind] = message[1] if len(message) > 1 else None
-        return True
+        kind = assembly.apply(message)
+        if kind in ("frames", "captions") and on_progress is not None:
+            on_progress(assembly.progress[0], assembly.progress[1])
+        return kind in ("result", "error", "stopped")
 
-    outcome = ChildRun(factory, design, request, send_frames=False).run(handle, stop)
-    if "error" in box:
-        return "error", box["error"], None
+    outcome = ChildRun(factory, design, request, send_frames=True).run(handle, stop)
+    if assembly.error is not None:
+        return "error", assembly
     if outcome == "died":
-        return "error", "the simulation process ended unexpectedly", None
-    if "result" in box:
-        return "done", box["result"], box.get("stream")
-    return "stopped", None, None
+        assembly.error = "the simulation process ended unexpectedly"
+        return "error", assembly
+    if assembly.result is not None:
+        return "done", assembly
+    return "stopped", assembly

@@ -12,7 +12,10 @@ from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
 from fabricstudio.model import Design, Technology
+from fabricstudio.sim.activity import GpuTimeline
 from fabricstudio.sim.metrics import MetricStream
+from fabricstudio.sim.moments import Caption, RunFacts
+from fabricstudio.sim.recorded import Narrator
 from fabricstudio.sim.request import RunRequest, scenario_for
 from fabricstudio.sim.result import Result
 from fabricstudio.sim.run import Simulation, build_simulation
@@ -47,6 +50,16 @@ class SimulationSource(Protocol):
     def flow_ends(self) -> dict[int, tuple[str, str]]:
         """Flow id -> (src, dst) of the run's flows (names the CSV's flow rows)."""
 
+    @property
+    def timeline(self) -> GpuTimeline | None:
+        """Per-frame GPU states (None when the source does not know its GPUs' work)."""
+
+    def captions(self) -> list[Caption]:
+        """The run's captions so far (refreshed now and then while it runs)."""
+
+    def facts(self) -> RunFacts | None:
+        """What the finished run's figures say (compared across fabrics)."""
+
 
 #: Builds a simulation of a (frozen) design for a request.
 SourceFactory = Callable[[Design, RunRequest], SimulationSource]
@@ -72,10 +85,12 @@ def scenario_source(design: Design, scenario: Scenario) -> SimulationSource:
 
 
 class EngineSource:
-    """Adapts :class:`fabricstudio.sim.run.Simulation` to :class:`SimulationSource`."""
+    """Adapts :class:`fabricstudio.sim.run.Simulation` to :class:`SimulationSource`; its
+    :class:`~fabricstudio.sim.recorded.Narrator` follows the GPUs and finds the captions."""
 
     def __init__(self, simulation: Simulation) -> None:
         self._simulation = simulation
+        self._narrator = Narrator(simulation)
         self.stream = simulation.stream
         self.until_s = float(simulation.stop_s)
 
@@ -93,9 +108,20 @@ class EngineSource:
 
     def advance(self, until_s: float) -> None:
         self._simulation.advance(until_s)
+        self._narrator.update()
 
     def result(self) -> Result:
         return self._simulation.result()
 
     def flow_ends(self) -> dict[int, tuple[str, str]]:
         return self._simulation.flow_ends()
+
+    @property
+    def timeline(self) -> GpuTimeline | None:
+        return self._narrator.timeline
+
+    def captions(self) -> list[Caption]:
+        return list(self._narrator.captions)
+
+    def facts(self) -> RunFacts | None:
+        return self._narrator.facts()

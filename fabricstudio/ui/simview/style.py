@@ -87,37 +87,46 @@ def draw_stall(painter: QPainter, at: QPointF, size: float) -> None:
     painter.drawEllipse(at, size, size)
 
 
-LEGEND_SIZE = (290.0, 194.0)
+#: Legend width at 100 % (px); its height follows from its rows (legend_size).
+LEGEND_WIDTH = 300.0
+_ROW = 19.0
 
 
-def paint_legend(painter: QPainter, rect: QRectF, caption: str = "", dark: bool = False) -> None:
-    """The overlay legend: utilisation ramp and the event markers, with an optional caption."""
+def legend_size(scale: float = 1.0, collapsed: bool = False,
+                gpus: bool = True) -> tuple[float, float]:
+    """(width, height) of the simulation legend at UI scale ``scale``."""
+    if collapsed:
+        return LEGEND_WIDTH * scale, 30.0 * scale
+    rows = 3 + (2 if gpus else 0)  # markers and GPU states in two columns
+    return LEGEND_WIDTH * scale, (30.0 + 44.0 + rows * _ROW + 14.0) * scale
+
+
+def paint_legend(painter: QPainter, rect: QRectF, caption: str = "", dark: bool = False,
+                 scale: float = 1.0, collapsed: bool = False, gpus: bool = True) -> None:
+    """The simulation legend: a header with the shown time and what runs (and a collapse
+    arrow), the utilisation ramp, the event markers and the GPU states, at UI scale
+    ``scale``; ``collapsed`` draws the header only."""
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     text = QColor("#E6E8EB") if dark else QColor("#202020")
     painter.setPen(QPen(QColor(255, 255, 255, 50) if dark else QColor(0, 0, 0, 60), 1))
     painter.setBrush(QBrush(QColor(34, 37, 43, 235) if dark else QColor(255, 255, 255, 235)))
-    painter.drawRoundedRect(rect, 6, 6)
+    painter.drawRoundedRect(rect, 6 * scale, 6 * scale)
+    painter.translate(rect.topLeft())
+    painter.scale(scale, scale)
+    width = rect.width() / scale
     font = QFont()
     font.setPixelSize(11)
+    x = 10.0
+    _paint_header(painter, caption, width, text, collapsed)
+    if collapsed:
+        painter.restore()
+        return
+    y = 30.0
     painter.setFont(font)
-    x, y = rect.left() + 10, rect.top() + 8
-    if caption:  # "t = … · what runs": the time in bold, what runs on a line of its own
-        time_text, _, label = caption.partition(" · ")
-        width = int(rect.width() - 20)
-        painter.setPen(text)
-        for line, bold in ((time_text, True), (label, False)):
-            font.setBold(bold)
-            painter.setFont(font)
-            shown = QFontMetrics(font).elidedText(line, Qt.TextElideMode.ElideRight, width)
-            painter.drawText(QRectF(x, y, width, 16), Qt.AlignmentFlag.AlignLeft, shown)
-            y += 16
-        font.setBold(False)
-        painter.setFont(font)
-        y += 4
     painter.setPen(text)
     painter.drawText(QPointF(x, y + 10), "Link utilisation")
-    bar = QRectF(x, y + 16, rect.width() - 20, 10)
+    bar = QRectF(x, y + 16, width - 20, 10)
     gradient = QLinearGradient(bar.topLeft(), bar.topRight())
     for i, colour in enumerate(RAMP):
         gradient.setColorAt(i / (BINS - 1), colour)
@@ -126,18 +135,62 @@ def paint_legend(painter: QPainter, rect: QRectF, caption: str = "", dark: bool 
     for frac, tick in ((0.0, "0%"), (0.5, "50%"), (1.0, "100%")):
         tx = bar.left() + frac * bar.width() - frac * metrics.horizontalAdvance(tick)
         painter.drawText(QPointF(tx, bar.bottom() + 13), tick)
-    y = bar.bottom() + 22
-    rows = ((draw_pause, 6.0, "PFC PAUSE at the held sender"),
-            (draw_ecn, 5.5, "ECN marks at the egress queue"),
-            (lambda p, a, s: draw_drop(p, a, s, 1.0), 6.0, "Drops (flash)"),
-            (draw_stall, 8.0, "IB credit stall"))
-    for draw, size, label in rows:
-        draw(painter, QPointF(x + 8, y + 8), size)
+    y = bar.bottom() + 20
+    column = (width - 20) / 2
+    markers = ((draw_pause, 6.0, "PFC PAUSE (held)"), (draw_ecn, 5.5, "ECN marks"),
+               (lambda p, a, s: draw_drop(p, a, s, 1.0), 6.0, "Drops"),
+               (draw_stall, 6.5, "IB credit stall"), (_draw_queue, 0.0, "Queue at port"))
+    for k, (draw, size, label) in enumerate(markers):
+        cx, cy = x + (k % 2) * column, y + (k // 2) * _ROW
+        draw(painter, QPointF(cx + 8, cy + 8), size)
         painter.setPen(text)
-        painter.drawText(QPointF(x + 22, y + 12), label)
-        y += 19
-    painter.setPen(QPen(text, 1))
-    painter.setBrush(QBrush(QColor("#F0E442")))
-    painter.drawRect(QRectF(x + 5, y + 2, 6, 12))
-    painter.drawText(QPointF(x + 22, y + 12), "Queue depth at the port")
+        painter.drawText(QPointF(cx + 22, cy + 12), label)
+    y += 3 * _ROW
+    if gpus:
+        from fabricstudio.ui.simview.gpu_rings import STATE_COLOURS
+
+        names = ("GPU computing", "communicating", "waiting on network", "idle")
+        for k, (colour, label) in enumerate(zip(STATE_COLOURS, names, strict=True)):
+            cx, cy = x + (k % 2) * column, y + (k // 2) * _ROW
+            pen = QPen(colour, 5)
+            pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawArc(QRectF(cx + 2, cy + 2, 13, 13), 30 * 16, 240 * 16)
+            painter.setPen(text)
+            painter.drawText(QPointF(cx + 22, cy + 12), label)
     painter.restore()
+
+
+def _draw_queue(painter: QPainter, at: QPointF, _size: float) -> None:
+    painter.setPen(QPen(QColor("#202020"), 1))
+    painter.setBrush(QBrush(QColor("#F0E442")))
+    painter.drawRect(QRectF(at.x() - 3, at.y() - 6, 6, 12))
+
+
+def _paint_header(painter: QPainter, caption: str, width: float, text: QColor,
+                  collapsed: bool) -> None:
+    """``t = 2.500 ms`` in bold, then what runs (elided), and the collapse arrow."""
+    font = QFont()
+    font.setPixelSize(11)
+    time_text, _, label = caption.partition(" · ")
+    if not caption:
+        time_text = "Simulation legend"
+    painter.setPen(text)
+    font.setBold(True)
+    painter.setFont(font)
+    metrics = QFontMetrics(font)
+    painter.drawText(QPointF(10, 19), time_text)
+    used = metrics.horizontalAdvance(time_text) + 16
+    font.setBold(False)
+    painter.setFont(font)
+    if label:
+        shown = QFontMetrics(font).elidedText(label, Qt.TextElideMode.ElideRight,
+                                              int(width - used - 34))
+        painter.drawText(QPointF(used, 19), shown)
+    arrow = QPolygonF([QPointF(width - 22, 11), QPointF(width - 12, 11), QPointF(width - 17, 17)]
+                      if not collapsed else
+                      [QPointF(width - 20, 9), QPointF(width - 20, 19), QPointF(width - 14, 14)])
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(text)
+    painter.drawPolygon(arrow)

@@ -6,13 +6,17 @@ takes effect within one slice and the GIL is handed back to the UI thread often.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import Any
 
 from PySide6.QtCore import Signal
 
-from fabricstudio.model import FrozenDesign
+from fabricstudio.model import FrozenDesign, Technology
+from fabricstudio.sim.activity import GpuTimeline
+from fabricstudio.sim.moments import Caption, RunFacts
+from fabricstudio.sim.recorded import RecordedRun
 from fabricstudio.sim.request import RunRequest
 from fabricstudio.sim.result import Result
 from fabricstudio.ui.background import Reported, Stopped, Worker
@@ -41,10 +45,13 @@ def _run_source(source: SimulationSource, stop: threading.Event,
 
 class RunWorker(Worker):
     """Builds the simulation of a design snapshot and runs it to its horizon; ``succeeded``
-    carries the Result."""
+    carries the Result.  The GPU states (``timeline``), the captions found so far
+    (``captions``, announced by ``captions_changed``) and, once done, the run's ``facts`` are
+    kept on the worker."""
 
     stream_ready = Signal(object)  # MetricStream
     progressed = Signal(float, float, float)  # simulated now, fraction done, sim-s per wall-s
+    captions_changed = Signal(object)  # list of Caption
 
     def __init__(self, factory: SourceFactory, design: FrozenDesign, request: RunRequest,
                  parent: Any = None) -> None:
@@ -53,9 +60,13 @@ class RunWorker(Worker):
         self._design = design
         self._request = request
         self.source: SimulationSource | None = None
+        self.timeline: GpuTimeline | None = None
+        self.captions: list[Caption] = []
+        self.facts: RunFacts | None = None
 
     def work(self) -> Result:
         source = self.source = self._factory(self._design, self._request)
+        self.timeline = source.timeline
         self.stream_ready.emit(source.stream)
         started = time.perf_counter()
         sim_started = source.now
@@ -64,46 +75,94 @@ class RunWorker(Worker):
             wall = time.perf_counter() - started
             rate = (now - sim_started) / wall if wall > 0 else 0.0
             self.progressed.emit(now, source.progress, rate)
+            self._update_captions(source)
 
         _run_source(source, self.stop_event, report)
         source.stream.close(source.flow_ends())
-        return source.result()
+        result = source.result()
+        self._update_captions(source)
+        self.facts = source.facts()
+        return result
+
+    def _update_captions(self, source: SimulationSource) -> None:
+        captions = source.captions()
+        if captions != self.captions:
+            self.captions = captions
+            self.captions_changed.emit(captions)
 
 
 class CompareWorker(Worker):
-    """Runs the same design and workload on each fabric of COMPARE_VARIANTS, headless."""
+    """Runs the same design and workload on each fabric of COMPARE_VARIANTS headless: in
+    parallel child processes (as many at once as there are CPU cores) when the factory can be
+    sent to one, else one after another in this thread.  Each fabric ends with
+    ``variant_done(label, RecordedRun)``; a failing fabric stops the others and ``failed``
+    names it."""
 
-    variant_done = Signal(str, object, object)  # label, Result, stream
+    variant_done = Signal(str, object)  # label, RecordedRun
     variant_started = Signal(str)
+    variant_progress = Signal(str, float, float)  # label, fraction done, simulated now
 
     def __init__(self, factory: SourceFactory, design: FrozenDesign, request: RunRequest,
-                 parent: Any = None, use_process: bool = False) -> None:
+                 parent: Any = None, use_process: bool = False,
+                 variants: tuple[tuple[str, Technology, bool], ...] = COMPARE_VARIANTS,
+                 parallel: int | None = None) -> None:
         super().__init__(parent)
         self._factory = factory
         self._design = design
         self._request = request
         self._use_process = use_process
+        self.variants = variants
+        self.parallel = max(1, parallel or os.cpu_count() or 1)
 
-    def _run_variant(self, request: RunRequest) -> tuple[Result, Any]:
-        """(Result, stream) of one variant; raises Stopped or Reported."""
-        if self._use_process:
-            from fabricstudio.ui.simview.process_worker import run_variant_in_child
-
-            outcome, result, stream = run_variant_in_child(
-                self._factory, self._design, request, self.stop_event)
-            if outcome == "stopped":
-                raise Stopped
-            if outcome == "error":
-                raise Reported(result)
-            return result, stream
-        source = self._factory(self._design, request)
-        _run_source(source, self.stop_event)
-        source.stream.close(source.flow_ends())
-        return source.result(), source.stream
+    def _request_for(self, technology: Technology, dcqcn: bool) -> RunRequest:
+        return self._request.with_changes(technology=technology, dcqcn=dcqcn)
 
     def work(self) -> None:
-        for label, technology, dcqcn in COMPARE_VARIANTS:
+        if self._use_process:
+            self._run_in_children()
+            return
+        for label, technology, dcqcn in self.variants:
             self.variant_started.emit(label)
-            request = self._request.with_changes(technology=technology, dcqcn=dcqcn)
-            result, stream = self._run_variant(request)
-            self.variant_done.emit(label, result, stream)
+            source = self._factory(self._design, self._request_for(technology, dcqcn))
+            _run_source(source, self.stop_event,
+                        lambda now, _s, label=label, source=source:
+                        self.variant_progress.emit(label, source.progress, now))
+            source.stream.close(source.flow_ends())
+            self.variant_done.emit(label, RecordedRun(
+                label, self._design, source.stream, source.result(), source.timeline,
+                source.captions(), source.facts()))
+
+    def _run_in_children(self) -> None:
+        """Every fabric in its own child, at most ``parallel`` at once; raises Reported for
+        the first fabric that failed, Stopped when the comparison was stopped."""
+        from fabricstudio.ui.simview.process_worker import run_variant_in_child
+
+        slots = threading.Semaphore(self.parallel)
+        errors: list[str] = []
+        stop = self.stop_event
+
+        def one(label: str, technology: Technology, dcqcn: bool) -> None:
+            with slots:
+                if stop.is_set():
+                    return
+                self.variant_started.emit(label)
+                outcome, run = run_variant_in_child(
+                    self._factory, self._design, self._request_for(technology, dcqcn), stop,
+                    lambda now, fraction: self.variant_progress.emit(label, fraction, now))
+            if outcome == "error":
+                errors.append(f"{label}: {run.error}")
+                stop.set()  # one fabric failed: the comparison is incomplete
+            elif outcome == "done" and run.stream is not None:
+                self.variant_done.emit(label, RecordedRun(
+                    label, self._design, run.stream, run.result, run.timeline, run.captions,
+                    run.facts))
+
+        threads = [threading.Thread(target=one, args=variant, daemon=True,
+                                    name=f"compare-{variant[0]}") for variant in self.variants]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        if errors:
+            raise Reported(errors[0])
+        self.check_stop()

@@ -8,7 +8,9 @@ from collections.abc import Callable
 import numpy as np
 
 from fabricstudio.model import Design, Technology
+from fabricstudio.sim.activity import GpuState, GpuTimeline, gpu_addresses
 from fabricstudio.sim.metrics import DirectedLink, Frame, MetricStream, empty_link_arrays
+from fabricstudio.sim.moments import Caption, RunFacts
 from fabricstudio.sim.request import RunRequest
 from fabricstudio.sim.result import (
     CollectiveSummary,
@@ -55,6 +57,7 @@ class SyntheticSource:
         self._script = script
         self._wall = wall_per_frame_s
         self._now = 0.0
+        self.timeline: GpuTimeline | None = GpuTimeline(gpu_addresses(design), PERIOD)
 
     @property
     def now(self) -> float:
@@ -75,6 +78,9 @@ class SyntheticSource:
             self.stream.append(Frame(self._now, self._script(i, self.stream.links),
                                      {"rate_gbps": np.array([1.0 * i], dtype=np.float32),
                                       "delivered_bytes": np.array([1e3 * i])}, (0,)))
+            if self.timeline is not None:
+                states, computing = gpu_script(i, len(self.timeline.gpus))
+                self.timeline.append(states, computing)
             if self._wall:
                 time.sleep(self._wall)
         self._now = max(self._now, min(until_s, self.until_s))
@@ -84,6 +90,26 @@ class SyntheticSource:
 
     def flow_ends(self) -> dict[int, tuple[str, str]]:
         return {0: ("src", "dst")}
+
+    def captions(self) -> list[Caption]:
+        return [caption for caption in CAPTIONS if caption.start_s <= self._now]
+
+    def facts(self) -> RunFacts | None:
+        return None
+
+
+#: The synthetic run's captions: one at the start, one when the GPUs start waiting.
+CAPTIONS = (Caption(0.0, "The GPUs compute", "phase"),
+            Caption(5 * PERIOD, "Every GPU waits on the network", "pause", ("leaf1",)))
+
+
+def gpu_script(index: int, gpus: int) -> tuple[np.ndarray, np.ndarray]:
+    """GPU states of frame ``index``: computing for 5 frames, then waiting, then from
+    frame 10 communicating."""
+    state = GpuState.COMPUTING if index < 5 else (GpuState.WAITING if index < 10
+                                                  else GpuState.COMMUNICATING)
+    return (np.full((1, gpus), state, dtype=np.int8),
+            np.array([1.0 if state == GpuState.COMPUTING else 0.0]))
 
 
 def synthetic_result(now: float, technology: Technology) -> Result:

@@ -87,7 +87,7 @@ def test_compare_on_a_loaded_training_scenario_reports_gpu_utilisation(qtbot, si
     assert "gpu_utilisation" in sim.compare.chart_keys
     utilisation = sim.compare.bar_heights("gpu_utilisation")
     assert all(0 < u <= 100 for u in utilisation)
-    assert sim.compare.table.item(0, 1).text().endswith("%")
+    assert sim.compare.value_text("InfiniBand", "gpu_utilisation").endswith("%")
     assert "training step + incast 2:1" in sim.compare.status.text()
 
 
