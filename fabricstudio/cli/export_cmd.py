@@ -35,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="PNG pixels per canvas unit (default: picked from the design's "
                              "size: the longest side at most 8,192 px, at most 2 px per unit)")
     parser.add_argument("--width", type=positive_int, default=None, metavar="PX",
-                        help="PNG width in pixels (the height follows); instead of --scale")
+                        help="PNG width in pixels (the height follows; instead of --scale), "
+                             "or a recording's width (16:9; default 1280 for MP4, 960 for GIF)")
     parser.add_argument("--background", choices=("white", "transparent", "dark", "light"),
                         default="white", help="background (default white; dark/light = theme)")
     parser.add_argument("--no-legend", action="store_true", help="leave the legend out")
