@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable
 from random import Random
-from typing import cast
-
-import simpy
+from typing import Any, cast
 
 from fabricstudio.model import Design, FabricSettings, Technology, freeze
 from fabricstudio.model.devices import GpuServer
 from fabricstudio.model.units import transfer_time_s
 from fabricstudio.sim.engine.addressing import resolve_address
-from fabricstudio.sim.engine.clock import Call, Clock
+from fabricstudio.sim.engine.clock import Call, Clock, environment
 from fabricstudio.sim.engine.config import EngineConfig, EngineError, FlowRecord
 from fabricstudio.sim.engine.dcqcn import DcqcnRp
 from fabricstudio.sim.engine.flowlog import FlowLog
@@ -22,7 +19,7 @@ from fabricstudio.sim.engine.flows import DcqcnFlow, Flow, IbCcFlow, IbCcState, 
 from fabricstudio.sim.engine.network import Network
 from fabricstudio.sim.engine.paced import PacedFlow
 from fabricstudio.sim.engine.params import DcqcnParams, IbCcParams, TcpParams
-from fabricstudio.sim.engine.ports import Cell
+from fabricstudio.sim.engine.ports import Cell, Port
 from fabricstudio.sim.engine.routing import Endpoint, Router, mix64
 from fabricstudio.sim.engine.sampler import Sampler
 from fabricstudio.sim.engine.stall import ReceiverStall
@@ -57,7 +54,7 @@ class Engine:
         self.tcp_params = TcpParams.from_fabric(fabric)
         self.ibcc_params = IbCcParams()
         self.rng = Random(self.config.seed)
-        self.env = simpy.Environment()
+        self.env = environment()
         self.clock = Clock(self.env)
         # totals
         self.offered = self.delivered = self.dropped = self.retransmitted = 0
@@ -67,7 +64,7 @@ class Engine:
         self._wall = 0.0
         self.flows = FlowLog()
         self._streams: dict[int, Flow] = {}
-        self._routes: dict[tuple[int, int, int], tuple[tuple | None, float]] = {}
+        self._routes: dict[tuple[int, int, int], tuple[tuple[Port, ...] | None, float]] = {}
         self._addresses: dict[str, tuple[str, int, int | None]] = {}
         self._rate_states: dict[tuple[int, int, int], DcqcnRp | IbCcState] = {}
         self.net = Network(self, self.design)
@@ -224,7 +221,8 @@ class Engine:
             raise EngineError(f"stall of {address}: start {start_s} s is before now ({now} s)")
         ReceiverStall(self, self.net.hosts[device], ep.down, float(start_s), float(duration_s))
 
-    def _route(self, sep: Endpoint, dep: Endpoint, qp: int) -> tuple[tuple | None, float]:
+    def _route(self, sep: Endpoint, dep: Endpoint, qp: int
+               ) -> tuple[tuple[Port, ...] | None, float]:
         """(path or None for adaptive routing, one-way base delay) of a connection, cached."""
         key = (sep.index, dep.index, qp)
         route = self._routes.get(key)
@@ -257,7 +255,7 @@ class Engine:
             return IbCcFlow
         return Flow
 
-    def _path_delay(self, path: tuple) -> float:
+    def _path_delay(self, path: tuple[Port, ...]) -> float:
         """One-way base delay of a path (propagation, switch and NIC latency)."""
         delay = 2 * self.fabric.nic_latency_ns * 1e-9
         for port in path:
@@ -323,26 +321,20 @@ class Engine:
         if until <= self.env.now:
             return
         started = time.perf_counter()
-        # Cells, events and records form no reference cycles on the hot path; pausing the
-        # cyclic collector avoids rescanning millions of live objects (collected afterwards).
-        collecting = gc.isenabled()
-        gc.disable()
         try:
             env = self.env
             env.run(until=until)
             while env.peek() <= until:  # events due exactly at ``until`` (e.g. its frame)
                 env.step()
         finally:
-            if collecting:
-                gc.enable()
             self._wall += time.perf_counter() - started
 
     # ------------------------------------------------------------------ reports
-    def link_stats(self, measure_from_s: float = 0.0) -> list[dict]:
+    def link_stats(self, measure_from_s: float = 0.0) -> list[dict[str, Any]]:
         """Per directed link statistics over ``[measure_from_s, now]``."""
         return self.sampler.link_stats(measure_from_s)
 
-    def totals(self) -> dict:
+    def totals(self) -> dict[str, Any]:
         """Fabric-wide byte and event counts (conservation:
         offered = delivered + dropped + in flight).  Read-only: safe to call between slices
         or from another thread while the engine runs (values may then be a slice apart)."""
@@ -367,7 +359,7 @@ class Engine:
             "timeouts": self.timeouts,
         }
 
-    def stats(self) -> dict:
+    def stats(self) -> dict[str, Any]:
         """Engine performance figures."""
         events = self.clock.events
         return {

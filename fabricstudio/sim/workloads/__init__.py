@@ -15,9 +15,11 @@ from fabricstudio.sim.scenario import (
     PermutationSpec,
     Scenario,
     ScenarioError,
+    StallSpec,
     StorageSpec,
     TrainingSpec,
 )
+from fabricstudio.sim.scenario import Workload as WorkloadSpec
 from fabricstudio.sim.workloads.addresses import (
     all_gpus,
     check_address,
@@ -29,6 +31,7 @@ from fabricstudio.sim.workloads.addresses import (
 )
 from fabricstudio.sim.workloads.base import Workload, WorkloadContext
 from fabricstudio.sim.workloads.collectives import Collective, bandwidths, bus_factor
+from fabricstudio.sim.workloads.stall import ReceiverStall
 from fabricstudio.sim.workloads.traffic import (
     FlowSet,
     explicit_flows,
@@ -53,7 +56,8 @@ def build_workloads(ctx: WorkloadContext, scenario: Scenario) -> list[Workload]:
     return built
 
 
-def _build_one(ctx: WorkloadContext, design: Design, index: int, i: int, spec) -> Workload:
+def _build_one(ctx: WorkloadContext, design: Design, index: int, i: int,
+               spec: WorkloadSpec) -> Workload:
     where = f"workloads[{i}] ({spec.type})"
     if isinstance(spec, CollectiveSpec):
         ranks = resolve_ranks(design, spec.ranks, where)
@@ -85,6 +89,9 @@ def _build_one(ctx: WorkloadContext, design: Design, index: int, i: int, spec) -
             check_address(design, address, where)
         return storage_burst(ctx, index, [storage_endpoint(design, c) for c in clients],
                              [storage_endpoint(design, s) for s in servers], spec)
+    if isinstance(spec, StallSpec):
+        check_address(design, spec.receiver, f"{where} receiver")
+        return ReceiverStall(ctx, index, spec)
     raise ScenarioError(f"{where}: unknown workload type")  # pragma: no cover - pydantic
 
 
