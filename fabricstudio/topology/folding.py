@@ -25,8 +25,12 @@ UNFOLD_ABOVE_PX = 50.0
 #: device takes 90 scene units with its name, so racks fold below 18 % zoom, where a device
 #: is a speck without glyph or name): one labelled tile then says more.
 MEMBER_FOLD_BELOW_PX = 16.0
-#: ... and a folded member group (a tile) needs this much room for its name.
+#: ... and a folded member group (a tile) needs at least this much room, and the room for its
+#: name: TILE_TEXT_MARGIN_PX plus TITLE_CHAR_PX a character (the tile's 12 px bold title; the
+#: canvas elides what does not fit, and "rac…" says nothing).
 GROUP_MEMBER_FOLD_BELOW_PX = 50.0
+TITLE_CHAR_PX = 7.5
+TILE_TEXT_MARGIN_PX = 16.0
 #: Unfolding needs this much more room than folding (no flicker between zoom steps).
 HYSTERESIS = 1.25
 #: Room around a device's centre that its drawing takes (tile and name), in scene units.
@@ -108,16 +112,28 @@ def _size(box: Box) -> float:
 
 def fold_metrics(tree: GroupTree, boxes: Mapping[str, Box]) -> dict[str, tuple[float, float]]:
     """Per group: (its size, the mean of its members' sizes over what each needs on screen
-    to be readable: MEMBER_FOLD_BELOW_PX for a device, GROUP_MEMBER_FOLD_BELOW_PX for a
-    group), in scene units per px; a group folds when that mean times the scale is below 1."""
+    to be readable: MEMBER_FOLD_BELOW_PX for a device, the room for its name (at least
+    GROUP_MEMBER_FOLD_BELOW_PX) for a group), in scene units per px; a group folds when that
+    mean times the scale is below 1."""
     device_size = 2 * DEVICE_HALF[0]
     out = {}
     for group_id, box in boxes.items():
         members = tree.groups[group_id].members
-        ratios = [_size(boxes[m]) / GROUP_MEMBER_FOLD_BELOW_PX if m in boxes
+        ratios = [_tile_room(boxes[m], tree.groups[m].label) if m in boxes
                   else device_size / MEMBER_FOLD_BELOW_PX for m in members]
         out[group_id] = (_size(box), sum(ratios) / len(ratios))
     return out
+
+
+def title_px(label: str) -> float:
+    """Screen width (px) a folded tile needs to show ``label`` whole."""
+    return max(GROUP_MEMBER_FOLD_BELOW_PX, TILE_TEXT_MARGIN_PX + TITLE_CHAR_PX * len(label))
+
+
+def _tile_room(box: Box, label: str) -> float:
+    """Scene units per px of room of a member group's tile: its width over what its name
+    needs, its size over the least a tile needs (the smaller)."""
+    return min((box[2] - box[0]) / title_px(label), _size(box) / GROUP_MEMBER_FOLD_BELOW_PX)
 
 
 def _overlaps(box: Box, view: Box, grow: float) -> bool:

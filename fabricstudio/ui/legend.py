@@ -90,7 +90,7 @@ def paint_legend(painter: QPainter, top_left: QPointF, sections, theme: Theme) -
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     panel = QColor(theme.panel)
-    panel.setAlpha(235)
+    panel.setAlpha(248)
     painter.setPen(QPen(theme.border, 1))
     painter.setBrush(panel)
     painter.drawRoundedRect(box, 8, 8)

@@ -50,6 +50,8 @@ def test_colour_by_rail_and_tier(rail_window):
     assert items[uplink.id].colour() == rail_colour(1)  # leaf2 is rail 2 of the unit
     legend = dict(legend_entries(window.design, "rail", frozenset(), window.scene.rails()))
     assert [e.text for e in legend["Links"]][:2] == ["Rail 1", "Rail 2"]
+    shown = dict(window.view.legend_sections())  # what the canvas's own legend lists
+    assert [e.text for e in shown["Links"]][:2] == ["Rail 1", "Rail 2"]
     window.canvas_tools.act_colour_tier.trigger()
     assert items["server1-nic0"].colour() == TIER_COLOURS[(0, 1)]
     assert items[uplink.id].colour() == TIER_COLOURS[(1, 2)]

@@ -25,7 +25,7 @@ def _shown(scene, device_id: str) -> str:
 def _racks_folded(window, design: Design) -> str:
     """Zoom so that racks fold but scalable units do not, around server1; its rack's id."""
     server = design.device("server1")
-    window.view.set_zoom(0.16)
+    window.view.set_zoom(0.2)
     window.view.centerOn(QPointF(server.x, server.y))
     QApplication.processEvents()  # the scene follows a scroll once the event is handled
     rack = window.scene.folding.rep["server1"]
@@ -155,3 +155,31 @@ def test_frame_header_selects_the_group_so_it_drags_as_one(make_window, qtbot):
     drag(qtbot, window, header, header + QPointF(90, 0))
     assert [design.device(d).x for d in ("s1", "s2", "leaf1")] == [90, 210, 150]
     assert window.undo_stack.count() == 1
+
+
+def test_a_tile_says_whole_counts_and_keeps_its_text_on_screen(make_window, rail_design):
+    from PySide6.QtGui import QFont, QFontMetricsF
+    from PySide6.QtWidgets import QGraphicsItem
+
+    from fabricstudio.ui.canvas.items.group_item import fitting_counts
+
+    font = QFont()
+    font.setPixelSize(12)
+    metrics = QFontMetricsF(font)
+    parts = ["256 GPUs", "32 servers", "8 switches"]
+    wide = metrics.horizontalAdvance("256 GPUs · 32 servers") + 4
+    assert fitting_counts(parts, metrics, wide) == "256 GPUs · 32 servers"  # no "· …"
+    assert fitting_counts(parts, metrics, 10_000) == "256 GPUs · 32 servers · 8 switches"
+    assert fitting_counts(parts, metrics, 20).endswith("…")
+    window = make_window(rail_design)
+    window.view.set_zoom(0.03)
+    QApplication.processEvents()
+    tiles = window.scene.group_items
+    assert tiles and all(t.cacheMode() == QGraphicsItem.CacheMode.DeviceCoordinateCache
+                         for t in tiles.values())  # small tiles keep their cached picture
+    unit = next(g for g in tiles if rail_design.group(g).kind == "scalable_unit")
+    window.view.set_zoom(0.15)
+    window.view.centerOn(tiles[unit].sceneBoundingRect().topLeft())
+    QApplication.processEvents()
+    big = window.scene.group_items.get(unit)
+    assert big is not None and big.cacheMode() == QGraphicsItem.CacheMode.NoCache

@@ -125,7 +125,7 @@ class Minimap:
         theme = self.view.scene().theme
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         panel = QColor(theme.panel)
-        panel.setAlpha(225)
+        panel.setAlpha(245)
         painter.setPen(QPen(theme.border, 1))
         painter.setBrush(panel)
         painter.drawRoundedRect(box, 6, 6)

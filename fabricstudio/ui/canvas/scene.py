@@ -246,6 +246,8 @@ class FabricScene(QGraphicsScene):
             self.view_scale = scale
             for frame in self.frame_items.values():
                 frame.set_lod(scale)
+            for tile in self.group_items.values():
+                tile.set_lod(scale)
         self.links.set_batching(scale < THIN_BELOW_LOD)
         if self.semantic_zoom and self.design.groups:
             self._refold()
@@ -378,6 +380,7 @@ class FabricScene(QGraphicsScene):
         else:
             tile = GroupTile(self.design.groups[node], self.group_rect(node),
                              group_counts(self.design, node, self.folding.tree))
+            tile.set_lod(self.view_scale)
             self.group_items[node] = tile
             self.addItem(tile)
             if not self.node_visible(node):

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QPainter, QPen
-from PySide6.QtWidgets import QGraphicsView, QInputDialog
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QInputDialog
 
 from fabricstudio.ui.canvas.interactions import NewLinkInteraction
 from fabricstudio.ui.canvas.items.device_item import HANDLE_RADIUS, TILE, DeviceItem
@@ -383,8 +383,13 @@ class FabricView(QGraphicsView):
         key = (scene.design.revision, scene.colour_by, id(scene.design), hidden)
         if self._legend_key != key:
             self._legend_key = key
-            self._legend_sections = legend_entries(scene.design, scene.colour_by, hidden)
+            rails = scene.rails() if scene.colour_by == "rail" else None
+            self._legend_sections = legend_entries(scene.design, scene.colour_by, hidden, rails)
         return self._legend_sections
+
+    def legend_sections(self):
+        """What the on-canvas legend shows: ('Devices' / 'Links', entries) sections."""
+        return self._legend()
 
     def legend_rect(self) -> QRectF:
         """Where the legend sits in the viewport (empty when hidden)."""
@@ -441,9 +446,20 @@ class FabricView(QGraphicsView):
         super().resizeEvent(event)
         self._tell_scene_soon()
 
+    def _update_large_tiles(self) -> None:
+        """Tiles larger than the view keep their text in their part on screen: after a
+        scroll that part moved, so they are repainted whole, not blitted."""
+        view = self.viewport().rect()
+        for tile in self.scene().group_items.values():
+            if tile.cacheMode() == QGraphicsItem.CacheMode.NoCache and tile.isVisible():
+                shown = self.mapFromScene(tile.sceneBoundingRect()).boundingRect() & view
+                if not shown.isEmpty():
+                    self.viewport().update(shown)
+
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt override
         super().scrollContentsBy(dx, dy)
         self._tell_scene_soon()
+        self._update_large_tiles()
         if self.minimap.visible:  # its view rectangle moved; the rest scrolls by blitting
             self.viewport().update(self.minimap.rect().toAlignedRect().adjusted(-2, -2, 2, 2))
         if self.show_legend:

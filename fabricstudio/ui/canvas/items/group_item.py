@@ -28,6 +28,8 @@ _BODY_METRICS = QFontMetricsF(_BODY)
 #: Header tab of an expanded group's frame (screen px).
 HEADER_H = 18.0
 RADIUS = 14.0
+#: A tile larger than this on screen (px) is drawn without an item cache (see set_lod).
+LARGE_TILE_PX = 200.0
 
 
 _FONTS: dict[int, tuple[QFont, QFont]] = {}
@@ -55,6 +57,11 @@ def _to_device(painter: QPainter, point: QPointF) -> None:
 
 def counts_text(counts: GroupCounts) -> str:
     """'256 GPUs · 32 servers · 8 switches'."""
+    return " · ".join(counts_parts(counts))
+
+
+def counts_parts(counts: GroupCounts) -> list[str]:
+    """['256 GPUs', '32 servers', '8 switches']: the counts a tile says, most telling first."""
     parts = []
     if counts.servers:
         parts.append(f"{counts.gpus:,} GPUs")
@@ -63,7 +70,21 @@ def counts_text(counts: GroupCounts) -> str:
         parts.append(f"{counts.storage:,} storage")
     if counts.switches:
         parts.append(f"{counts.switches:,} switch{'es' * (counts.switches != 1)}")
-    return " · ".join(parts)
+    return parts
+
+
+def fitting_counts(parts: list[str], metrics: QFontMetricsF, width: float) -> str:
+    """As many whole counts as fit in ``width`` px ("256 GPUs · 32 servers", never
+    "256 GPUs · …"); the first one elided when even it does not fit."""
+    text = ""
+    for part in parts:
+        longer = f"{text} · {part}" if text else part
+        if metrics.horizontalAdvance(longer) > width:
+            break
+        text = longer
+    if not text and parts:
+        text = metrics.elidedText(parts[0], Qt.TextElideMode.ElideRight, width)
+    return text
 
 
 def tile_colour(counts: GroupCounts) -> QColor:
@@ -89,6 +110,7 @@ class GroupTile(HoverHighlight, QGraphicsRectItem):
         self.group = group
         self.counts = counts
         self._body = counts_text(counts)
+        self._parts = counts_parts(counts)
         self._style()
         self._rect = QRectF()
         self.home = QPointF()
@@ -102,6 +124,16 @@ class GroupTile(HoverHighlight, QGraphicsRectItem):
         # picture at the current zoom (redrawn when the zoom changes), so pans just blit.
         self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.set_geometry(rect)
+
+    def set_lod(self, scale: float) -> None:
+        """Follow the view's zoom: a tile larger than LARGE_TILE_PX on screen is drawn
+        without a cache, so that its text can stay in the part of it that is on screen."""
+        rect = self._rect
+        large = max(rect.width(), rect.height()) * scale > LARGE_TILE_PX
+        mode = (QGraphicsItem.CacheMode.NoCache if large
+                else QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        if self.cacheMode() != mode:
+            self.setCacheMode(mode)
 
     def set_geometry(self, rect: QRectF) -> None:
         """Cover ``rect`` (scene coordinates)."""
@@ -120,6 +152,7 @@ class GroupTile(HoverHighlight, QGraphicsRectItem):
         """Show a new value of the group."""
         self.group, self.counts = group, counts
         self._body = counts_text(counts)
+        self._parts = counts_parts(counts)
         self._style()
         self.setToolTip("")
         self.update()
@@ -174,7 +207,7 @@ class GroupTile(HoverHighlight, QGraphicsRectItem):
             painter.setPen(self._border)
         painter.setBrush(self._fill)
         painter.drawRoundedRect(rect, radius, radius)
-        self._paint_text(painter, lod, on_screen_w, on_screen_h)
+        self._paint_text(painter, lod, on_screen_w, on_screen_h, widget)
 
     def _highlight(self) -> QColor:
         theme: Theme = getattr(self.scene(), "theme", DARK)
@@ -186,17 +219,28 @@ class GroupTile(HoverHighlight, QGraphicsRectItem):
         self._border = QPen(colour.darker(140), 1.5)
         self._border.setCosmetic(True)
 
-    def _paint_text(self, painter: QPainter, lod: float, width: float, height: float) -> None:
-        """Title and counts at a fixed screen size, where they fit."""
+    def _paint_text(self, painter: QPainter, lod: float, width: float, height: float,
+                    widget: QWidget | None = None) -> None:
+        """Title and counts at a fixed screen size, where they fit: centred on the tile, or
+        on its part on screen when the tile is larger than the view (uncached then)."""
         if height < 16 or width < 40:
             return
+        size = int(min(22, max(12, height * 0.14)))  # larger tiles get larger text
         painter.save()
-        _to_device(painter, self._rect.center())
+        on_device = painter.worldTransform().mapRect(self._rect)
+        shown = on_device
+        if widget is not None and self.cacheMode() == QGraphicsItem.CacheMode.NoCache:
+            shown = on_device.intersected(QRectF(widget.rect()))
+            if shown.width() < 40 or shown.height() < 16:
+                painter.restore()
+                return
+            width, height = shown.width(), shown.height()
+        painter.resetTransform()
+        painter.translate(shown.center())
         box = QRectF(-width / 2 + 6, -height / 2 + 2, width - 12, height - 4)
         painter.setClipRect(box)  # never spill over the neighbours
         box = box.adjusted(2, 0, -2, 0)
         painter.setPen(QColor("white"))
-        size = int(min(22, max(12, height * 0.14)))  # larger tiles get larger text
         title_font, body_font = _fonts(size)
         painter.setFont(title_font)
         # metrics of the device drawn on (a high-DPI cache differs from the screen's)
@@ -208,8 +252,8 @@ class GroupTile(HoverHighlight, QGraphicsRectItem):
             painter.drawText(QRectF(box.left(), -line, box.width(), line),
                              Qt.AlignmentFlag.AlignCenter, title)
             painter.setFont(body_font)
-            text = painter.fontMetrics().elidedText(body, Qt.TextElideMode.ElideRight,
-                                                    int(box.width()))
+            text = fitting_counts(self._parts, QFontMetricsF(painter.fontMetrics()),
+                                  box.width())
             painter.drawText(QRectF(box.left(), 1, box.width(), line),
                              Qt.AlignmentFlag.AlignCenter, text)
         else:
