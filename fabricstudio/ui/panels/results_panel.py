@@ -16,7 +16,13 @@ from PySide6.QtWidgets import (
 from fabricstudio.sim.export import write_metrics_csv
 from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.sim.result import Result
-from fabricstudio.ui.panels.results_summary import RESULT_FIGURES, figures, format_figure
+from fabricstudio.ui.panels.results_summary import (
+    NOT_AT_FLOW_LEVEL,
+    RESULT_FIGURES,
+    failure_summary,
+    figures,
+    format_figure,
+)
 
 _EXTRA = (("paused_s", "Time senders were paused"), ("peak_queue_bytes", "Peak queue"))
 _FIRST = ("gpu_utilisation", "completion_time_s")
@@ -48,6 +54,10 @@ class ResultsPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
         layout.addWidget(self.table)
+        self.failure_note = QLabel()
+        self.failure_note.setWordWrap(True)
+        self.failure_note.setVisible(False)
+        layout.addWidget(self.failure_note)
         layout.addWidget(self.export_button)
         self.stream: MetricStream | None = None
         self.values: dict[str, object] = {}
@@ -57,11 +67,17 @@ class ResultsPanel(QWidget):
         self.stream = stream
         self.title.setText(title)
         self.values = figures(result, stream)
+        flow = (result.engine.kind if result is not None else
+                stream.engine if stream is not None else "cell") == "flow"
         for r, key in enumerate(self._keys):
-            text = format_figure(key, self.values.get(key))
+            text = ("not modelled (flow level)" if flow and key in NOT_AT_FLOW_LEVEL
+                    else format_figure(key, self.values.get(key)))
             if self.table.item(r, 1).text() != text:
                 self.table.item(r, 1).setText(text)
         self.export_button.setEnabled(stream is not None and len(stream) > 0)
+        note = failure_summary(result)
+        self.failure_note.setText(note)
+        self.failure_note.setVisible(bool(note))
 
     def value_text(self, key: str) -> str:
         """The shown text of one figure."""

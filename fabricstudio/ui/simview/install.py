@@ -164,6 +164,7 @@ class SimulationUi(QObject):
         """Start a run of ``request`` on a frozen copy of the window's current design."""
         if self.compare.running:
             return
+        request = self.window.failures.with_marks(request)  # elements marked failed
         self.controller.design = self.window.design
         self.controls.speed.setCurrentIndex(0)
         self.controller.set_speed(None)
@@ -193,6 +194,7 @@ class SimulationUi(QObject):
         """Run the four-fabric comparison (shown in the Compare dock)."""
         if self.controller.running:
             return
+        request = self.window.failures.with_marks(request)
         self.scenario.set_running(True)
         self.scenario.stop_button.setEnabled(True)
         self._bring_forward("compare")
@@ -227,7 +229,8 @@ class SimulationUi(QObject):
         t = c.overlay.frame_time
         label = c.request.label if c.request is not None else ""
         caption = moment_caption(t, label) if t is not None else label
-        return render_scene_image(self.window.scene, caption, legend=c.stream is not None)
+        return render_scene_image(self.window.scene, caption, legend=c.stream is not None,
+                                  flow=c.stream is not None and c.stream.engine == "flow")
 
     def export_moment_dialog(self) -> None:
         """Ask for a file name and save the shown moment as PNG."""
@@ -298,7 +301,9 @@ class SimulationUi(QObject):
         self.plots.set_stream(stream)
         was_active = self.overlays.active
         self.overlays.set_active(stream is not None,
-                                 gpus=self.controller.timeline is not None)
+                                 gpus=self.controller.timeline is not None,
+                                 flow=stream is not None and stream.engine == "flow")
+        self.scenario.show_engine(stream)
         if stream is not None and not was_active and self._overlays_hide_fabric():
             self.window.view.fit()  # the floating gauge, legend or caption would cover it
 
