@@ -112,6 +112,8 @@ def _phase_captions(workloads: Sequence[Any], design: Any) -> list[Caption]:
             out += _training_captions(workload)
         elif kind == "incast":
             out += _burst_captions(workload, design)
+        elif kind == "llm_training":
+            out += _llm_captions(workload)
         elif hasattr(workload, "runs") and workload.start_s is not None:
             name = kind.replace("_", "-")
             ranks = len(getattr(workload, "ranks", ()))
@@ -146,6 +148,28 @@ def _training_captions(workload: Any) -> list[Caption]:
     return out
 
 
+def _llm_captions(workload: Any) -> list[Caption]:
+    """An LLM training run: the plan at its start, each iteration's time and GPU share, and
+    what the same iteration takes on an ideal network."""
+    if workload.start_s is None:
+        return []
+    plan = workload.plan
+    shape = " x ".join(f"{name} {value}" for name, value in (
+        ("TP", plan.tp), ("PP", plan.pp), ("DP", plan.dp), ("EP", plan.ep), ("CP", plan.cp))
+        if value > 1 or name == "DP")
+    out = [Caption(workload.start_s, f"{plan.model.name} trains on {plan.gpus} GPUs ({shape}, "
+                   f"{plan.micro_batches} micro-batches)", "phase")]
+    ideal = workload.ideal.time_s
+    for i, (iteration, result) in enumerate(zip(workload.iterations_run, workload.results,
+                                                strict=False), start=1):
+        began = min(ledger.start for ledger in iteration.ledgers.values())
+        out.append(Caption(began + result.time_s, f"Iteration {i} done in "
+                           f"{_ms(result.time_s)}: the GPUs computed "
+                           f"{100 * result.utilisation:.0f}% of it ({_ms(ideal)} on an ideal "
+                           "network)", "step"))
+    return out
+
+
 def _burst_captions(workload: Any, design: Any) -> list[Caption]:
     if workload.start_s is None or not workload.flows:
         return []
@@ -169,12 +193,18 @@ def _end_caption(simulation: Any) -> Caption | None:
     end = max(w.finish_s for w in workloads)
     text = f"All done at {_ms(end)}"
     for workload in workloads:
-        summary = workload.summary() if workload.kind == "training" else None
-        if summary is not None:
+        summary = workload.summary() if workload.kind in ("training", "llm_training") else None
+        if summary is None or summary.get("gpu_utilisation") is None:
+            continue
+        if workload.kind == "training":
             text += (f": the GPUs computed {100 * summary['gpu_utilisation']:.1f}% of the time "
                      f"({summary['iterations']} steps of {_ms(summary['step_time_s'])} on "
                      "average)")
-            break
+        else:
+            text += (f": the GPUs computed {100 * summary['gpu_utilisation']:.1f}% of the time "
+                     f"({_plural(summary['iterations'], 'iteration')} of "
+                     f"{_ms(summary['iteration_time_s'])} on average)")
+        break
     return Caption(end, text, "end")
 
 
@@ -451,8 +481,7 @@ def run_facts(simulation: Any, result: Any = None) -> RunFacts:
     facts = RunFacts(
         technology=Technology(result.run.technology).value, dcqcn=bool(result.run.dcqcn),
         ib_congestion_control=bool(simulation.engine.fabric.infiniband.congestion_control),
-        gpu_utilisation=(float(result.training.gpu_utilisation)
-                         if result.training is not None else None),
+        gpu_utilisation=gpu_utilisation(result),
         completion_s=result.completion_time_s, step_times_s=steps,
         drops=totals.drops, retransmitted_bytes=totals.retransmitted_bytes,
         timeouts=totals.timeouts, min_rto_s=min_rto_s(simulation),
@@ -491,6 +520,19 @@ def _contention(workloads: Sequence[Any], burst: Any, begin: float, end: float
                     (activity.end_s is None or activity.end_s > begin):
                 ends.append(end if activity.end_s is None else activity.end_s)
     return (begin, min(end, max(ends))) if ends else (begin, end)
+
+
+def gpu_utilisation(result: Any) -> float | None:
+    """The run's GPU utilisation: its training steps', else its LLM iterations' (None when
+    it trained nothing)."""
+    if result is None:
+        return None
+    if result.training is not None:
+        return float(result.training.gpu_utilisation)
+    llm = getattr(result, "llm_training", None)
+    if llm is not None and llm.gpu_utilisation is not None:
+        return float(llm.gpu_utilisation)
+    return None
 
 
 def technology_label(technology: str, dcqcn: bool) -> str:

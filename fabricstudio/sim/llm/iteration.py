@@ -25,6 +25,7 @@ iteration time and its ledger is the breakdown (compute, bubble, exposed TP/PP/D
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,15 +39,38 @@ KINDS = ("compute", "bubble", "tp", "pp", "dp", "ep", "cp")
 
 @dataclass
 class Ledger:
-    """Seconds a process spent per kind (``compute`` = busy GPUs)."""
+    """Seconds a process spent per kind (``compute`` = busy GPUs).
+
+    With a ``clock`` (the live view's GPU states, :meth:`LlmTraining.activity`) it also keeps
+    each stretch in ``spans`` as (kind, start, end), and the stretch going on in ``current``
+    as (kind, start, expected end or None): :meth:`begin` opens it, :meth:`add` closes it.
+    """
 
     spent: dict[str, float] = field(default_factory=lambda: dict.fromkeys(KINDS, 0.0))
     start: float = 0.0
     end: float = 0.0
+    clock: Callable[[], float] | None = None
+    spans: list[tuple[str, float, float]] = field(default_factory=list)
+    current: tuple[str, float, float | None] | None = None
+
+    def begin(self, kind: str, seconds: float | None = None) -> None:
+        """A stretch of ``kind`` starts now (lasting ``seconds`` when known)."""
+        if self.clock is not None:
+            now = self.clock()
+            self.current = (kind, now, None if seconds is None else now + seconds)
 
     def add(self, kind: str, seconds: float) -> None:
         if seconds > 0:
             self.spent[kind] += seconds
+            if self.clock is not None:
+                opened = self.current
+                if opened is not None and opened[0] == kind:
+                    self.spans.append((kind, opened[1], opened[1] + seconds))
+                else:  # a stretch that ends now
+                    now = self.clock()
+                    self.spans.append((kind, now - seconds, now))
+        if self.current is not None and self.current[0] == kind:
+            self.current = None
 
 
 class _Rendezvous:
@@ -87,10 +111,11 @@ class IterationResult:
 class Iteration:
     """Runs one iteration of ``plan`` on ``net`` (a Fabric- or IdealNetwork)."""
 
-    def __init__(self, plan: LlmPlan, net: Any) -> None:
+    def __init__(self, plan: LlmPlan, net: Any, record_spans: bool = False) -> None:
         self.plan = plan
         self.net = net
         self.env = net.env
+        self._clock = (lambda: float(self.env.now)) if record_spans else None
         self._slots: dict[tuple, _Slot] = {}
         self._meetings: dict[tuple, _Rendezvous] = {}
         self.ledgers: dict[tuple[int, int, int], Ledger] = {}
@@ -115,7 +140,8 @@ class Iteration:
         for p in range(plan.pp):
             for d in range(plan.dp):
                 for c in range(plan.cp):
-                    ledger = self.ledgers[(p, d, c)] = Ledger(start=self.env.now)
+                    ledger = self.ledgers[(p, d, c)] = Ledger(start=self.env.now,
+                                                                clock=self._clock)
                     procs.append(self.env.process(self._stage(p, d, c, ledger)))
         return self.env.process(self._collect(procs))
 
@@ -147,6 +173,7 @@ class Iteration:
         if dp_wait is None:
             dp_wait = self._gradients(p, d, c)
         began = self.env.now
+        led.begin("dp")
         yield dp_wait
         led.add("dp", self.env.now - began)
         hidden = yield from self._weights(p, led)
@@ -155,6 +182,7 @@ class Iteration:
     def _receive(self, key: tuple, led: Ledger) -> Any:
         slot = self._slot(key)
         began = self.env.now
+        led.begin("pp" if slot.sent_at is not None else "bubble")
         yield slot.arrived
         now = self.env.now
         sent = slot.sent_at if slot.sent_at is not None else began
@@ -199,6 +227,7 @@ class Iteration:
         cost = plan.stages[p]
         env = self.env
         hidden = cost.attention_s if plan.cp > 1 else 0.0
+        led.begin("compute", compute_s)
         yield env.timeout(compute_s - hidden)
         if plan.cp > 1:  # K/V exchange of the context-parallel ring under the attention
             began = env.now
@@ -210,10 +239,12 @@ class Iteration:
             led.add("cp", env.now - began - hidden)
         led.add("compute", compute_s)
         if tp_s > 0:
+            led.begin("tp", tp_s)
             yield env.timeout(tp_s)
             led.add("tp", tp_s)
         if cost.ep_bytes > 0:
             began = env.now
+            led.begin("ep")
             yield self._experts(p, d, c, i, kind)
             led.add("ep", env.now - began)
 
@@ -259,6 +290,7 @@ class Iteration:
             return 0.0
         size = f.dp_param_bytes(plan.stages[p].params_per_gpu)
         began = self.env.now
+        led.begin("dp")
         yield self._meet(("weights", p), members, lambda: self.env.all_of(
             [self.net.collective("all_gather", self._group(p, t), size)
              for t in range(plan.tp)]))
@@ -282,5 +314,6 @@ class Iteration:
     def _finish_zero3(self, gather: simpy.Event | None, led: Ledger) -> Any:
         if gather is not None:
             began = self.env.now
+            led.begin("dp")
             yield gather
             led.add("dp", self.env.now - began)

@@ -13,7 +13,10 @@ from fabricstudio.sim.llm.network import FabricNetwork, IdealNetwork
 from fabricstudio.sim.llm.plan import LlmPlan, make_plan
 from fabricstudio.sim.scenario import LlmTrainingSpec
 from fabricstudio.sim.workloads.addresses import group_by_server, server_of
-from fabricstudio.sim.workloads.base import Workload, WorkloadContext
+from fabricstudio.sim.workloads.base import Activity, Workload, WorkloadContext
+
+#: Ledger kinds as GPU activity (the rest is network communication).
+_ACTIVITY = {"compute": "compute", "tp": "nvlink"}
 
 
 def ideal_iteration(plan: LlmPlan, design: Any) -> IterationResult:
@@ -44,6 +47,11 @@ class LlmTraining(Workload):
         self.duration_hint_s = spec.iterations * self.ideal.time_s
         self._count_work()
         self._net: FabricNetwork | None = None
+        #: The iterations run so far (their ledgers' spans are the GPUs' activity).
+        self.iterations_run: list[Iteration] = []
+        self._activity: list[Activity] = []
+        self._spans_seen: dict[tuple[int, tuple[int, int, int]], int] = {}
+        self._gpus: dict[tuple[int, int, int], tuple[str, ...]] = {}
 
     # ------------------------------------------------------------------ estimates
     def _count_work(self) -> None:
@@ -97,10 +105,36 @@ class LlmTraining(Workload):
         for _ in range(self.spec.iterations):
             self._net = FabricNetwork(engine, plan.nvlink_bps, self.tag, plan.spec.algorithm,
                                       plan.gpu.nvls)
-            result = yield Iteration(plan, self._net).run()
+            iteration = Iteration(plan, self._net, record_spans=True)
+            self.iterations_run.append(iteration)
+            result = yield iteration.run()
             self.results.append(result)
             self.done_bytes += self.network_bytes // self.spec.iterations
         self.finish_s = env.now
+
+    def activity(self) -> list[Activity]:
+        """What each tensor-parallel group's GPUs do, from the iterations' ledgers: compute,
+        exposed tensor-parallel all-reduces (NVLink) and network communication (pipeline
+        sends, data-, expert- and context-parallel exchanges), finished stretches and the ones
+        going on; pipeline bubbles are idle."""
+        plan = self.plan
+        going_on = []
+        for number, iteration in enumerate(self.iterations_run):
+            for key, ledger in iteration.ledgers.items():
+                gpus = self._gpus.get(key)
+                if gpus is None:
+                    gpus = self._gpus[key] = tuple(plan.address(*key, t)
+                                                   for t in range(plan.tp))
+                seen = self._spans_seen.get((number, key), 0)
+                for kind, start, end in ledger.spans[seen:]:
+                    if kind != "bubble":
+                        self._activity.append(Activity(gpus, _ACTIVITY.get(kind, "comm"),
+                                                       start, end))
+                self._spans_seen[(number, key)] = len(ledger.spans)
+                if ledger.current is not None and ledger.current[0] != "bubble":
+                    kind, start, until = ledger.current
+                    going_on.append(Activity(gpus, _ACTIVITY.get(kind, "comm"), start, until))
+        return self._activity + going_on
 
     # ------------------------------------------------------------------ reporting
     def summary(self) -> dict[str, Any] | None:

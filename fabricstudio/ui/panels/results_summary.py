@@ -7,6 +7,7 @@ from typing import Any
 
 from fabricstudio.model.units import format_bytes, format_time
 from fabricstudio.sim.metrics import MetricStream
+from fabricstudio.sim.moments import gpu_utilisation
 from fabricstudio.sim.result import Result
 
 
@@ -40,12 +41,12 @@ RESULT_FIGURES = (
 
 def result_figures(result: Result) -> dict[str, Any]:
     """key -> value of RESULT_FIGURES (and ``paused_s``) from a finished run's Result."""
-    collective, training, totals = result.collective, result.training, result.totals
+    collective, totals = result.collective, result.totals
     return {
         "completion_time_s": result.completion_time_s,
         "algbw_gbps": collective.algbw_gbps if collective else None,
         "busbw_gbps": collective.busbw_gbps if collective else None,
-        "gpu_utilisation": training.gpu_utilisation if training else None,
+        "gpu_utilisation": gpu_utilisation(result),
         "dropped": totals.drops,
         "retransmitted_bytes": totals.retransmitted_bytes,
         "pauses": totals.pfc_pauses,
