@@ -59,6 +59,20 @@ def _workload_name(text: str) -> str:
     return name
 
 
+def _focus(text: str) -> dict[str, Any]:
+    kind, _, rest = text.partition(":")
+    if kind == "rail" and rest.isdigit():
+        return {"rail": int(rest)}
+    if kind == "devices" and rest:
+        return {"devices": [d.strip() for d in rest.split(",") if d.strip()]}
+    if kind == "group" and rest:
+        return {"group": rest}
+    if text and ":" not in text:
+        return {"group": text}
+    raise argparse.ArgumentTypeError(f"{text!r}: use GROUP, group:GROUP, rail:N or "
+                                     "devices:A,B,...")
+
+
 def _non_negative_float(text: str) -> float:
     if text.strip() in ("0", "0.0"):
         return 0.0
@@ -77,7 +91,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "(storage) or gradient size (training); e.g. 256MiB, 1GB")
     group.add_argument("--ranks", metavar="LIST", default="all",
                        help="comma-separated GPUs (server/gpuN) or 'all' (default)")
-    group.add_argument("--receiver", metavar="ADDR", help="incast receiver")
+    group.add_argument("--receiver", metavar="ADDR",
+                       help="incast receiver; stall: the receiver whose NIC stalls")
+    group.add_argument("--duration", metavar="SECONDS", type=positive_float,
+                       help="stall: how long the receiver's NIC stays stuck (default 1 ms)")
     group.add_argument("--senders", metavar="LIST",
                        help="incast senders (default: every other GPU server)")
     group.add_argument("--compute", metavar="SECONDS", type=positive_float,
@@ -106,6 +123,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--engine", choices=ENGINES,
                      help="cell: queues, PFC, ECN, drops; flow: max-min fair rates for whole "
                           "clusters; auto (default): cell when it fits the time budget")
+    run.add_argument("--focus", metavar="REGION", type=_focus,
+                     help="focused run: the cell engine on GROUP (a pod, scalable unit or rack "
+                          "of the design), rail:N or devices:A,B,...; the rest at flow level")
     run.add_argument("--technology", choices=[t.value for t in Technology])
     run.add_argument("--dcqcn", action=argparse.BooleanOptionalAction, default=None,
                      help="DCQCN on RoCE (--no-dcqcn: PFC only)")
@@ -145,7 +165,7 @@ def build_request(args: argparse.Namespace) -> RunRequest:
         fields["name"] = f"{args.workload} from the command line"
     if args.workload:
         fields.update(_workload_fields(args))
-    settings = {"engine": args.engine,
+    settings = {"engine": args.engine, "focus": args.focus,
                 "technology": args.technology, "dcqcn": args.dcqcn, "routing": args.routing,
                 "cell_bytes": args.cell_size, "seed": args.seed, "until_s": args.until,
                 "measure_from_s": args.measure_from}
@@ -190,13 +210,15 @@ def _workload_fields(args: argparse.Namespace) -> dict[str, Any]:
         raise CliError(f"--workload {name.replace('_', '-')} needs --size BYTES", 2)
     if name == "training" and args.compute is None:
         raise CliError("--workload training needs --compute SECONDS", 2)
-    if name == "incast" and not args.receiver:
-        raise CliError("--workload incast needs --receiver ADDR", 2)
+    if name in ("incast", "stall") and not args.receiver:
+        raise CliError(f"--workload {name} needs --receiver ADDR", 2)
     fields: dict[str, Any] = {"size_bytes": args.size, "ranks": _ranks(args.ranks),
                               "overlap": args.overlap, "iterations": args.iterations,
                               "receiver": args.receiver, "senders": _ranks(args.senders)}
     if args.compute is not None:
         fields["compute_s"] = args.compute
+    if args.duration is not None:
+        fields["duration_s"] = args.duration
     return fields
 
 
@@ -313,6 +335,8 @@ def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
             lines += _idle_money_lines(result, book)
     if result.llm_training is not None:
         lines += llm_lines(result.llm_training)
+    if result.focus is not None:
+        lines += focus_lines(result.focus)
     lines.append(
         f"traffic: offered {format_bytes(tot.offered_bytes)}, delivered "
         f"{format_bytes(tot.delivered_bytes)}, dropped {format_bytes(tot.dropped_bytes)}, "
@@ -351,6 +375,30 @@ def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
                      if wall else "")]
     lines += [f"warning: {w}" for w in result.warnings]
     return "\n".join(lines)
+
+
+def focus_lines(f: Any) -> list[str]:
+    """The focused region's cell-level figures."""
+    t = f.totals
+    fg = f.foreground
+    out = ["", f"focus: {f.region} at cell level ({f.servers} servers, {f.switches} switches, "
+               f"{f.stubs} stubs for the fabric outside) from {_t(f.from_s)} to "
+               f"{_t(f.until_s)}: {f.background_flows:,} background pieces "
+               f"({format_bytes(f.background_bytes)}; {f.background_unpaced:,} bottlenecked "
+               "inside the region run unpaced, the rest at their flow-level rates)",
+           f"  region: {t.pfc_pauses} PFC pauses ({_t(t.paused_time_s)} paused), "
+           f"{t.ecn_marks} ECN marks, {t.cnps} CNPs, {t.drops} drops, credit stalls "
+           f"{_t(t.credit_stall_time_s)}"]
+    if fg.flows:
+        out.append(f"  the region's own {fg.flows} flow(s): {fg.finished} finished; cell / "
+                   f"flow completion {fg.mean_slowdown or 0:.3f} mean, "
+                   f"{fg.max_slowdown or 0:.3f} worst")
+    busiest = f.links[:5]
+    if busiest:
+        out.append("  busiest: " + ", ".join(
+            f"{ln.src} > {ln.dst} {ln.utilisation * 100:.0f}% (queue "
+            f"{format_bytes(ln.max_queue_bytes)}, {ln.pfc_pauses_sent} pauses)" for ln in busiest))
+    return out
 
 
 def llm_lines(t: Any) -> list[str]:
@@ -395,4 +443,5 @@ def _idle_money_lines(result: Result, book: Any) -> list[str]:
             f"({money.confidence}; --cost-book FILE to change)"]
 
 
-__all__ = ["NAME", "HELP", "add_arguments", "llm_lines", "run", "summary_text"]
+__all__ = ["NAME", "HELP", "add_arguments", "focus_lines", "llm_lines", "run",
+           "summary_text"]

@@ -49,12 +49,15 @@ class SampleBudget:
     frame_limit_s: float
 
 
-def sample_budget(design: Design, scenario: Scenario, horizon_s: float) -> SampleBudget:
+def sample_budget(design: Design, scenario: Scenario, horizon_s: float,
+                  bytes_per_sample: int = BYTES_PER_SAMPLE) -> SampleBudget:
     """The period (the scenario's, or one giving about 1,000 frames, coarser on fabrics with
     many links) and the time at which the frame budget runs out.  ScenarioError when an
-    explicit period would exceed the budget before the horizon."""
+    explicit period would exceed the budget before the horizon.  ``bytes_per_sample``: the
+    flow-level engine records utilisation only (4 bytes), so it may keep 9 times as many."""
     directed = max(1, 2 * len(design.links))
-    most_frames = min(MAX_FRAMES, MAX_SAMPLE_VALUES // directed)
+    values = MAX_SAMPLE_VALUES * BYTES_PER_SAMPLE // max(1, bytes_per_sample)
+    most_frames = min(MAX_FRAMES, values // directed)
     if most_frames < 1:
         raise ScenarioError(f"the design has {len(design.links):,} links; one frame of link "
                             f"samples alone exceeds the sample budget ({MAX_SAMPLE_VALUES:,})")

@@ -265,6 +265,12 @@ class FlowsReport(WorkloadReport):
     bytes: int
 
 
+class StallReport(WorkloadReport):
+    """A stalled receiver (``start_s``..``finish_s`` is the stall)."""
+
+    receiver: str
+
+
 class CollectiveReport(WorkloadReport):
     """A collective workload (its ``time_s`` is the collective's mean run time)."""
 
@@ -297,16 +303,51 @@ _COLLECTIVE_TYPES = frozenset({"all_reduce", "all_gather", "reduce_scatter", "al
 
 def _report_kind(value: Any) -> str:
     kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
-    if kind in ("training", "llm_training"):
-        return kind
+    if kind in ("training", "llm_training", "stall"):
+        return str(kind)
     return "collective" if kind in _COLLECTIVE_TYPES else "flows"
 
 
 AnyWorkloadReport = Annotated[
     Annotated[TrainingReport, Tag("training")] | Annotated[CollectiveReport, Tag("collective")]
-    | Annotated[FlowsReport, Tag("flows")] | Annotated[LlmTrainingReport, Tag("llm_training")],
+    | Annotated[FlowsReport, Tag("flows")] | Annotated[LlmTrainingReport, Tag("llm_training")]
+    | Annotated[StallReport, Tag("stall")],
     Discriminator(_report_kind),
 ]
+
+
+class ForegroundSummary(ResultPart):
+    """The region's own flows: cell-level completion over flow-level completion."""
+
+    flows: int
+    finished: int
+    mean_slowdown: Num | None
+    max_slowdown: Num | None
+
+
+class FocusSummary(ResultPart):
+    """A focused run's cell-level region (docs/simulation.md, "Focused runs")."""
+
+    region: str
+    servers: int
+    switches: int
+    stubs: int = Field(description="one-NIC servers standing for the fabric outside")
+    from_s: Num
+    until_s: Num
+    cell_bytes: int
+    foreground: ForegroundSummary
+    background_flows: int = Field(description="pieces of outside traffic in the region")
+    background_unpaced: int = Field(
+        default=0, description="pieces whose flow-level bottleneck was in the region")
+    background_bytes: int
+    skipped: int = Field(default=0, description="flows that only touch the region's edge")
+    events: int
+    cell_hops: int
+    wall_time_s: Num | None
+    totals: Totals
+    links: list[LinkStats] = Field(default_factory=list,
+                                   description="the region's busiest cables, cell level")
+    warnings: list[str] = Field(default_factory=list)
 
 
 class Result(ResultPart):
@@ -334,6 +375,8 @@ class Result(ResultPart):
         default=None, description="counts, bytes and completion times over every flow")
     llm_training: LlmTrainingSummary | None = Field(
         default=None, description="the first LLM training workload")
+    focus: FocusSummary | None = Field(
+        default=None, description="focused run: the region at cell level")
 
     @property
     def finished(self) -> bool:
@@ -359,6 +402,8 @@ class Result(ResultPart):
         data = self.model_dump()
         if not timing:
             data["engine"].update({name: None for name in TIMING_FIELDS})
+            if data.get("focus") is not None:
+                data["focus"]["wall_time_s"] = None
         return data
 
     def to_json(self, timing: bool = True, indent: int | None = 1) -> str:

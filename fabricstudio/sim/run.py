@@ -18,9 +18,11 @@ snapshot passed in is used as it is), so later edits do not reach the run.
 
 from __future__ import annotations
 
+import gc
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import networkx as nx
@@ -48,6 +50,23 @@ MAX_RESULT_FLOWS = 10_000
 OPEN_HORIZON_FACTOR = 50.0
 #: Slices per run when advancing headless (progress granularity).
 SLICES = 200
+
+
+@contextmanager
+def cyclic_gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a run owns the process (headless runs and
+    the GUI's child process; never in the GUI process, whose other threads need it).
+
+    Cells, events and flow records form no reference cycles on the hot path; a paused
+    collector does not rescan millions of live objects, and whatever is cyclic is collected
+    once the run ends."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 class Simulation:
@@ -167,10 +186,11 @@ class Simulation:
 
     def run(self, progress: Callable[[float], None] | None = None) -> Result:
         """Run to the end headless, reporting the progress fraction after each slice."""
-        while not self.finished:
-            self.advance(self.now + self.slice_s)
-            if progress is not None:
-                progress(self.progress)
+        with cyclic_gc_paused():
+            while not self.finished:
+                self.advance(self.now + self.slice_s)
+                if progress is not None:
+                    progress(self.progress)
         self.stream.close(self.flow_ends())
         return self.result()
 
@@ -213,7 +233,12 @@ class Simulation:
             "hotspots": (engine.hotspots() if isinstance(engine, FlowEngine) else None),
             "flow_summary": engine.flows.summary.as_dict(),
             "llm_training": _llm_headline(self.workloads),
+            "focus": self._focus_summary(timing),
         })
+
+    def _focus_summary(self, timing: bool) -> dict[str, Any] | None:
+        """The cell-level region of a focused run (None otherwise)."""
+        return None
 
     @staticmethod
     def _flow_entry(rec: Any, base: dict[int, int], window: float,
@@ -331,8 +356,17 @@ def build_simulation(design: Design, scenario: Scenario,
     samples = sample_budget(frozen, scenario, horizon)
     work = estimate_work(frozen, graph, workloads, scenario, horizon, samples.period_s)
     kind, reason = choose_engine(scenario.engine, work)
+    region = None
+    if scenario.focus is not None:
+        from fabricstudio.sim.focus import resolve_region
+
+        region = resolve_region(frozen, scenario.focus)
+        kind, reason = "flow", (f"focused run: the whole fabric at flow level, "
+                                f"{region.description} at cell level")
     if max_cell_hops is not None:
         check_work(work, kind, scenario, max_cell_hops)
+    if kind == "flow":  # utilisation only: 4 bytes per link sample
+        samples = sample_budget(frozen, scenario, horizon, bytes_per_sample=4)
     config = engine_config(frozen, scenario, horizon, samples.period_s)
     if max_cell_hops is not None and kind == "cell":  # flow level has no per-flow timers
         check_run_timers(frozen, config, workloads, horizon)
@@ -343,8 +377,19 @@ def build_simulation(design: Design, scenario: Scenario,
     ctx.engine = engine
     info = {"kind": kind, "requested": scenario.engine, "reason": reason,
             "estimate": work.as_dict()}
-    sim = Simulation(frozen, scenario, engine, config, workloads, estimate,
-                     samples.frame_limit_s, info)
+    sim: Simulation
+    if region is not None:
+        from fabricstudio.sim.focus import FocusedSimulation
+
+        assert isinstance(engine, FlowEngine)
+        engine.watch({link.index for link in engine.links
+                      if link.src in region.devices or link.dst in region.devices})
+        sim = FocusedSimulation(frozen, scenario, engine, config, workloads, estimate,
+                                samples.frame_limit_s, info, region=region,
+                                max_cell_hops=max_cell_hops)
+    else:
+        sim = Simulation(frozen, scenario, engine, config, workloads, estimate,
+                         samples.frame_limit_s, info)
     try:
         for workload in workloads:
             workload.start()

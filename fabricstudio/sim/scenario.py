@@ -86,7 +86,7 @@ def parse_size(value: Any) -> int:
 CollectiveType = Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
 StorageType = Literal["storage_read", "storage_write"]
 WorkloadType = Literal[CollectiveType, "incast", "permutation", StorageType, "training",
-                       "llm_training"]
+                       "llm_training", "stall"]
 Routing = Literal["default", "ecmp", "static", "adaptive"]
 Algorithm = Literal["auto", "ring", "hierarchical", "tree", "nvls_tree"]
 EngineKind = Literal["auto", "cell", "flow"]
@@ -251,10 +251,45 @@ class LlmTrainingSpec(_Spec):
         return GPUS[self.gpu] if isinstance(self.gpu, str) else self.gpu
 
 
+class StallSpec(_Spec):
+    """A receiving NIC that stops draining for ``duration_s`` from ``start_s`` (a host or PCIe
+    hang; Guo et al., SIGCOMM 2016): on RoCE with PFC its switch port pauses, the pause spreads
+    upstream (a pause storm) until the NIC watchdog gives up after 100 ms; InfiniBand returns
+    no credits; lossy Ethernet drops.  It sends nothing itself: pair it with traffic toward
+    ``receiver``.  Needs the cell engine (the flow level does not model pauses)."""
+
+    type: Literal["stall"]
+    receiver: Address
+    start_s: Time = 0.0
+    duration_s: float = Field(gt=0, le=1e4, allow_inf_nan=False, description="seconds")
+
+
+class FocusSpec(_Spec):
+    """A focused run (docs/simulation.md, "Focused runs"): the cell engine on this region,
+    the rest of the fabric at flow level.  The region is a group of the design (a pod,
+    scalable unit or rack), the leaves of a rail with every server's NIC on it, and/or listed
+    devices; ``with_switches`` adds the switches the region's servers are cabled to."""
+
+    group: str | None = Field(default=None, max_length=200)
+    rail: int | None = Field(default=None, ge=0, le=63)
+    devices: list[str] = Field(default_factory=list, max_length=100_000)
+    with_switches: bool = True
+    from_s: Time = Field(default=0.0, description="start of the cell-level window")
+    until_s: float | None = Field(default=None, gt=0, le=1e4, allow_inf_nan=False,
+                                  description="end of the cell-level window; None = the run's")
+
+    @model_validator(mode="after")
+    def _something(self) -> FocusSpec:
+        if self.group is None and self.rail is None and not self.devices:
+            raise ValueError("focus needs a group, a rail or devices")
+        if self.until_s is not None and self.until_s <= self.from_s:
+            raise ValueError("focus.until_s must be after focus.from_s")
+        return self
+
 
 Workload = Annotated[
     CollectiveSpec | IncastSpec | PermutationSpec | StorageSpec | TrainingSpec
-    | LlmTrainingSpec,
+    | LlmTrainingSpec | StallSpec,
     Field(discriminator="type"),
 ]
 
@@ -281,6 +316,8 @@ class Scenario(_Spec):
                     "for whole clusters; auto = cell when its predicted run time fits the "
                     "budget, else flow",
     )
+    focus: FocusSpec | None = Field(
+        default=None, description="cell engine on a region, the rest at flow level")
     cell_bytes: Size = Field(default=16384, ge=256, le=16 * 2**20)
     sample_period_s: float | None = Field(
         default=None, ge=MIN_SAMPLE_PERIOD_S, le=MAX_SAMPLE_PERIOD_S, allow_inf_nan=False,
@@ -340,13 +377,6 @@ def _deep_merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, An
         else:
             out[key] = value
     return out
-
-
-class ScenarioFile(Scenario):
-    """The file's top-level object (envelope + scenario)."""
-
-    format: Literal["fabricstudio-scenario"]
-    version: Literal[1]
 
 
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:

@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable
 from random import Random
 from typing import cast
 
-import simpy
-
 from fabricstudio.model import Design, FabricSettings, Technology, freeze
 from fabricstudio.model.devices import GpuServer
 from fabricstudio.model.units import transfer_time_s
 from fabricstudio.sim.engine.addressing import resolve_address
-from fabricstudio.sim.engine.clock import Call, Clock
+from fabricstudio.sim.engine.clock import Call, Clock, environment
 from fabricstudio.sim.engine.config import EngineConfig, EngineError, FlowRecord
 from fabricstudio.sim.engine.dcqcn import DcqcnRp
 from fabricstudio.sim.engine.flowlog import FlowLog
 from fabricstudio.sim.engine.flows import DcqcnFlow, Flow, IbCcFlow, IbCcState, TcpFlow
 from fabricstudio.sim.engine.network import Network
+from fabricstudio.sim.engine.paced import PacedFlow
 from fabricstudio.sim.engine.params import DcqcnParams, IbCcParams, TcpParams
 from fabricstudio.sim.engine.ports import Cell
 from fabricstudio.sim.engine.routing import Endpoint, Router, mix64
@@ -56,7 +54,7 @@ class Engine:
         self.tcp_params = TcpParams.from_fabric(fabric)
         self.ibcc_params = IbCcParams()
         self.rng = Random(self.config.seed)
-        self.env = simpy.Environment()
+        self.env = environment()
         self.clock = Clock(self.env)
         # totals
         self.offered = self.delivered = self.dropped = self.retransmitted = 0
@@ -135,8 +133,8 @@ class Engine:
     # ------------------------------------------------------------------ flows
     def add_flow(self, src: str, dst: str, size_bytes: float, start_s: float | None = None,
                  on_done: Callable[[FlowRecord], None] | None = None, tag: str = "",
-                 qp: int = 0, stream: tuple[int, int, Callable[[int], None] | None] | None = None
-                 ) -> int:
+                 qp: int = 0, stream: tuple[int, int, Callable[[int], None] | None] | None = None,
+                 pace_bps: float | None = None) -> int:
         """Schedule a transfer of ``size_bytes`` from ``src`` to ``dst``; returns its id.
 
         Same-server GPU pairs use NVLink (fixed bandwidth, contention-free).  ``on_done`` is
@@ -149,6 +147,8 @@ class Engine:
         transfer of ``size / unit_bytes`` units sliced into cells here (one record for, e.g.,
         every step of a ring hop): only released units are sent (:meth:`release`) and
         ``on_units(n)`` reports the units that have arrived (see ``Flow.configure_units``).
+        ``pace_bps`` (payload bits per second) paces the flow at that rate without congestion
+        control (background load: ``PacedFlow``).
         """
         try:
             size = int(size_bytes)
@@ -183,7 +183,10 @@ class Engine:
         path, delay = self._route(sep, dep, qp)
         cls = self._flow_class()
         flow: Flow
-        if cls is DcqcnFlow:
+        if pace_bps is not None:
+            flow = PacedFlow(self, rec, sep.up, path, dep.index, delay, on_done,
+                             rate=float(pace_bps) / 8)
+        elif cls is DcqcnFlow:
             flow = DcqcnFlow(self, rec, sep.up, path, dep.index, delay, on_done,
                              rp=cast(DcqcnRp, self._rate_state(sep, dep, qp)))
         elif cls is IbCcFlow:
@@ -317,18 +320,12 @@ class Engine:
         if until <= self.env.now:
             return
         started = time.perf_counter()
-        # Cells, events and records form no reference cycles on the hot path; pausing the
-        # cyclic collector avoids rescanning millions of live objects (collected afterwards).
-        collecting = gc.isenabled()
-        gc.disable()
         try:
             env = self.env
             env.run(until=until)
             while env.peek() <= until:  # events due exactly at ``until`` (e.g. its frame)
                 env.step()
         finally:
-            if collecting:
-                gc.enable()
             self._wall += time.perf_counter() - started
 
     # ------------------------------------------------------------------ reports

@@ -372,7 +372,7 @@ class TcpFlow(Flow):
         ack, npkts, sent_at = event.arg
         if self.snd_una >= self.ncells:
             return
-        now = self.clock.env._now
+        now = self.clock.env.t
         if ack > self.snd_una:
             self._rtt_sample(now - sent_at)
             acked = (ack - self.snd_una) * self.cell_bytes
@@ -415,7 +415,7 @@ class TcpFlow(Flow):
         self.rto = max(self.tcp.min_rto, self.srtt + 4.0 * self.rttvar)
 
     def _on_rto(self, _event: Call) -> None:
-        now = self.clock.env._now
+        now = self.clock.env.t
         if self.snd_una >= self.ncells or self.rto_deadline == INF:
             self.rto_pending = False
             return

@@ -81,7 +81,7 @@ class Switch(Node):
             return ports[0]
         self._rr += 1
         n = len(ports)
-        now = self.clock.env._now
+        now = self.clock.env.t
         best = ports[0]
         best_key = None
         for k in range(n):
@@ -293,4 +293,4 @@ class Host(Node):
         if flow.frame_mark != sampler.count:
             flow.frame_mark = sampler.count
             sampler.track(flow.rec)
-        flow.on_arrival(cell, self.clock.env._now)
+        flow.on_arrival(cell, self.clock.env.t)

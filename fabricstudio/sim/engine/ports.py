@@ -150,7 +150,7 @@ class Port:
         """Queue a cell for transmission (switch egress) and start it if the port is idle."""
         queue = self.queue
         if not queue and not self.paused and not self.credit_based and not self.done_pending \
-                and (not self.busy or self.env._now >= self.free_at):
+                and (not self.busy or self.env.t >= self.free_at):
             # fast path: an idle port starts the cell at once
             if self.busy:
                 self.busy = False
@@ -175,7 +175,7 @@ class Port:
         if self.busy:
             if self.done_pending:
                 return
-            now = self.env._now
+            now = self.env.t
             if now < self.free_at:
                 if self.queue:
                     self.done_pending = True
@@ -188,7 +188,7 @@ class Port:
         cell = self.queue[0]
         if self.credit_based and self.credits < cell.bytes and self.credits < self.credit_max:
             if self.stalled_since < 0:
-                self.stalled_since = self.clock.env._now
+                self.stalled_since = self.clock.env.t
             return
         self.queue.popleft()
         self.q_bytes -= cell.bytes
@@ -200,7 +200,7 @@ class Port:
 
         (Hot path: events are pushed straight onto SimPy's heap, as ``Clock.post`` does.)
         """
-        now = self.env._now
+        now = self.env.t
         end = now + cell.wire / self.rate
         if cell.tail > end:  # cut-through never finishes before the tail has arrived
             end = cell.tail
@@ -236,13 +236,13 @@ class Port:
     def _tx_done(self, _event: Call) -> None:
         self.done_pending = False
         self.busy = False
-        self.busy_time += self.env._now - self.tx_start
+        self.busy_time += self.env.t - self.tx_start
         self.kick()
 
     # ------------------------------------------------------------------ flow control
     def set_paused(self, event: Call) -> None:
         """PFC PAUSE (arg True) or RESUME (arg False) arriving from the receiver."""
-        now = self.clock.env._now
+        now = self.clock.env.t
         if event.arg:
             if not self.paused:
                 self.paused = True
@@ -256,7 +256,7 @@ class Port:
         """InfiniBand credits (bytes) returned by the receiver."""
         self.credits += event.arg
         if self.stalled_since >= 0:
-            self.stall_time += self.clock.env._now - self.stalled_since
+            self.stall_time += self.clock.env.t - self.stalled_since
             self.stalled_since = -1.0
         self.kick()
 
@@ -306,7 +306,7 @@ class NicPort(Port):
         n = len(flows)
         if not n:
             return
-        now = self.clock.env._now
+        now = self.clock.env.t
         earliest = INF
         for _ in range(n):
             flow = flows[0]

@@ -51,6 +51,9 @@ class Allocation:
         self.groups: dict[int, set[int]] = {}
         self.bottleneck: dict[int, int] = {}
         self.solved = 0  #: flows re-solved so far (work done)
+        #: Rate history ``[(time, rate, bottleneck link), ...]`` of the flows being watched
+        #: (focused runs; bottleneck -1: the flow's cap or group).
+        self.history: dict[int, list[tuple[float, float, int]]] = {}
 
     # ------------------------------------------------------------------ integrals
     def _settle(self, links: np.ndarray, now: float) -> None:
@@ -84,6 +87,8 @@ class Allocation:
         near: set[int] = set()
         for slot in removed:
             links, weights = self._entries(slot)
+            if slot in self.history:
+                self.history[slot].append((now, 0.0, -1))
             self._settle(links, now)
             self._settle_hot(links, now)
             self.load[links] -= weights * s.rate[slot]
@@ -171,6 +176,7 @@ class Allocation:
         self.load[touched] = load
         for slot, link in zip(a.tolist(), neck.tolist(), strict=True):
             self.bottleneck[slot] = int(touched[link]) if link >= 0 else -1
+        self._record(a.tolist(), now)
 
     def _solve_small(self, members: set[int], now: float) -> set[int]:
         """Re-solve a few flows in plain Python; commit and return an empty set, or return
@@ -228,7 +234,21 @@ class Allocation:
         for slot, r, link in zip(order, rates, neck, strict=True):
             s.rate[slot] = r
             self.bottleneck[slot] = link
+        self._record(order, now)
         return set()
+
+    def _record(self, slots, now: float) -> None:
+        history = self.history
+        if not history:
+            return
+        rate = self.s.rate
+        for slot in slots:
+            log = history.get(int(slot))
+            if log is None:
+                continue
+            neck = self.bottleneck.get(int(slot), -1)
+            if not log or log[-1][1] != rate[slot] or log[-1][2] != neck:
+                log.append((now, float(rate[slot]), neck))
 
     def _violations(self, a: np.ndarray, members: set[int], inc, touched: np.ndarray,
                     rates: np.ndarray, load: np.ndarray, old_load: np.ndarray) -> set[int]:

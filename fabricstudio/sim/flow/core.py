@@ -20,17 +20,15 @@ Engine API (the same as :class:`fabricstudio.sim.engine.Engine`): ``add_flow``, 
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable
 
 import numpy as np
-import simpy
 
 from fabricstudio.model import Design, Technology, freeze
 from fabricstudio.model.devices import GpuServer
 from fabricstudio.sim.engine.addressing import resolve_address
-from fabricstudio.sim.engine.clock import Call, Clock
+from fabricstudio.sim.engine.clock import Call, Clock, environment
 from fabricstudio.sim.engine.config import (
     TARGET_FRAMES,
     EngineConfig,
@@ -108,7 +106,7 @@ class FlowEngine:
         self.fabric = fabric
         self.technology: Technology = fabric.technology
         self.cell_bytes = None
-        self.env = simpy.Environment()
+        self.env = environment()
         self.clock = Clock(self.env)
         mode = self.config.routing
         if mode == "default":
@@ -135,6 +133,9 @@ class FlowEngine:
         self.alloc = Allocation(self._slots, self.capacity, exact=exact)
         self._added: list[int] = []
         self._removed: list[int] = []
+        self._watched: set[int] | None = None
+        #: Flows recorded for a focused run: slot -> (record, links, group).
+        self.watched: dict[int, tuple[FlowRecord, np.ndarray, int]] = {}
         self._active = np.zeros(0, dtype=np.int64)
         self._n_groups = 0
         self._last = 0.0
@@ -305,7 +306,16 @@ class FlowEngine:
         self._slot_rec.append(rec)
         self._slot_done.append(on_done)
         self._slot_tail.append(max(0.0, delay - self.net.nic_latency))
+        if self._watched is not None and not self._watched.isdisjoint(links.tolist()):
+            self.alloc.history[slot] = []
+            self.watched[slot] = (rec, links, group)
         return slot
+
+    def watch(self, links: set[int]) -> None:
+        """Record the rate history of every flow that loads one of these directed links from
+        now on (``watched``: slot -> (record, links, group); ``alloc.history``: slot ->
+        [(time, rate)]).  A focused run replays them at cell level."""
+        self._watched = set(links)
 
     def _activate(self, event: Call) -> None:
         self._added.extend(event.arg)
@@ -410,8 +420,6 @@ class FlowEngine:
         if until <= self.env.now:
             return
         started = time.perf_counter()
-        collecting = gc.isenabled()
-        gc.disable()
         try:
             env = self.env
             env.run(until=until)
@@ -420,8 +428,6 @@ class FlowEngine:
             self._advance_fluid(self.env.now)
             self._refresh_kept()
         finally:
-            if collecting:
-                gc.enable()
             self._wall += time.perf_counter() - started
 
     def _refresh_kept(self) -> None:
