@@ -129,6 +129,7 @@ class _RunScene:
         self.record = record
         self.scene = FabricScene(record.design.copy())
         self.scene.set_theme(theme)
+        self.scene.set_port_badges(False)  # a replay: no editing chrome
         self.overlay = SimOverlay(self.scene, self.scene.design)
         self.overlay.bind(record.stream.links, record.stream.fabric)
         self.rings = GpuRings(self.scene)

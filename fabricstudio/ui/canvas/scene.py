@@ -33,7 +33,9 @@ class FabricScene(QGraphicsScene):
     """Scene showing one Design; items are created, updated and removed from its signals.
 
     Public: ``device_items`` and ``link_items`` (id -> item), ``theme``, ``snap_to_grid``,
-    ``commit`` (callable applying a model Command; defaults to applying it directly).
+    ``port_badges`` (devices show their used/total port badge: editing chrome, off while
+    presenting and in replays), ``commit`` (callable applying a model Command; defaults to
+    applying it directly).
     """
 
     #: Emitted with the new Theme after :meth:`set_theme`.
@@ -46,6 +48,7 @@ class FabricScene(QGraphicsScene):
         self.link_items: dict[str, LinkItem] = {}
         self.theme: Theme = DARK
         self.snap_to_grid = True
+        self.port_badges = True
         self.colour_by = "speed"
         self.hidden_planes: set[Plane] = set()
         self.commit: Callable[[Command], None] = lambda command: command.do(self.design)
@@ -80,6 +83,13 @@ class FabricScene(QGraphicsScene):
             item.update()
         self.update()
         self.theme_changed.emit(theme)
+
+    def set_port_badges(self, shown: bool) -> None:
+        """Show or hide the devices' port-usage badges."""
+        if shown != self.port_badges:
+            self.port_badges = shown
+            for item in self.device_items.values():
+                item.update()
 
     def set_colour_mode(self, mode: str) -> None:
         """Colour links by 'speed' or by 'plane'."""

@@ -57,6 +57,7 @@ class RunPane(QGraphicsView):
         self.record = record
         scene = FabricScene(record.design.copy())
         scene.set_theme(theme)
+        scene.set_port_badges(False)  # a replay: no editing chrome
         super().__init__(scene, parent)
         self.overlay = SimOverlay(scene, scene.design)
         self.overlay.bind(record.stream.links, record.stream.fabric)

@@ -129,7 +129,8 @@ class DeviceItem(HoverHighlight, QGraphicsItem):
         kind_glyph(kind).render(painter, tile.adjusted(inset, inset, -inset, -inset))
         if on_screen < LABEL_BELOW_PX:
             return
-        self._paint_badge(painter, tile, theme)
+        if getattr(self.scene(), "port_badges", True):
+            self._paint_badge(painter, tile, theme)
         self._paint_label(painter, tile, theme)
         if self._hovered:
             self._paint_handle(painter, theme)
