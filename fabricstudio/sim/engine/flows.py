@@ -17,11 +17,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from fabricstudio.sim.engine.clock import Call
+from fabricstudio.sim.engine.clock import Call, Clock
 from fabricstudio.sim.engine.config import FlowRecord
 from fabricstudio.sim.engine.dcqcn import DcqcnRp
+from fabricstudio.sim.engine.params import IbCcParams
 from fabricstudio.sim.engine.ports import INF, Cell, NicPort, Port
+
+if TYPE_CHECKING:
+    from fabricstudio.sim.engine.core import Engine
 
 
 class Flow:
@@ -45,7 +50,7 @@ class Flow:
                  # last cell, cells released for sending, progress callback, units reported
                  "unit_cells", "unit_last", "limit", "on_units", "units_done")
 
-    def __init__(self, engine, rec: FlowRecord, nic: NicPort, path: tuple[Port, ...] | None,
+    def __init__(self, engine: Engine, rec: FlowRecord, nic: NicPort, path: tuple[Port, ...] | None,
                  dst_ep: int, rev_delay: float,
                  on_done: Callable[[FlowRecord], None] | None) -> None:
         self.rec = rec
@@ -219,7 +224,7 @@ class DcqcnFlow(Flow):
 
     __slots__ = ("rp",)
 
-    def __init__(self, *args, rp: DcqcnRp, **kwargs) -> None:
+    def __init__(self, *args: Any, rp: DcqcnRp, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.rp = rp
 
@@ -248,7 +253,7 @@ class IbCcState:
 
     __slots__ = ("clock", "p", "ccti", "pending")
 
-    def __init__(self, clock, params) -> None:
+    def __init__(self, clock: Clock, params: IbCcParams) -> None:
         self.clock = clock
         self.p = params
         self.ccti = 0
@@ -275,7 +280,7 @@ class IbCcFlow(Flow):
 
     __slots__ = ("cc",)
 
-    def __init__(self, *args, cc: IbCcState, **kwargs) -> None:
+    def __init__(self, *args: Any, cc: IbCcState, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.cc = cc
 
@@ -303,7 +308,7 @@ class TcpFlow(Flow):
     __slots__ = ("snd_una", "snd_nxt", "cwnd", "ssthresh", "dupacks", "recovery", "recover",
                  "srtt", "rttvar", "rto", "rto_deadline", "retx", "tcp")
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.tcp = self.engine.tcp_params
         self.snd_una = self.snd_nxt = 0

@@ -19,10 +19,16 @@ from __future__ import annotations
 
 from math import sqrt
 from random import Random
+from typing import TYPE_CHECKING
 
 from fabricstudio.model import DeviceKind
 from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.ports import Cell, Port
+
+if TYPE_CHECKING:
+    from fabricstudio.model import Device
+    from fabricstudio.model.devices import Switch as SwitchDevice
+    from fabricstudio.sim.engine.core import Engine
 
 
 def marked_packets(rng: Random, npkts: int, p: float) -> int:
@@ -44,7 +50,7 @@ def marked_packets(rng: Random, npkts: int, p: float) -> int:
 class Node:
     """Common part of switches and hosts."""
 
-    def __init__(self, engine, device_id: str) -> None:
+    def __init__(self, engine: Engine, device_id: str) -> None:
         self.engine = engine
         self.id = device_id
         self.clock = engine.clock
@@ -54,7 +60,7 @@ class Node:
 class Switch(Node):
     """Forwarding shared by all switch flavours."""
 
-    def __init__(self, engine, device, latency_s: float, index: int) -> None:
+    def __init__(self, engine: Engine, device: SwitchDevice, latency_s: float, index: int) -> None:
         super().__init__(engine, device.id)
         self.device = device
         self.latency = latency_s
@@ -107,6 +113,10 @@ class Switch(Node):
             if cell.mark < 0:
                 cell.mark = port.index
 
+    def receive(self, event: Call) -> None:
+        """A cell (``event.arg``) arrives (per flavour)."""
+        raise NotImplementedError
+
     def on_dequeue(self, cell: Cell, out: Port) -> None:
         """``cell`` leaves this switch by ``out``: release its buffer (per flavour)."""
         raise NotImplementedError
@@ -120,7 +130,7 @@ class Switch(Node):
 class RoceSwitch(Switch):
     """Lossless Ethernet switch: PFC with a dynamic-threshold shared buffer, ECN at dequeue."""
 
-    def __init__(self, engine, device, latency_s: float, index: int) -> None:
+    def __init__(self, engine: Engine, device: SwitchDevice, latency_s: float, index: int) -> None:
         super().__init__(engine, device, latency_s, index)
         settings = engine.fabric.pfc
         self.pfc = settings.enabled
@@ -235,7 +245,7 @@ class EthernetSwitch(Switch):
 class IbSwitch(Switch):
     """InfiniBand switch: credit-based, never drops; optional FECN marking."""
 
-    def __init__(self, engine, device, latency_s: float, index: int) -> None:
+    def __init__(self, engine: Engine, device: SwitchDevice, latency_s: float, index: int) -> None:
         super().__init__(engine, device, latency_s, index)
         self.credit_delay = engine.fabric.infiniband.credit_processing_ns * 1e-9
         self.fecn = engine.ib_cc
@@ -266,7 +276,7 @@ class IbSwitch(Switch):
 class Host(Node):
     """A server: its NIC ports send flows' cells; arriving cells are delivered to flows."""
 
-    def __init__(self, engine, device) -> None:
+    def __init__(self, engine: Engine, device: Device) -> None:
         super().__init__(engine, device.id)
         self.device = device
         self.credit_delay = engine.fabric.infiniband.credit_processing_ns * 1e-9

@@ -285,7 +285,7 @@ class NicPort(Port):
     __slots__ = ("flows", "wake_at")
     pulls = True
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.flows: deque[Flow] = deque()
         self.wake_at = INF
