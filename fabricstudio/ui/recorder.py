@@ -144,7 +144,7 @@ class _RunScene:
             self.overlay.apply_frame(window_frame(stream, max(first, index - MAX_SPAN + 1),
                                                   index))
             self.index = index
-        self.rings.show_frame(index, done=t > self.record.end_s + stream.sample_period_s / 2)
+        self.rings.show_frame(index, done=t >= self.record.end_s)  # (its last frame: over)
 
     def design_rect(self) -> QRectF:
         rect = QRectF()

@@ -108,7 +108,7 @@ class RunPane(QGraphicsView):
         if not len(stream):
             return
         index = stream.index_at(t)
-        over = t > self.record.end_s + stream.sample_period_s / 2
+        over = t >= self.record.end_s  # its last frame ends after its last transfer
         if index == self.shown_index and over == self._over:
             return
         self._over = over

@@ -151,6 +151,8 @@ def test_a_story_steps_with_arrow_keys_through_runs_and_side_by_side(qtbot, wind
     assert [p.record.label for p in side.panes] == ["InfiniBand", "Lossy Ethernet"]
     assert side.banner_text() == "Both"
     assert side.display_time == pytest.approx(side.end_s)
+    for pane in side.panes:  # the runs are over at the end, the longest too
+        assert (pane.rings.states == GpuState.IDLE).all(), pane.record.label
     sim.presenter.handle_key(Qt.Key.Key_Left)
     assert not sim.stage.showing_side_by_side and player.index == 1
     step = player.current_step()
