@@ -8,12 +8,10 @@ from fabricstudio.interop.exporters import air, drawio
 from fabricstudio.interop.naming import ROLE_NAMES
 from fabricstudio.model import DeviceKind
 from fabricstudio.model.devices import DEVICE_CLASSES
-from fabricstudio.model.groups import DEFAULT_U_HEIGHT
 from fabricstudio.topology.analysis import bom
 
 TABLES = {
     "model.devices.DEVICE_CLASSES": DEVICE_CLASSES,
-    "model.groups.DEFAULT_U_HEIGHT": DEFAULT_U_HEIGHT,
     "topology.analysis.bom._ROLE": bom._ROLE,
     "interop.naming.ROLE_NAMES": ROLE_NAMES,
     "interop.exporters.drawio.SHAPES": drawio.SHAPES,
