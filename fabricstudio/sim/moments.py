@@ -128,6 +128,25 @@ def _phase_captions(workloads: Sequence[Any], design: Any) -> list[Caption]:
     return out
 
 
+def _llm_captions(workload: Any) -> list[Caption]:
+    """The iteration starts (model and parallelism); each iteration ends (with the same
+    iteration's time on an ideal network)."""
+    if workload.start_s is None:
+        return []
+    plan = workload.plan
+    grid = f"TP {plan.tp} x PP {plan.pp} x DP {plan.dp}" + (
+        f" x CP {plan.cp}" if plan.cp > 1 else "")
+    out = [Caption(workload.start_s, f"{plan.model.name} training starts: {grid} on "
+                   f"{plan.gpus:,} GPUs", "phase")]
+    t = workload.start_s
+    ideal = workload.ideal.time_s
+    for i, result in enumerate(workload.results):
+        t += result.time_s
+        out.append(Caption(t, f"Iteration {i + 1} done in {_ms(result.time_s)} (an ideal "
+                           f"network: {_ms(ideal)})", "step"))
+    return out
+
+
 def _training_captions(workload: Any) -> list[Caption]:
     ranks = len(workload.allreduce.ranks)
     compute = workload.spec.compute_s
@@ -145,28 +164,6 @@ def _training_captions(workload: Any) -> list[Caption]:
             busy = compute / (ended - began) if ended > began else 1.0
             out.append(Caption(ended, f"Step {i} done in {_ms(ended - began)}: the GPUs "
                                f"computed {100 * busy:.0f}% of it", "step"))
-    return out
-
-
-def _llm_captions(workload: Any) -> list[Caption]:
-    """An LLM training run: the plan at its start, each iteration's time and GPU share, and
-    what the same iteration takes on an ideal network."""
-    if workload.start_s is None:
-        return []
-    plan = workload.plan
-    shape = " x ".join(f"{name} {value}" for name, value in (
-        ("TP", plan.tp), ("PP", plan.pp), ("DP", plan.dp), ("EP", plan.ep), ("CP", plan.cp))
-        if value > 1 or name == "DP")
-    out = [Caption(workload.start_s, f"{plan.model.name} trains on {plan.gpus} GPUs ({shape}, "
-                   f"{plan.micro_batches} micro-batches)", "phase")]
-    ideal = workload.ideal.time_s
-    for i, (iteration, result) in enumerate(zip(workload.iterations_run, workload.results,
-                                                strict=False), start=1):
-        began = min(ledger.start for ledger in iteration.ledgers.values())
-        out.append(Caption(began + result.time_s, f"Iteration {i} done in "
-                           f"{_ms(result.time_s)}: the GPUs computed "
-                           f"{100 * result.utilisation:.0f}% of it ({_ms(ideal)} on an ideal "
-                           "network)", "step"))
     return out
 
 

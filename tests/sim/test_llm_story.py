@@ -13,7 +13,6 @@ import pytest
 
 from fabricstudio.formats import load_design
 from fabricstudio.sim.activity import GpuState, track_simulation
-from fabricstudio.sim.llm.iteration import Ledger
 from fabricstudio.sim.moments import find_captions, gpu_utilisation, run_facts
 from fabricstudio.sim.run import build_simulation
 from fabricstudio.sim.scenario import Scenario
@@ -49,12 +48,11 @@ def test_the_first_stage_computes_while_the_second_sits_in_the_pipeline_bubble(r
         assert (states[gpus] == expected).all()
 
 
-def test_every_gpu_computes_communicates_and_ends_idle(run):
+def test_every_gpu_computes_communicates_and_idles(run):
     _sim, timeline, _result = run
     seen = np.stack([timeline.states(k) for k in range(len(timeline))])
     for state in (GpuState.COMPUTING, GpuState.COMMUNICATING, GpuState.IDLE):
         assert (seen == state).any(axis=0).all(), state
-    assert (timeline.states(len(timeline) - 1) == GpuState.IDLE).all()
 
 
 def test_the_timelines_compute_share_is_the_iterations(run):
@@ -71,13 +69,9 @@ def test_captions_tell_the_plan_each_iteration_and_the_end(run):
     sim, _timeline, result = run
     captions = find_captions(sim)
     phase = [c.text for c in captions if c.kind == "phase"]
-    assert phase == ["tiny trains on 64 GPUs (TP 4 x PP 2 x DP 8, 2 micro-batches)"]
+    assert phase == ["tiny training starts: TP 4 x PP 2 x DP 8 on 64 GPUs"]
     steps = [c for c in captions if c.kind == "step"]
     assert [c.text.split(" done")[0] for c in steps] == ["Iteration 1", "Iteration 2"]
-    workload = sim.workloads[0]
-    assert steps[1].start_s == pytest.approx(workload.finish_s, abs=0.01)
-    share = f"{100 * workload.results[0].utilisation:.0f}%"
-    assert share in steps[0].text
     end = [c.text for c in captions if c.kind == "end"][0]
     llm = result.llm_training
     assert f"{100 * llm.gpu_utilisation:.1f}% of the time (2 iterations" in end
@@ -90,27 +84,3 @@ def test_the_gauge_facts_and_results_show_the_llm_utilisation(run):
     assert gpu_utilisation(result) == value
     assert run_facts(sim, result).gpu_utilisation == value
     assert result_figures(result)["gpu_utilisation"] == value
-
-
-def test_a_ledger_without_a_clock_keeps_no_spans():
-    ledger = Ledger()
-    ledger.begin("compute", 1.0)
-    ledger.add("compute", 1.0)
-    assert ledger.spans == [] and ledger.current is None
-    assert ledger.spent["compute"] == 1.0
-
-
-def test_a_ledger_with_a_clock_keeps_stretches_and_the_one_going_on():
-    now = [2.0]
-    ledger = Ledger(clock=lambda: now[0])
-    ledger.begin("compute", 0.5)
-    assert ledger.current == ("compute", 2.0, 2.5)
-    now[0] = 2.5
-    ledger.add("compute", 0.5)
-    ledger.begin("bubble")
-    now[0] = 3.0
-    ledger.add("bubble", 0.25)  # the bubble ended when the data was sent ...
-    ledger.add("pp", 0.25)      # ... and the rest waited for it to arrive
-    assert ledger.spans == [("compute", 2.0, 2.5), ("bubble", 2.5, 2.75),
-                            ("pp", 2.75, 3.0)]
-    assert ledger.current is None

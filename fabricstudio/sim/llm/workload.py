@@ -16,9 +16,6 @@ from fabricstudio.sim.scenario import LlmTrainingSpec
 from fabricstudio.sim.workloads.addresses import group_by_server, server_of
 from fabricstudio.sim.workloads.base import Activity, Workload, WorkloadContext
 
-#: Ledger kinds as GPU activity (the rest is network communication).
-_ACTIVITY = {"compute": "compute", "tp": "nvlink"}
-
 
 def ideal_iteration(plan: LlmPlan, design: Any) -> IterationResult:
     """One iteration with every transfer between servers instantaneous (own clock)."""
@@ -48,11 +45,8 @@ class LlmTraining(Workload):
         self.duration_hint_s = spec.iterations * self.ideal.time_s
         self._count_work()
         self._net: FabricNetwork | None = None
-        #: The iterations run so far (their ledgers' spans are the GPUs' activity).
-        self.iterations_run: list[Iteration] = []
-        self._activity: list[Activity] = []
-        self._spans_seen: dict[tuple[int, tuple[int, int, int]], int] = {}
-        self._gpus: dict[tuple[int, int, int], tuple[str, ...]] = {}
+        #: The iterations run on the fabric so far (their ledgers' spans: GPU states).
+        self.iterations: list[Iteration] = []
 
     # ------------------------------------------------------------------ estimates
     def _count_work(self) -> None:
@@ -107,35 +101,24 @@ class LlmTraining(Workload):
             self._net = FabricNetwork(engine, plan.nvlink_bps, self.tag, plan.spec.algorithm,
                                       plan.gpu.nvls)
             iteration = Iteration(plan, self._net, record_spans=True)
-            self.iterations_run.append(iteration)
+            self.iterations.append(iteration)
             result = yield iteration.run()
             self.results.append(result)
             self.done_bytes += self.network_bytes // self.spec.iterations
         self.finish_s = env.now
 
     def activity(self) -> list[Activity]:
-        """What each tensor-parallel group's GPUs do, from the iterations' ledgers: compute,
-        exposed tensor-parallel all-reduces (NVLink) and network communication (pipeline
-        sends, data-, expert- and context-parallel exchanges), finished stretches and the ones
-        going on; pipeline bubbles are idle."""
+        """Each process's tensor-parallel GPUs computing, or communicating (tensor-parallel
+        all-reduces, waits for a pipeline transfer, data-, expert- and context-parallel
+        collectives), so far; pipeline bubbles are idle time."""
         plan = self.plan
-        going_on = []
-        for number, iteration in enumerate(self.iterations_run):
-            for key, ledger in iteration.ledgers.items():
-                gpus = self._gpus.get(key)
-                if gpus is None:
-                    gpus = self._gpus[key] = tuple(plan.address(*key, t)
-                                                   for t in range(plan.tp))
-                seen = self._spans_seen.get((number, key), 0)
-                for kind, start, end in ledger.spans[seen:]:
-                    if kind != "bubble":
-                        self._activity.append(Activity(gpus, _ACTIVITY.get(kind, "comm"),
-                                                       start, end))
-                self._spans_seen[(number, key)] = len(ledger.spans)
-                if ledger.current is not None and ledger.current[0] != "bubble":
-                    kind, start, until = ledger.current
-                    going_on.append(Activity(gpus, _ACTIVITY.get(kind, "comm"), start, until))
-        return self._activity + going_on
+        out = []
+        for iteration in self.iterations:
+            for (p, d, c), ledger in list(iteration.ledgers.items()):
+                gpus = tuple(plan.address(p, d, c, t) for t in range(plan.tp))
+                for kind, start, end in _merged(ledger.spans):
+                    out.append(Activity(gpus, kind, start, end))
+        return out
 
     # ------------------------------------------------------------------ reporting
     def summary(self) -> dict[str, Any] | None:
@@ -194,3 +177,19 @@ class LlmTraining(Workload):
         out = super().report()
         out["llm_training"] = self.summary()
         return out
+
+
+def _merged(spans: list[list[Any]]) -> list[tuple[str, float, float | None]]:
+    """Ledger spans as activity kinds ("compute", "nvlink" or "comm"), touching spans of one kind
+    joined (an open span, end None, stays last)."""
+    out: list[tuple[str, float, float | None]] = []
+    for kind, start, end in sorted(spans, key=lambda span: span[1]):
+        # a tensor-parallel all-reduce is a fixed NVLink time the engine does not carry
+        kind = {"compute": "compute", "tp": "nvlink"}.get(kind, "comm")
+        last = out[-1] if out else None
+        if (last is not None and last[0] == kind and last[2] is not None
+                and start <= last[2] + 1e-12):
+            out[-1] = (kind, last[1], None if end is None else max(last[2], end))
+        else:
+            out.append((kind, start, end))
+    return out
