@@ -35,8 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="frames per second (default 30 for MP4, 10 for GIF)")
     group.add_argument("--seconds", type=positive_float, metavar="N",
                        help="length of the video (default 20; a story: its steps' hold times)")
-    group.add_argument("--width", type=int, metavar="PX",
-                       help="video width in pixels, 16:9 (default 1280 for MP4, 960 for GIF)")
+    # --width (the video's width, 16:9; default 1280 for MP4, 960 for GIF) is export's own
+    # option, shared with the PNG.
 
 
 def wanted(args: argparse.Namespace) -> bool:
