@@ -26,7 +26,7 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
 
 from fabricstudio.model import Technology, units
-from fabricstudio.sim.scenario import Routing
+from fabricstudio.sim.engine.config import Routing
 
 RESULT_FORMAT: Final = "fabricstudio-result"
 RESULT_VERSION: Final = 1
