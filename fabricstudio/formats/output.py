@@ -164,9 +164,7 @@ def remove_stale_temp_files(path: PathLike) -> list[Path]:
             age = now - temp.lstat().st_mtime
         except OSError:
             continue
-        if pid == os.getpid() and age < STALE_AFTER_S:
-            continue
-        if pid is not None and _alive(pid) and age < STALE_AFTER_S:
+        if not is_stale(pid, age):
             continue
         try:
             temp.unlink()
@@ -174,6 +172,17 @@ def remove_stale_temp_files(path: PathLike) -> list[Path]:
         except OSError:
             pass
     return removed
+
+
+def is_stale(pid: int | None, age_s: float) -> bool:
+    """True when a temporary file or folder made by process ``pid`` ``age_s`` seconds ago
+    belongs to a run that crashed: its process is gone (this one never is), or it is older
+    than :data:`STALE_AFTER_S` (the process id may be in use again)."""
+    if age_s >= STALE_AFTER_S:
+        return True
+    if pid is None or pid == os.getpid():
+        return False
+    return not _alive(pid)
 
 
 # ------------------------------------------------------------------------ checks

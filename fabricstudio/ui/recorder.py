@@ -13,6 +13,9 @@ Files are written through the safe output writer.
 from __future__ import annotations
 
 import io
+import os
+import re
+import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -23,7 +26,7 @@ import numpy as np
 from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QImage, QPainter
 
-from fabricstudio.formats.output import write_output
+from fabricstudio.formats.output import is_stale, write_output
 from fabricstudio.formats.story import ObjectsCamera, RectangleCamera, Story
 from fabricstudio.sim.moments import caption_at
 from fabricstudio.sim.recorded import RecordedRun
@@ -382,12 +385,43 @@ def _gif(images: Iterator[np.ndarray], fps: float) -> bytes:
     return out.getvalue()
 
 
+#: Temporary folders of the MP4 encoder: ``fabricstudio-video-<pid>-<random>`` in the
+#: system's temporary folder (ffmpeg needs a seekable file for ``+faststart``).
+VIDEO_TEMP_PREFIX = "fabricstudio-video-"
+
+
+def remove_stale_video_folders(parent: str | None = None) -> list[str]:
+    """Remove the MP4 encoder's temporary folders left by recordings that crashed (their
+    process is gone, or they are a day old); returns those removed."""
+    parent = parent or tempfile.gettempdir()
+    pattern = re.compile(re.escape(VIDEO_TEMP_PREFIX) + r"(\d+)-")
+    removed = []
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return removed
+    now = time.time()
+    for entry in entries:
+        match = pattern.match(entry.name)
+        if match is None or not entry.is_dir(follow_symlinks=False):
+            continue
+        try:
+            age = now - entry.stat(follow_symlinks=False).st_mtime
+        except OSError:
+            continue
+        if is_stale(int(match.group(1)), age):
+            shutil.rmtree(entry.path, ignore_errors=True)
+            removed.append(entry.path)
+    return removed
+
+
 def _mp4(images: Iterator[np.ndarray], renderer: FrameRenderer, fps: float) -> bytes:
     try:
         import imageio_ffmpeg
     except ImportError as exc:  # pragma: no cover - a dependency
         raise RecordingError(f"MP4 needs imageio-ffmpeg ({exc})") from None
-    with tempfile.TemporaryDirectory(prefix="fabricstudio-video-") as folder:
+    remove_stale_video_folders()
+    with tempfile.TemporaryDirectory(prefix=f"{VIDEO_TEMP_PREFIX}{os.getpid()}-") as folder:
         target = str(Path(folder) / "video.mp4")
         writer = imageio_ffmpeg.write_frames(
             target, (renderer.width, renderer.height), fps=fps, codec="libx264",

@@ -416,3 +416,21 @@ def test_gui_export_to_another_format_onto_the_open_design_is_refused(qtbot, tmp
     window.interop.export_actions["graphml"].trigger()
     assert shown and "is the input file" in shown[0]
     assert design.read_bytes() == TINY.read_bytes()
+
+
+def test_stale_video_folders_of_crashed_recordings_are_removed(tmp_path):
+    from fabricstudio.ui.recorder import VIDEO_TEMP_PREFIX, remove_stale_video_folders
+
+    crashed = tmp_path / f"{VIDEO_TEMP_PREFIX}{_dead_pid()}-abc"
+    running = tmp_path / f"{VIDEO_TEMP_PREFIX}{os.getppid()}-def"
+    ancient = tmp_path / f"{VIDEO_TEMP_PREFIX}{os.getppid()}-ghi"
+    mine = tmp_path / f"{VIDEO_TEMP_PREFIX}{os.getpid()}-jkl"
+    other = tmp_path / "fabricstudio-videos-of-mine"
+    for folder in (crashed, running, ancient, mine, other):
+        folder.mkdir()
+        (folder / "video.mp4").write_bytes(b"partial")
+    day_old = time.time() - 2 * 24 * 3600
+    os.utime(ancient, (day_old, day_old))
+    removed = remove_stale_video_folders(str(tmp_path))
+    assert sorted(removed) == sorted([str(crashed), str(ancient)])
+    assert _only(tmp_path) == sorted(p.name for p in (running, mine, other))
