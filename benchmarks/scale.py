@@ -57,6 +57,9 @@ def measure(gpus: int, case: str, engine: str, size: int) -> dict[str, Any]:
     wall1 = time.perf_counter()
     result = sim.run()
     wall2, cpu2 = time.perf_counter(), time.process_time()
+    unfinished = [w for w in result.warnings if "unfinished" in w]
+    if unfinished:
+        out["unfinished"] = unfinished[0]
     if case == "ring":
         c = result.collective
         assert c is not None
@@ -104,6 +107,11 @@ def main() -> None:
                     continue
                 if "refused" in r:
                     print(f"{case:>4} {engine:>6} {gpus:>6} refused: {r['refused'][:150]}")
+                    continue
+                if r.get("sim_s") is None:
+                    print(f"{case:>4} {engine:>6} {gpus:>6} {r.get('unfinished', 'no result')}"
+                          f" (run {r['run_s']:.1f}s, cpu {r['cpu_s']:.1f}s, "
+                          f"peak {r['peak_mb']:.0f} MB)")
                     continue
                 growth = (f"{r['cpu_s'] / previous[1]:.1f}x/{gpus / previous[0]:.0f}x"
                           if previous else "")

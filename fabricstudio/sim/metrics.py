@@ -161,7 +161,7 @@ class MetricStream:
 
     def __init__(self, links: tuple[DirectedLink, ...], sample_period_s: float,
                  fabric: FabricSettings | None = None,
-                 fields: tuple[str, ...] | None = None) -> None:
+                 fields: tuple[str, ...] | None = None, engine: str = "cell") -> None:
         self.links = links
         self.sample_period_s = sample_period_s
         #: The fabric settings the run used (after its overrides): views scale by these, not
@@ -170,6 +170,10 @@ class MetricStream:
         #: Per-link fields this stream records (None = all); the others read as zeros
         #: (the flow-level engine records utilisation only: a 32k-GPU fabric has 200k links).
         self.fields = tuple(LINK_FIELDS) if fields is None else fields
+        #: The engine that records it ("cell" or "flow") and why it was chosen (the reason is
+        #: set by sim.run.build_simulation; views say what a flow-level run leaves out).
+        self.engine = engine
+        self.engine_reason = ""
         self._lock = threading.Lock()
         self._times = np.zeros(64, dtype=np.float64)
         self._columns: dict[str, np.ndarray] = {

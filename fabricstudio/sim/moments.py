@@ -112,6 +112,8 @@ def _phase_captions(workloads: Sequence[Any], design: Any) -> list[Caption]:
             out += _training_captions(workload)
         elif kind == "incast":
             out += _burst_captions(workload, design)
+        elif kind == "llm_training":
+            out += _llm_captions(workload)
         elif hasattr(workload, "runs") and workload.start_s is not None:
             name = kind.replace("_", "-")
             ranks = len(getattr(workload, "ranks", ()))
@@ -123,6 +125,25 @@ def _phase_captions(workloads: Sequence[Any], design: Any) -> list[Caption]:
         elif workload.start_s is not None:
             out.append(Caption(workload.start_s, f"{kind.replace('_', ' ').capitalize()} "
                                f"starts ({_size(workload.planned_bytes)})", "phase"))
+    return out
+
+
+def _llm_captions(workload: Any) -> list[Caption]:
+    """The iteration starts (model and parallelism); each iteration ends (with the same
+    iteration's time on an ideal network)."""
+    if workload.start_s is None:
+        return []
+    plan = workload.plan
+    grid = f"TP {plan.tp} x PP {plan.pp} x DP {plan.dp}" + (
+        f" x CP {plan.cp}" if plan.cp > 1 else "")
+    out = [Caption(workload.start_s, f"{plan.model.name} training starts: {grid} on "
+                   f"{plan.gpus:,} GPUs", "phase")]
+    t = workload.start_s
+    ideal = workload.ideal.time_s
+    for i, result in enumerate(workload.results):
+        t += result.time_s
+        out.append(Caption(t, f"Iteration {i + 1} done in {_ms(result.time_s)} (an ideal "
+                           f"network: {_ms(ideal)})", "step"))
     return out
 
 

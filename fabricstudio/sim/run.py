@@ -377,6 +377,7 @@ def build_simulation(design: Design, scenario: Scenario,
     ctx.engine = engine
     info = {"kind": kind, "requested": scenario.engine, "reason": reason,
             "estimate": work.as_dict()}
+    engine.stream.engine_reason = reason
     sim: Simulation
     if region is not None:
         from fabricstudio.sim.focus import FocusedSimulation

@@ -117,7 +117,7 @@ class FlowEngine:
         self.links = self.net.directed
         self.capacity = self.net.capacity
         self.stream = MetricStream(tuple(self.net.directed), self._sample_period(), fabric,
-                                   fields=("utilisation",))
+                                   fields=("utilisation",), engine="flow")
         self.flows = FlowLog()
         self.config_warnings: list[str] = []
         self.nvlink_bytes = 0

@@ -39,15 +39,34 @@ KINDS = ("compute", "bubble", "tp", "pp", "dp", "ep", "cp")
 
 @dataclass
 class Ledger:
-    """Seconds a process spent per kind (``compute`` = busy GPUs)."""
+    """Seconds a process spent per kind (``compute`` = busy GPUs).  With a ``clock`` it also
+    keeps ``spans``, [kind, start, end] of its compute and communication as they begin (end
+    None while open), for the live view's GPU states: these must be known when a frame is
+    classified, not only once the span is over."""
 
     spent: dict[str, float] = field(default_factory=lambda: dict.fromkeys(KINDS, 0.0))
     start: float = 0.0
     end: float = 0.0
+    clock: Callable[[], float] | None = None
+    spans: list[list[Any]] = field(default_factory=list)
 
     def add(self, kind: str, seconds: float) -> None:
         if seconds > 0:
             self.spent[kind] += seconds
+
+    def open(self, kind: str, start: float | None = None, end: float | None = None
+             ) -> int | None:
+        """Record a span beginning at ``start`` (default now); returns its index for
+        :meth:`close` (None when not recording)."""
+        if self.clock is None:
+            return None
+        self.spans.append([kind, self.clock() if start is None else start, end])
+        return len(self.spans) - 1
+
+    def close(self, index: int | None) -> None:
+        """End an open span now."""
+        if index is not None and self.clock is not None:
+            self.spans[index][2] = self.clock()
 
 
 class _Rendezvous:
@@ -73,11 +92,13 @@ class _Rendezvous:
 class _Slot:
     """A pipeline transfer: when its sender started it, and its arrival."""
 
-    __slots__ = ("sent_at", "arrived")
+    __slots__ = ("sent_at", "arrived", "waiting")
 
     def __init__(self, env: simpy.Environment) -> None:
         self.sent_at: float | None = None
         self.arrived = env.event()
+        #: The receiver's ledger while it waits before the transfer began (its bubble).
+        self.waiting: Ledger | None = None
 
 
 @dataclass
@@ -92,10 +113,12 @@ class IterationResult:
 class Iteration:
     """Runs one iteration of ``plan`` on ``net`` (a Fabric- or IdealNetwork)."""
 
-    def __init__(self, plan: LlmPlan, net: Any) -> None:
+    def __init__(self, plan: LlmPlan, net: Any, record_spans: bool = False) -> None:
         self.plan = plan
         self.net = net
         self.env: simpy.Environment = net.env
+        #: Ledgers keep their spans (the live view's GPU states read them).
+        self.record_spans = record_spans
         self._slots: dict[tuple[Any, ...], _Slot] = {}
         self._meetings: dict[tuple[Any, ...], _Rendezvous] = {}
         self.ledgers: dict[tuple[int, int, int], Ledger] = {}
@@ -121,7 +144,9 @@ class Iteration:
         for p in range(plan.pp):
             for d in range(plan.dp):
                 for c in range(plan.cp):
-                    ledger = self.ledgers[(p, d, c)] = Ledger(start=self.env.now)
+                    ledger = self.ledgers[(p, d, c)] = Ledger(
+                        start=self.env.now,
+                        clock=(lambda: self.env.now) if self.record_spans else None)
                     procs.append(self.env.process(self._stage(p, d, c, ledger)))
         return self.env.process(self._collect(procs))
 
@@ -153,7 +178,9 @@ class Iteration:
         if dp_wait is None:
             dp_wait = self._gradients(p, d, c)
         began = self.env.now
+        span = led.open("dp")
         yield dp_wait
+        led.close(span)
         led.add("dp", self.env.now - began)
         hidden = yield from self._weights(p, led)
         led.end = self.env.now - hidden
@@ -161,7 +188,15 @@ class Iteration:
     def _receive(self, key: tuple[Any, ...], led: Ledger) -> Any:
         slot = self._slot(key)
         began = self.env.now
+        if slot.sent_at is None:
+            slot.waiting = led  # a bubble until the sender starts the transfer
+        span = led.open("pp") if slot.sent_at is not None else None
         yield slot.arrived
+        if slot.waiting is led:  # the transfer arrived the instant it was sent
+            slot.waiting = None
+        elif span is None and led.spans:
+            span = len(led.spans) - 1  # opened by _send
+        led.close(span)
         now = self.env.now
         sent = slot.sent_at if slot.sent_at is not None else began
         led.add("bubble", min(sent, now) - began)
@@ -170,6 +205,9 @@ class Iteration:
     def _send(self, key: tuple[Any, ...], pairs: list[tuple[str, str]]) -> None:
         slot = self._slot(key)
         slot.sent_at = self.env.now
+        if slot.waiting is not None:
+            slot.waiting.open("pp")
+            slot.waiting = None
         event = self.net.p2p(pairs, self.plan.stages[0].pp_bytes)
         event.callbacks.append(lambda _e: slot.arrived.succeed())
 
@@ -205,6 +243,7 @@ class Iteration:
         cost = plan.stages[p]
         env = self.env
         hidden = cost.attention_s if plan.cp > 1 else 0.0
+        led.open("compute", env.now, env.now + compute_s)
         yield env.timeout(compute_s - hidden)
         if plan.cp > 1:  # K/V exchange of the context-parallel ring under the attention
             began = env.now
@@ -216,11 +255,14 @@ class Iteration:
             led.add("cp", env.now - began - hidden)
         led.add("compute", compute_s)
         if tp_s > 0:
+            led.open("tp", env.now, env.now + tp_s)
             yield env.timeout(tp_s)
             led.add("tp", tp_s)
         if cost.ep_bytes > 0:
             began = env.now
+            span = led.open("ep")
             yield self._experts(p, d, c, i, kind)
+            led.close(span)
             led.add("ep", env.now - began)
 
     def _experts(self, p: int, d: int, c: int, i: int, kind: str) -> simpy.Event:
@@ -265,9 +307,11 @@ class Iteration:
             return 0.0
         size = f.dp_param_bytes(plan.stages[p].params_per_gpu)
         began = self.env.now
+        span = led.open("dp")
         yield self._meet(("weights", p), members, lambda: self.env.all_of(
             [self.net.collective("all_gather", self._group(p, t), size)
              for t in range(plan.tp)]))
+        led.close(span)
         took = self.env.now - began
         hidden = min(took, plan.stages[p].forward_s if plan.spec.overlap_param_gather else 0.0)
         led.add("dp", took - hidden)
@@ -288,5 +332,7 @@ class Iteration:
     def _finish_zero3(self, gather: simpy.Event | None, led: Ledger) -> Any:
         if gather is not None:
             began = self.env.now
+            span = led.open("dp")
             yield gather
+            led.close(span)
             led.add("dp", self.env.now - began)

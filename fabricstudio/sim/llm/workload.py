@@ -14,7 +14,7 @@ from fabricstudio.sim.llm.network import FabricNetwork, IdealNetwork
 from fabricstudio.sim.llm.plan import LlmPlan, make_plan
 from fabricstudio.sim.scenario import LlmTrainingSpec
 from fabricstudio.sim.workloads.addresses import group_by_server, server_of
-from fabricstudio.sim.workloads.base import Workload, WorkloadContext
+from fabricstudio.sim.workloads.base import Activity, Workload, WorkloadContext
 
 
 def ideal_iteration(plan: LlmPlan, design: Any) -> IterationResult:
@@ -45,6 +45,8 @@ class LlmTraining(Workload):
         self.duration_hint_s = spec.iterations * self.ideal.time_s
         self._count_work()
         self._net: FabricNetwork | None = None
+        #: The iterations run on the fabric so far (their ledgers' spans: GPU states).
+        self.iterations: list[Iteration] = []
 
     # ------------------------------------------------------------------ estimates
     def _count_work(self) -> None:
@@ -98,10 +100,25 @@ class LlmTraining(Workload):
         for _ in range(self.spec.iterations):
             self._net = FabricNetwork(engine, plan.nvlink_bps, self.tag, plan.spec.algorithm,
                                       plan.gpu.nvls)
-            result = yield Iteration(plan, self._net).run()
+            iteration = Iteration(plan, self._net, record_spans=True)
+            self.iterations.append(iteration)
+            result = yield iteration.run()
             self.results.append(result)
             self.done_bytes += self.network_bytes // self.spec.iterations
         self.finish_s = env.now
+
+    def activity(self) -> list[Activity]:
+        """Each process's tensor-parallel GPUs computing, or communicating (tensor-parallel
+        all-reduces, waits for a pipeline transfer, data-, expert- and context-parallel
+        collectives), so far; pipeline bubbles are idle time."""
+        plan = self.plan
+        out = []
+        for iteration in self.iterations:
+            for (p, d, c), ledger in list(iteration.ledgers.items()):
+                gpus = tuple(plan.address(p, d, c, t) for t in range(plan.tp))
+                for kind, start, end in _merged(ledger.spans):
+                    out.append(Activity(gpus, kind, start, end))
+        return out
 
     # ------------------------------------------------------------------ reporting
     def summary(self) -> dict[str, Any] | None:
@@ -160,3 +177,18 @@ class LlmTraining(Workload):
         out = super().report()
         out["llm_training"] = self.summary()
         return out
+
+
+def _merged(spans: list[list[Any]]) -> list[tuple[str, float, float | None]]:
+    """Ledger spans as activity kinds ("compute" or "comm"), touching spans of one kind
+    joined (an open span, end None, stays last)."""
+    out: list[tuple[str, float, float | None]] = []
+    for kind, start, end in sorted(spans, key=lambda span: span[1]):
+        kind = "compute" if kind == "compute" else "comm"
+        last = out[-1] if out else None
+        if (last is not None and last[0] == kind and last[2] is not None
+                and start <= last[2] + 1e-12):
+            out[-1] = (kind, last[1], None if end is None else max(last[2], end))
+        else:
+            out.append((kind, start, end))
+    return out

@@ -16,7 +16,12 @@ from PySide6.QtWidgets import (
 from fabricstudio.sim.export import write_metrics_csv
 from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.sim.result import Result
-from fabricstudio.ui.panels.results_summary import RESULT_FIGURES, figures, format_figure
+from fabricstudio.ui.panels.results_summary import (
+    NOT_AT_FLOW_LEVEL,
+    RESULT_FIGURES,
+    figures,
+    format_figure,
+)
 
 _EXTRA = (("paused_s", "Time senders were paused"), ("peak_queue_bytes", "Peak queue"))
 _FIRST = ("gpu_utilisation", "completion_time_s")
@@ -57,8 +62,11 @@ class ResultsPanel(QWidget):
         self.stream = stream
         self.title.setText(title)
         self.values = figures(result, stream)
+        flow = (result.engine.kind if result is not None else
+                stream.engine if stream is not None else "cell") == "flow"
         for r, key in enumerate(self._keys):
-            text = format_figure(key, self.values.get(key))
+            text = ("not modelled (flow level)" if flow and key in NOT_AT_FLOW_LEVEL
+                    else format_figure(key, self.values.get(key)))
             if self.table.item(r, 1).text() != text:
                 self.table.item(r, 1).setText(text)
         self.export_button.setEnabled(stream is not None and len(stream) > 0)

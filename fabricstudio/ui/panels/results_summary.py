@@ -35,23 +35,40 @@ RESULT_FIGURES = (
     ("pauses", "PFC PAUSE frames", ""),
     ("ecn_marks", "ECN marks", ""),
     ("cnps", "CNPs", ""),
+    ("engine", "Engine", ""),
+    ("hotspots", "Hotspots (flow level)", ""),
+    ("iteration_time_s", "LLM iteration", "s"),
+    ("mfu", "MFU", "%"),
+    ("network_tax", "Network tax", "%"),
 )
+
+
+#: Figures a flow-level run does not model (the Results panel says so rather than show 0).
+NOT_AT_FLOW_LEVEL = ("dropped", "retransmitted_bytes", "pauses", "ecn_marks", "cnps",
+                     "paused_s", "peak_queue_bytes")
 
 
 def result_figures(result: Result) -> dict[str, Any]:
     """key -> value of RESULT_FIGURES (and ``paused_s``) from a finished run's Result."""
     collective, training, totals = result.collective, result.training, result.totals
+    llm = result.llm_training
     return {
         "completion_time_s": result.completion_time_s,
         "algbw_gbps": collective.algbw_gbps if collective else None,
         "busbw_gbps": collective.busbw_gbps if collective else None,
-        "gpu_utilisation": training.gpu_utilisation if training else None,
+        "gpu_utilisation": (training.gpu_utilisation if training else
+                            llm.gpu_utilisation if llm else None),
         "dropped": totals.drops,
         "retransmitted_bytes": totals.retransmitted_bytes,
         "pauses": totals.pfc_pauses,
         "ecn_marks": totals.ecn_marks,
         "cnps": totals.cnps,
         "paused_s": totals.paused_time_s,
+        "engine": result.engine.kind,
+        "hotspots": result.hotspots.count if result.hotspots is not None else None,
+        "iteration_time_s": llm.iteration_time_s if llm else None,
+        "mfu": llm.mfu if llm else None,
+        "network_tax": llm.network_tax_fraction if llm else None,
     }
 
 
@@ -72,9 +89,11 @@ def format_figure(key: str, value: Any) -> str:
     """A figure as text with its unit ('-' when unknown)."""
     if value is None:
         return "-"
-    if key in ("completion_time_s", "paused_s"):
+    if key == "engine":
+        return {"cell": "cell level", "flow": "flow level"}.get(str(value), str(value))
+    if key in ("completion_time_s", "paused_s", "iteration_time_s"):
         return format_time(float(value))
-    if key == "gpu_utilisation":
+    if key in ("gpu_utilisation", "mfu", "network_tax"):
         return f"{100 * float(value):.1f}%"
     if key in ("algbw_gbps", "busbw_gbps"):
         return f"{float(value):.1f} Gb/s"

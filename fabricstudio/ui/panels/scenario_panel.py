@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFileDialog,
     QFormLayout,
+    QGroupBox,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -27,12 +28,84 @@ from PySide6.QtWidgets import (
 )
 
 from fabricstudio.model import Design, DeviceKind, Technology, format_validation_error
+from fabricstudio.sim.flow import NOT_MODELLED
+from fabricstudio.sim.llm.models import GPUS, MODELS
+from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.sim.request import WORKLOAD_LABELS, RunRequest, describe_workloads
-from fabricstudio.sim.scenario import ROUTINGS, Scenario, ScenarioError, load_scenario
+from fabricstudio.sim.scenario import (
+    ROUTINGS,
+    LlmTrainingSpec,
+    Scenario,
+    ScenarioError,
+    load_scenario,
+)
 from fabricstudio.ui.model_signals import ModelSignals
 
 _TECH_CHOICES = tuple((t.label, t) for t in Technology)
 _CELLS = (4096, 16384, 65536)
+#: (label, value) of the engine choice.
+_ENGINES = (("Auto: cell level when it fits", "auto"),
+            ("Cell level: queues, PFC, ECN, drops", "cell"),
+            ("Flow level: whole clusters", "flow"))
+AUTO_NOTE = ("Auto runs the cell engine when the run is predicted to take under a minute, "
+             "else the flow engine; the choice shows here when you run.")
+FLOW_NOTE = ("Flow level: link colours are max-min fair rates; " + ", ".join(NOT_MODELLED)
+             + " are not modelled (PFC and ECN markers stay hidden); links offered more "
+             "than their capacity are listed as hotspots.")
+
+
+class LlmForm(QGroupBox):
+    """Model and GPU presets, batch and parallelism of the LLM training workload."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__("LLM training", parent)
+        self.model = QComboBox()
+        for key, spec in MODELS.items():
+            self.model.addItem(spec.name, key)
+        self.model.setCurrentIndex(list(MODELS).index("llama3-70b"))
+        self.gpu = QComboBox()
+        for key, spec in GPUS.items():
+            self.gpu.addItem(spec.name, key)
+        self.gpu.setCurrentIndex(list(GPUS).index("h100"))
+        self.tp, self.pp, self.dp, self.ep, self.cp = (
+            QSpinBox(minimum=1, maximum=1024) for _ in range(5))
+        self.tp.setValue(8)
+        self.dp.setMinimum(0)
+        self.dp.setSpecialValueText("all GPUs left")
+        self.dp.setValue(0)
+        self.zero = QComboBox()
+        self.zero.addItems(["0", "1", "2", "3"])
+        self.zero.setCurrentIndex(1)
+        self.global_batch = QSpinBox(minimum=1, maximum=10_000_000, suffix=" seq")
+        self.global_batch.setValue(2048)
+        self.micro_batch = QSpinBox(minimum=1, maximum=65536, suffix=" seq")
+        self.seq_len = QSpinBox(minimum=16, maximum=4_194_304, suffix=" tokens")
+        self.seq_len.setValue(8192)
+        self.efficiency = QDoubleSpinBox(decimals=2, minimum=0.05, maximum=1.0, singleStep=0.05)
+        self.efficiency.setValue(0.6)
+        self.efficiency.setToolTip("Share of the GPU's BF16 peak the kernels reach while "
+                                   "computing (one factor for every operation)")
+        form = QFormLayout(self)
+        form.addRow("Model", self.model)
+        form.addRow("GPU", self.gpu)
+        for label, box in (("TP (tensor)", self.tp), ("PP (pipeline)", self.pp),
+                           ("DP (data)", self.dp), ("EP (experts)", self.ep),
+                           ("CP (context)", self.cp)):
+            form.addRow(label, box)
+        form.addRow("ZeRO stage", self.zero)
+        form.addRow("Global batch", self.global_batch)
+        form.addRow("Micro-batch", self.micro_batch)
+        form.addRow("Sequence", self.seq_len)
+        form.addRow("Compute efficiency", self.efficiency)
+
+    def spec(self) -> LlmTrainingSpec:
+        """The workload these fields describe."""
+        return LlmTrainingSpec(
+            type="llm_training", model=self.model.currentData(), gpu=self.gpu.currentData(),
+            tp=self.tp.value(), pp=self.pp.value(), dp=self.dp.value() or None,
+            ep=self.ep.value(), cp=self.cp.value(), zero=int(self.zero.currentText()),
+            global_batch=self.global_batch.value(), micro_batch=self.micro_batch.value(),
+            seq_len=self.seq_len.value(), compute_efficiency=self.efficiency.value())
 
 
 class ScenarioPanel(QWidget):
@@ -70,6 +143,15 @@ class ScenarioPanel(QWidget):
         self.routing = QComboBox()
         self.routing.addItems(list(ROUTINGS))
         self.routing.setToolTip("default: the technology's own (IB static, Ethernet ECMP)")
+        self.engine = QComboBox()
+        for label, value in _ENGINES:
+            self.engine.addItem(label, value)
+        self.engine.setToolTip("Cell level shows queues, PFC pauses, ECN marks and drops; flow "
+                               "level answers for whole clusters (thousands of GPUs)")
+        self.engine_note = QLabel(AUTO_NOTE)
+        self.engine_note.setWordWrap(True)
+        self.engine_note.setObjectName("engineNote")
+        self.llm = LlmForm()
         self.cell = QComboBox()
         for size in _CELLS:
             self.cell.addItem(f"{size // 1024} KiB", size)
@@ -108,12 +190,13 @@ class ScenarioPanel(QWidget):
         self._layout()
         self.technology.currentIndexChanged.connect(self._sync_enabled)
         self.workload.currentIndexChanged.connect(self._sync_enabled)
+        self.engine.currentIndexChanged.connect(self._sync_enabled)
         self.run_button.clicked.connect(self._on_run)
         self.stop_button.clicked.connect(self.stop_requested)
         self.compare_button.clicked.connect(self._on_compare)
         for signal in (self.workload.currentIndexChanged, self.size_mib.valueChanged,
                        self.compute_ms.valueChanged, self.stall_ms.valueChanged,
-                       self.ranks.currentIndexChanged):
+                       self.ranks.currentIndexChanged, self.llm.model.currentIndexChanged):
             signal.connect(self.clear_scenario)
         self._sync_enabled()
         self._show_scenario()
@@ -131,6 +214,8 @@ class ScenarioPanel(QWidget):
         form.addRow("Stall duration", self.stall_ms)
         form.addRow("Ranks", self.ranks)
         form.addRow("Routing", self.routing)
+        form.addRow("Engine", self.engine)
+        form.addRow("", self.engine_note)
         form.addRow("Cell size", self.cell)
         form.addRow("Seed", self.seed)
         form.addRow("Run", self.until_complete)
@@ -147,13 +232,35 @@ class ScenarioPanel(QWidget):
         outer.addWidget(self.scenario_info)
         outer.addWidget(self.use_fields_button)
         outer.addLayout(form)
+        outer.addWidget(self.llm)
         outer.addStretch(1)
 
     def _sync_enabled(self) -> None:
         self.dcqcn.setEnabled(self._technology() is Technology.ROCE)
-        self.compute_ms.setEnabled(self.workload.currentData() == "training")
-        self.stall_ms.setEnabled(self.workload.currentData() == "stall")
+        workload = self.workload.currentData()
+        self.compute_ms.setEnabled(workload == "training")
+        self.stall_ms.setEnabled(workload == "stall")
+        self.size_mib.setEnabled(workload != "llm_training")
+        self.llm.setVisible(workload == "llm_training")
+        self.cell.setEnabled(self.engine.currentData() != "flow")
         self.horizon_us.setEnabled(not self.until_complete.isChecked())
+        if self.engine.currentData() == "flow":
+            self.engine_note.setText(FLOW_NOTE)
+        elif self.engine.currentData() == "auto":
+            self.engine_note.setText(AUTO_NOTE)
+        else:
+            self.engine_note.setText("Cell level: packets move in cells through queues, PFC, "
+                                     "ECN/DCQCN and credits; big runs may be refused.")
+
+    def show_engine(self, stream: MetricStream | None) -> None:
+        """Say which engine a run uses and why (the automatic choice, once it is made)."""
+        if stream is None or not stream.engine_reason:
+            self._sync_enabled()
+            return
+        text = f"<b>This run:</b> {stream.engine_reason}"
+        if stream.engine == "flow":
+            text += "<br>" + FLOW_NOTE
+        self.engine_note.setText(text)
 
     def follow_design(self) -> None:
         """Show the design's technology and DCQCN setting (after they change in the design)."""
@@ -223,6 +330,7 @@ class ScenarioPanel(QWidget):
         if scenario.dcqcn is not None:
             self.dcqcn.setChecked(scenario.dcqcn)
         self.routing.setCurrentText(scenario.routing)
+        self.engine.setCurrentIndex(max(0, self.engine.findData(scenario.engine)))
         cell = self.cell.findData(int(scenario.cell_bytes))
         if cell < 0:
             self.cell.addItem(f"{scenario.cell_bytes / 1024:g} KiB", int(scenario.cell_bytes))
@@ -265,16 +373,20 @@ class ScenarioPanel(QWidget):
             ranks = self._selected_gpus()
             if len(ranks) < 2:
                 raise ValueError("Select at least two GPUs' servers, or choose 'All GPUs'")
-        return self._common_request().with_changes(
-            workload=self.workload.currentData(), size_bytes=round(self.size_mib.value() * 2**20),
-            compute_s=self.compute_ms.value() / 1000.0,
-            duration_s=self.stall_ms.value() / 1000.0, ranks=ranks)
+        changes = {"workload": self.workload.currentData(),
+                   "size_bytes": round(self.size_mib.value() * 2**20),
+                   "compute_s": self.compute_ms.value() / 1000.0,
+                   "duration_s": self.stall_ms.value() / 1000.0, "ranks": ranks}
+        if changes["workload"] == "llm_training":
+            changes["llm"] = self.llm.spec()
+        return self._common_request().with_changes(**changes)
 
     def _common_request(self) -> RunRequest:
         """Fabric and engine options (shared by field-built and loaded workloads)."""
         tech = self._technology()
         return RunRequest(technology=tech, dcqcn=self.dcqcn.isChecked() and
                           tech is Technology.ROCE, routing=self.routing.currentText(),
+                          engine=self.engine.currentData(),
                           cell_bytes=self.cell.currentData(), seed=self.seed.value(),
                           until_s=None if self.until_complete.isChecked()
                           else self.horizon_us.value() * 1e-6)

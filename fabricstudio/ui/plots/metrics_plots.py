@@ -116,8 +116,13 @@ class MetricsPlots(QWidget):
                     label.setText(label.text, color=text.name())
 
     def set_stream(self, stream: MetricStream | None) -> None:
-        """Chart another run (None clears)."""
+        """Chart another run (None clears); a flow-level run's queue and event charts say
+        that it does not model them."""
         self.stream = stream
+        flow = stream is not None and stream.engine == "flow"
+        for key, title in (("queue", "Queue depth"), ("events", "PAUSE / ECN / drops")):
+            text = f"{title}: not modelled at flow level" if flow else title
+            self.plots[key].setTitle(text, color=self._colours[1] or None)
         self._shown_count = -1
         self._chart_counts = dict.fromkeys(PLOT_KEYS, -1)
         self.flow_stats = FlowStats()

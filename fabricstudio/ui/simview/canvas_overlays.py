@@ -127,6 +127,8 @@ class SimLegend(_Floating):
         self.caption = ""
         self.collapsed = False
         self.gpus = True
+        #: A flow-level run is shown: its note replaces the event markers.
+        self.flow = False
         self.setCursor(Qt.CursorShape.PointingHandCursor)
         self.setToolTip("Click to fold or unfold the legend")
 
@@ -143,7 +145,7 @@ class SimLegend(_Floating):
             self.toggled.emit(collapsed)
 
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
-        width, height = legend_size(self.scale, self.collapsed, self.gpus)
+        width, height = legend_size(self.scale, self.collapsed, self.gpus, self.flow)
         return QSize(int(width) + 2, int(height) + 2)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:  # noqa: N802 - Qt override
@@ -155,10 +157,10 @@ class SimLegend(_Floating):
 
     def paintEvent(self, _event) -> None:  # noqa: N802 - Qt override
         painter = QPainter(self)
-        width, height = legend_size(self.scale, self.collapsed, self.gpus)
+        width, height = legend_size(self.scale, self.collapsed, self.gpus, self.flow)
         paint_legend(painter, QRectF(0.5, 0.5, width, height), self.caption,
                      dark=_dark(self.view), scale=self.scale, collapsed=self.collapsed,
-                     gpus=self.gpus)
+                     gpus=self.gpus, flow=self.flow)
         painter.end()
 
 
@@ -188,14 +190,16 @@ class CanvasOverlays(QObject):
         """The three floating widgets."""
         return (self.gauge, self.legend, self.caption)
 
-    def set_active(self, active: bool, gpus: bool = True) -> None:
+    def set_active(self, active: bool, gpus: bool = True, flow: bool = False) -> None:
         """Show the overlays (a run is shown) or hide them all; ``gpus`` says whether the run
-        knows its GPUs' states (the gauge and the GPU rows of the legend).  On a small canvas
-        the legend starts folded (unless the user unfolded it)."""
+        knows its GPUs' states (the gauge and the GPU rows of the legend), ``flow`` whether it
+        is a flow-level run (no event markers: the legend says so).  On a small canvas the
+        legend starts folded (unless the user unfolded it)."""
         if active and not self.active and not self.legend_chosen:
             self.legend.collapsed = self.view.viewport().width() < 1100 * self.scale
         self.active = active
         self.legend.gpus = gpus
+        self.legend.flow = flow
         self.view.legend_suppressed = active
         self.place()
         self.view.viewport().update()

@@ -227,7 +227,8 @@ class SimulationUi(QObject):
         t = c.overlay.frame_time
         label = c.request.label if c.request is not None else ""
         caption = moment_caption(t, label) if t is not None else label
-        return render_scene_image(self.window.scene, caption, legend=c.stream is not None)
+        return render_scene_image(self.window.scene, caption, legend=c.stream is not None,
+                                  flow=c.stream is not None and c.stream.engine == "flow")
 
     def export_moment_dialog(self) -> None:
         """Ask for a file name and save the shown moment as PNG."""
@@ -298,7 +299,9 @@ class SimulationUi(QObject):
         self.plots.set_stream(stream)
         was_active = self.overlays.active
         self.overlays.set_active(stream is not None,
-                                 gpus=self.controller.timeline is not None)
+                                 gpus=self.controller.timeline is not None,
+                                 flow=stream is not None and stream.engine == "flow")
+        self.scenario.show_engine(stream)
         if stream is not None and not was_active and self._overlays_hide_fabric():
             self.window.view.fit()  # the floating gauge, legend or caption would cover it
 

@@ -16,7 +16,8 @@ from fabricstudio.ui.simview.style import legend_size, paint_legend
 
 
 def render_scene_image(scene: FabricScene, caption: str = "", legend: bool = True,
-                       scale: float = 2.0, background: str = "theme") -> QImage:
+                       scale: float = 2.0, background: str = "theme",
+                       flow: bool = False) -> QImage:
     """The design drawn by the designer's exporter (the overlay included, being a scene item),
     with the simulation legend in a column on the right."""
     from fabricstudio.ui.export import ExportOptions, render_image
@@ -24,7 +25,7 @@ def render_scene_image(scene: FabricScene, caption: str = "", legend: bool = Tru
     base = render_image(scene, ExportOptions(scale=scale, background=background, legend=False))
     if not legend:
         return base
-    legend_w, legend_h = legend_size(gpus=False)
+    legend_w, legend_h = legend_size(gpus=False, flow=flow)
     width = base.width() + round((legend_w + 20) * scale)
     height = max(base.height(), round((legend_h + 20) * scale))
     image = QImage(width, height, QImage.Format.Format_ARGB32_Premultiplied)
@@ -36,7 +37,7 @@ def render_scene_image(scene: FabricScene, caption: str = "", legend: bool = Tru
         painter.drawImage(0, (height - base.height()) // 2, base)
         painter.scale(scale, scale)
         paint_legend(painter, QRectF(base.width() / scale + 10, 10, legend_w, legend_h),
-                     caption, dark=dark, gpus=False)
+                     caption, dark=dark, gpus=False, flow=flow)
     finally:
         painter.end()
     return image
@@ -63,7 +64,8 @@ def export_moment(design: Design, stream: MetricStream, t: float, path: str | Pa
     overlay.apply_frame(frame)
     shown = frame.t if frame is not None else t
     try:
-        image = render_scene_image(scene, moment_caption(shown, label), scale=scale)
+        image = render_scene_image(scene, moment_caption(shown, label), scale=scale,
+                                   flow=stream.engine == "flow")
         save_png(image, path, inputs=inputs, force=force)
     finally:
         scene.detach()

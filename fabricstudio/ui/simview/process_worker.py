@@ -65,7 +65,8 @@ def _child_main(factory: SourceFactory, design: FrozenDesign, request: RunReques
         stream = source.stream
         timeline = source.timeline
         conn.send(("stream", stream.links, stream.sample_period_s, stream.fabric,
-                   timeline.gpus if timeline is not None else None))
+                   timeline.gpus if timeline is not None else None, stream.fields,
+                   stream.engine, stream.engine_reason))
         sent = 0
         captions: list = []
         started = time.perf_counter()
@@ -95,6 +96,15 @@ def _child_main(factory: SourceFactory, design: FrozenDesign, request: RunReques
         conn.close()
 
 
+def _stream_from(message: tuple) -> MetricStream:
+    """The parent's copy of the child's stream: its links, period, fabric, recorded fields
+    (a flow-level run records utilisation only) and why its engine was chosen."""
+    _, links, period, fabric, _gpus, fields, engine, reason = message
+    stream = MetricStream(links, period, fabric, fields=fields, engine=engine)
+    stream.engine_reason = reason
+    return stream
+
+
 class RunAssembly:
     """The parent's copy of a child's run, put together from its messages."""
 
@@ -114,7 +124,7 @@ class RunAssembly:
         frames brought new captions, "result", "error" or "stopped")."""
         kind = message[0]
         if kind == "stream":
-            self.stream = MetricStream(message[1], message[2], message[3])
+            self.stream = _stream_from(message)
             if message[4] is not None:
                 self.timeline = GpuTimeline(message[4], message[2])
         elif kind == "frames":

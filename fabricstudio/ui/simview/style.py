@@ -92,20 +92,32 @@ LEGEND_WIDTH = 300.0
 _ROW = 19.0
 
 
+#: Legend lines of a flow-level run, in place of the event markers it cannot show.
+FLOW_LEGEND = ("Flow level: max-min fair rates. PFC pauses,",
+               "ECN marks, drops and queues are not modelled",
+               "(markers hidden); links offered more than",
+               "their capacity are listed as hotspots.")
+_NOTE_ROW = 15.0
+
+
 def legend_size(scale: float = 1.0, collapsed: bool = False,
-                gpus: bool = True) -> tuple[float, float]:
-    """(width, height) of the simulation legend at UI scale ``scale``."""
+                gpus: bool = True, flow: bool = False) -> tuple[float, float]:
+    """(width, height) of the simulation legend at UI scale ``scale`` (``flow``: a
+    flow-level run, whose note replaces the event markers)."""
     if collapsed:
         return LEGEND_WIDTH * scale, 30.0 * scale
-    rows = 3 + (2 if gpus else 0)  # markers and GPU states in two columns
-    return LEGEND_WIDTH * scale, (30.0 + 44.0 + rows * _ROW + 14.0) * scale
+    markers = len(FLOW_LEGEND) * _NOTE_ROW + 4 if flow else 3 * _ROW
+    states = 2 * _ROW if gpus else 0.0  # markers and GPU states in two columns
+    return LEGEND_WIDTH * scale, (30.0 + 44.0 + markers + states + 14.0) * scale
 
 
 def paint_legend(painter: QPainter, rect: QRectF, caption: str = "", dark: bool = False,
-                 scale: float = 1.0, collapsed: bool = False, gpus: bool = True) -> None:
+                 scale: float = 1.0, collapsed: bool = False, gpus: bool = True,
+                 flow: bool = False) -> None:
     """The simulation legend: a header with the shown time and what runs (and a collapse
     arrow), the utilisation ramp, the event markers and the GPU states, at UI scale
-    ``scale``; ``collapsed`` draws the header only."""
+    ``scale``; ``collapsed`` draws the header only; ``flow`` (a flow-level run) says what it
+    does not model instead of showing the event markers."""
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     text = QColor("#E6E8EB") if dark else QColor("#202020")
@@ -118,6 +130,9 @@ def paint_legend(painter: QPainter, rect: QRectF, caption: str = "", dark: bool 
     font = QFont()
     font.setPixelSize(11)
     x = 10.0
+    if flow and caption:  # said even when folded: the markers are missing for a reason
+        shown, _, label = caption.partition(" · ")
+        caption = f"{shown} · flow level" + (f", {label}" if label else "")
     _paint_header(painter, caption, width, text, collapsed)
     if collapsed:
         painter.restore()
@@ -137,15 +152,14 @@ def paint_legend(painter: QPainter, rect: QRectF, caption: str = "", dark: bool 
         painter.drawText(QPointF(tx, bar.bottom() + 13), tick)
     y = bar.bottom() + 20
     column = (width - 20) / 2
-    markers = ((draw_pause, 6.0, "PFC PAUSE (held)"), (draw_ecn, 5.5, "ECN marks"),
-               (lambda p, a, s: draw_drop(p, a, s, 1.0), 6.0, "Drops"),
-               (draw_stall, 6.5, "IB credit stall"), (_draw_queue, 0.0, "Queue at port"))
-    for k, (draw, size, label) in enumerate(markers):
-        cx, cy = x + (k % 2) * column, y + (k // 2) * _ROW
-        draw(painter, QPointF(cx + 8, cy + 8), size)
-        painter.setPen(text)
-        painter.drawText(QPointF(cx + 22, cy + 12), label)
-    y += 3 * _ROW
+    if flow:
+        for line in FLOW_LEGEND:
+            painter.drawText(QPointF(x, y + 12), line)
+            y += _NOTE_ROW
+        y += 4
+    else:
+        _paint_markers(painter, QPointF(x, y), column, text)
+        y += 3 * _ROW
     if gpus:
         from fabricstudio.ui.simview.gpu_rings import STATE_COLOURS
 
@@ -160,6 +174,18 @@ def paint_legend(painter: QPainter, rect: QRectF, caption: str = "", dark: bool 
             painter.setPen(text)
             painter.drawText(QPointF(cx + 22, cy + 12), label)
     painter.restore()
+
+
+def _paint_markers(painter: QPainter, at: QPointF, column: float, text: QColor) -> None:
+    """The event markers and their names in two columns from ``at``."""
+    markers = ((draw_pause, 6.0, "PFC PAUSE (held)"), (draw_ecn, 5.5, "ECN marks"),
+               (lambda p, a, s: draw_drop(p, a, s, 1.0), 6.0, "Drops"),
+               (draw_stall, 6.5, "IB credit stall"), (_draw_queue, 0.0, "Queue at port"))
+    for k, (draw, size, label) in enumerate(markers):
+        cx, cy = at.x() + (k % 2) * column, at.y() + (k // 2) * _ROW
+        draw(painter, QPointF(cx + 8, cy + 8), size)
+        painter.setPen(text)
+        painter.drawText(QPointF(cx + 22, cy + 12), label)
 
 
 def _draw_queue(painter: QPainter, at: QPointF, _size: float) -> None:
