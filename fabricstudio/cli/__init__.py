@@ -18,8 +18,8 @@ from fabricstudio.cli.common import CliError, CliParser
 from fabricstudio.cli.output import claim_stdout, write_err
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMAND_MODULES = ("gui", "validate", "generate", "analyze", "simulate", "export", "import",
-                   "report", "demo")
+COMMAND_MODULES = ("gui", "validate", "generate", "analyze", "simulate", "compare", "sweep",
+                   "export", "import", "report", "demo")
 
 
 def _available_commands() -> list:

@@ -6,7 +6,9 @@ import argparse
 import sys
 
 from fabricstudio.cli.common import (
+    CliError,
     add_cost_book_argument,
+    add_failure_argument,
     load_cost_book_arg,
     load_design_arg,
     positive_int,
@@ -33,13 +35,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true",
                         help="exit with status 1 when the report has errors")
     add_cost_book_argument(parser)
+    add_failure_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Analyse and print."""
     book = load_cost_book_arg(args.cost_book)
     design = load_design_arg(args.design)
-    report = analyze(design, max_pairs=args.max_pairs, cost_book=book)
+    try:
+        report = analyze(design, max_pairs=args.max_pairs, cost_book=book, failures=args.fail)
+    except ValueError as exc:
+        raise CliError(f"{args.design}: {exc}") from None
     if args.json:
         sys.stdout.write(report.to_json() + "\n")
     else:
@@ -70,6 +76,7 @@ def format_report(report: AnalysisReport) -> str:
                f"{c.storage_servers:,} storage servers; switches: {sw or 'none'}; "
                f"{c.links:,} links")
     out += _issues(report)
+    out += _failures(report)
     out.append("")
     out.append("Oversubscription (compute network)")
     out.append(f"  {'tier':<6} {'switches':>8} {'down':>13} {'up':>13} {'ratio':>8} {'worst':>8}")
@@ -110,6 +117,26 @@ def _issues(report: AnalysisReport) -> list[str]:
         out.append(f"  {issue.severity.upper():<8} {issue.code:<24} {issue.message}")
     if len(issues) > SHOWN_ISSUES:
         out.append(f"  ... and {len(issues) - SHOWN_ISSUES} more (see --json)")
+    return out
+
+
+def _failures(report: AnalysisReport) -> list[str]:
+    found = report.failures
+    if found is None:
+        return []
+    out = ["", f"Failures: {', '.join(found.failures)} ({len(found.links_down):,} cables, "
+               f"{len(found.devices_down):,} devices down); the figures below are without them"]
+    out.append(f"  GPU NICs cut off         {found.hosts_cut_off:,} of {found.hosts:,} "
+               f"({found.gpus_cut_off:,} GPUs; servers: "
+               f"{', '.join(found.servers_cut_off[:8]) or 'none'})")
+    out.append(f"  unreachable NIC pairs    {found.unreachable_pairs:,} of {found.pairs:,}")
+    out.append(f"  bisection                {_tbps(found.bisection_gbps)} "
+               f"(healthy {_tbps(found.healthy_bisection_gbps)})")
+    out.append(f"  ECMP width min/mean/max  {_stat(found.ecmp_width)} "
+               f"(healthy {_stat(found.healthy_ecmp_width)})")
+    new = found.new_single_points_of_failure
+    out.append(f"  single points of failure {len(found.single_points_of_failure):,}"
+               f"{f' (new: {chr(44).join(new[:8])})' if new else ''}")
     return out
 
 

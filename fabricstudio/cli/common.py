@@ -72,3 +72,36 @@ def positive_int(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} must be a positive whole number")
     return value
+
+
+def failure_arg(text: str):
+    """argparse type: ``link:ID``, ``device:ID`` or ``rail:N`` -> a Failure down from the start."""
+    from pydantic import ValidationError
+
+    from fabricstudio.model import format_validation_error
+    from fabricstudio.model.failures import Failure
+
+    kind, sep, target = text.partition(":")
+    kind = kind.strip().lower()
+    if not sep or kind not in ("link", "device", "rail") or not target:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: use link:ID, device:ID or rail:N (e.g. device:spine1)")
+    value: object = target
+    if kind == "rail":
+        try:
+            value = int(target)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r}: a rail is a number") from None
+    try:
+        return Failure.model_validate({kind: value})
+    except ValidationError as exc:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: {format_validation_error(exc)}") from None
+
+
+def add_failure_argument(parser: argparse.ArgumentParser, timed: bool = False) -> None:
+    """``--fail link:ID|device:ID|rail:N`` (repeatable)."""
+    parser.add_argument(
+        "--fail", action="append", type=failure_arg, default=[], metavar="KIND:ID",
+        help="mark an element failed: link:ID, device:ID or rail:N (repeat for several; "
+             "docs/failures.md)" + ("; down from --fail-at to --repair-at" if timed else ""))

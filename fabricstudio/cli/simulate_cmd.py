@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from fabricstudio.cli.common import (
     CliError,
     add_cost_book_argument,
+    add_failure_argument,
     load_cost_book_arg,
     load_design_arg,
     positive_float,
@@ -137,6 +138,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="simulated horizon (default: until the traffic completes)")
     run.add_argument("--measure-from", metavar="SECONDS", type=_non_negative_float,
                      help="start of the statistics window")
+    fail = parser.add_argument_group("failures (added to the scenario's; docs/failures.md)")
+    add_failure_argument(fail, timed=True)
+    fail.add_argument("--fail-at", metavar="SECONDS", type=_non_negative_float, default=0.0,
+                      help="when the --fail elements go down (default 0)")
+    fail.add_argument("--repair-at", metavar="SECONDS", type=positive_float,
+                      help="when they come back (default: never)")
     out = parser.add_argument_group("output")
     out.add_argument("--json", metavar="FILE", help="write the Result JSON ('-' = stdout only)")
     out.add_argument("--metrics", metavar="FILE.csv", help="write the metric frames as CSV")
@@ -180,9 +187,18 @@ def build_request(args: argparse.Namespace) -> RunRequest:
 def build_scenario(args: argparse.Namespace, design: Design) -> Scenario:
     """The scenario the command line asks for on ``design``."""
     try:
-        return scenario_for(design, build_request(args))
+        scenario = scenario_for(design, build_request(args))
     except ScenarioError as exc:
         raise CliError(f"bad scenario: {exc}") from None
+    if not getattr(args, "fail", None):
+        return scenario
+    timing = {"at_s": args.fail_at, "repair_s": args.repair_at}
+    try:
+        added = [f.model_copy(update=timing) for f in args.fail]
+        return scenario.with_changes(failures=[*scenario.failures, *(
+            f.model_validate(f.model_dump()) for f in added)])
+    except ValidationError as exc:
+        raise CliError(f"bad failure: {format_validation_error(exc, limit=1)}") from None
 
 
 def _ranks(text: str | None) -> tuple[str, ...]:
@@ -339,6 +355,7 @@ def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
                      f"GPU utilisation {t.gpu_utilisation * 100:.1f}%")
         if book is not None:
             lines += _idle_money_lines(result, book)
+    lines += failure_lines(result)
     if result.llm_training is not None:
         lines += llm_lines(result.llm_training)
     if result.focus is not None:
@@ -381,6 +398,32 @@ def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
                      if wall else "")]
     lines += [f"warning: {w}" for w in result.warnings]
     return "\n".join(lines)
+
+
+def failure_lines(result: Result) -> list[str]:
+    """What the failures did and cost (nothing when the scenario had none)."""
+    found = result.failures
+    if found is None:
+        return []
+    lines = [f"failures: {'; '.join(found.failures)}; routes converge "
+             f"{_t(found.convergence_s) if found.convergence_s else 'at once'} after a "
+             f"failure; {found.packets_lost:,} packets lost on dead links, "
+             f"{found.flows_rerouted:,} flow paths moved in {found.reroutes} reroute(s)"]
+    cost, base = found.cost, found.without_failures
+    if cost is None or base is None:
+        return lines
+    mine = found.with_failures
+    if mine.step_time_s is not None or base.step_time_s is not None:
+        lines.append(f"  step time {_t(mine.step_time_s)} with vs {_t(base.step_time_s)} "
+                     f"without ({mine.iterations} vs {base.iterations} iterations)")
+    if mine.gpu_utilisation is not None and base.gpu_utilisation is not None:
+        lines.append(f"  GPU utilisation {mine.gpu_utilisation * 100:.1f}% with vs "
+                     f"{base.gpu_utilisation * 100:.1f}% without "
+                     f"({cost.gpu_utilisation * 100:+.1f} points)")
+    slow = f" ({cost.slowdown:.2f}x)" if cost.slowdown is not None else ""
+    lines.append(f"  completion {_t(mine.completion_time_s) if mine.finished else 'not reached'}"
+                 f" with vs {_t(base.completion_time_s)} without{slow}")
+    return lines
 
 
 def focus_lines(f: Any) -> list[str]:

@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fabricstudio.model import Design, GpuServer, Technology, format_validation_error
+from fabricstudio.model.failures import Failure
 from fabricstudio.sim.engine.config import Routing
 from fabricstudio.sim.scenario import (
     COLLECTIVE_TYPES,
@@ -93,6 +94,9 @@ class RunRequest(BaseModel):
         default=None, description="a base scenario (a loaded file) whose workloads also run")
     scenario_label: str = Field(default="", description="what the base scenario runs")
     name: str = Field(default="", description="scenario name; '' = the base's, or the label")
+    failures: tuple[Failure, ...] = Field(
+        default=(), description="elements that fail (e.g. marked failed in the designer), "
+                                "added to the base scenario's failures")
 
     # ------------------------------------------------------------ run settings
     technology: Technology | None = Field(default=None, description="None = the design's")
@@ -113,12 +117,16 @@ class RunRequest(BaseModel):
     @property
     def label(self) -> str:
         """Short description, e.g. ``RoCE + DCQCN, Ring all-reduce``."""
+        down = ""
+        if self.failures:
+            down = (", " + " and ".join(f.target for f in self.failures) + " down"
+                    if len(self.failures) <= 2 else f", {len(self.failures)} elements down")
         if self.technology is None:
-            return self.workload_label
+            return self.workload_label + down
         tech = self.technology.label
         if self.technology is Technology.ROCE and self.dcqcn is not None:
             tech += " + DCQCN" if self.dcqcn else " (PFC only)"
-        return f"{tech}, {self.workload_label}"
+        return f"{tech}, {self.workload_label}{down}"
 
     @property
     def workload_label(self) -> str:
@@ -209,6 +217,10 @@ def scenario_for(design: Design, request: RunRequest) -> Scenario:
             raise ScenarioError(str(exc)) from None
     data = {**base, "workloads": workloads}
     data["name"] = request.name or base.get("name") or request.label
+    if request.failures:
+        data["failures"] = [*base.get("failures", []),
+                            *(failure.model_dump(exclude_none=True)
+                              for failure in request.failures)]
     data.update(request.model_dump(include=set(RUN_SETTINGS), exclude_unset=True))
     try:
         return Scenario.model_validate(data)

@@ -316,6 +316,58 @@ AnyWorkloadReport = Annotated[
 ]
 
 
+class FailureEvent(ResultPart):
+    """Something that happened to the fabric during the run."""
+
+    at_s: Num
+    event: Literal["fail", "repair", "reroute"]
+    what: str = Field(description="the failure ('device spine1') or what the reroute moved")
+
+
+class RunFigures(ResultPart):
+    """The figures a failure changes, for one run."""
+
+    finished: bool = Field(description="every workload completed")
+    completion_time_s: Num | None
+    collective_time_s: Num | None = Field(description="the first collective's mean time")
+    iterations: int | None = Field(description="training iterations completed")
+    step_time_s: Num | None = Field(description="mean over the completed iterations")
+    gpu_utilisation: Num | None = Field(
+        description="compute time over training time, including the time an unfinished step "
+                    "had waited when the run ended (0..1)")
+
+
+class FailureCost(ResultPart):
+    """With failures minus without (positive times and negative utilisation are losses)."""
+
+    completion_time_s: Num | None
+    slowdown: Num | None = Field(description="completion time with / without")
+    collective_time_s: Num | None
+    step_time_s: Num | None
+    gpu_utilisation: Num | None = Field(description="difference of the two (0..1 scale)")
+
+
+class FailureReport(ResultPart):
+    """What the scenario's failures did and cost (present when it lists failures)."""
+
+    failures: list[str] = Field(description="e.g. 'link L7 at 1 ms (repaired at 5 ms)'")
+    convergence_s: Num = Field(description="failure to rerouted routes, for this run's "
+                                           "technology and routing")
+    repair_convergence_s: Num = Field(description="repair to routes using it again")
+    events: list[FailureEvent]
+    cells_lost: int = Field(description="cells lost on dead cables or routed into them")
+    packets_lost: int
+    bytes_lost: int
+    reroutes: int
+    flows_rerouted: int = Field(description="flow paths changed by the reroutes")
+    unroutable_routes: int = Field(description="routes with no live path at a reroute (their "
+                                               "traffic is lost until the repair)")
+    with_failures: RunFigures
+    without_failures: RunFigures | None = Field(
+        description="the same scenario without failures (the twin run); null when not run")
+    cost: FailureCost | None = Field(description="null without the twin")
+
+
 class ForegroundSummary(ResultPart):
     """The region's own flows: cell-level completion over flow-level completion."""
 
@@ -377,6 +429,8 @@ class Result(ResultPart):
         default=None, description="the first LLM training workload")
     focus: FocusSummary | None = Field(
         default=None, description="focused run: the region at cell level")
+    failures: FailureReport | None = Field(
+        default=None, description="what the scenario's failures did and cost; null without")
 
     @property
     def finished(self) -> bool:

@@ -29,6 +29,7 @@ import networkx as nx
 
 from fabricstudio.model import Design, Plane, freeze
 from fabricstudio.model.devices import SERVER_TYPES
+from fabricstudio.model.failures import failure_problems
 from fabricstudio.model.units import gbps_to_bytes_per_s
 from fabricstudio.sim.budget import check_timers, sample_budget
 from fabricstudio.sim.engine import Engine, EngineConfig, EngineError
@@ -108,6 +109,8 @@ class Simulation:
                             else estimate_s) / SLICES, 1e-9)
         self._last_mark = 0.0
         self._next_mark = self.slice_s
+        #: RunFigures of the no-failure twin (sim.failure_report), once run.
+        self.twin: dict[str, Any] | None = None
 
     # ------------------------------------------------------------------ state
     @property
@@ -185,14 +188,25 @@ class Simulation:
         self._window_base = {rec.id: rec.delivered_bytes for rec in self.engine.flows}
 
     def run(self, progress: Callable[[float], None] | None = None) -> Result:
-        """Run to the end headless, reporting the progress fraction after each slice."""
+        """Run to the end headless, reporting the progress fraction after each slice (a
+        scenario with failures then runs its no-failure twin: each takes half the bar)."""
+        share = 0.5 if self.scenario.failures else 1.0
         with cyclic_gc_paused():
             while not self.finished:
                 self.advance(self.now + self.slice_s)
                 if progress is not None:
-                    progress(self.progress)
+                    progress(share * self.progress)
         self.stream.close(self.flow_ends())
+        if self.scenario.failures:
+            self.run_twin(None if progress is None else lambda f: progress(0.5 + 0.5 * f))
         return self.result()
+
+    def run_twin(self, progress: Callable[[float], None] | None = None) -> None:
+        """Run the scenario without its failures (the failure cost's baseline)."""
+        from fabricstudio.sim.failure_report import run_twin
+
+        if self.scenario.failures and self.twin is None:
+            self.twin = run_twin(self, progress)
 
     def flow_ends(self) -> dict[int, tuple[str, str]]:
         """Flow id -> (src, dst) of every flow so far."""
@@ -234,11 +248,19 @@ class Simulation:
             "flow_summary": engine.flows.summary.as_dict(),
             "llm_training": _llm_headline(self.workloads),
             "focus": self._focus_summary(timing),
+            "failures": self._failure_report(),
         })
 
     def _focus_summary(self, timing: bool) -> dict[str, Any] | None:
         """The cell-level region of a focused run (None otherwise)."""
         return None
+
+    def _failure_report(self) -> dict[str, Any] | None:
+        if not self.scenario.failures:
+            return None
+        from fabricstudio.sim.failure_report import failure_report
+
+        return failure_report(self, self.twin)
 
     @staticmethod
     def _flow_entry(rec: Any, base: dict[int, int], window: float,
@@ -347,6 +369,9 @@ def build_simulation(design: Design, scenario: Scenario,
     predicted wall time of :mod:`fabricstudio.sim.work`; ``max_cell_hops=None`` = no limit).
     """
     frozen = freeze(design)
+    problems = failure_problems(frozen, scenario.failures)
+    if problems:
+        raise ScenarioError("; ".join(problems[:5]))
     ctx = WorkloadContext(engine=None, design=frozen, rng=random.Random(scenario.seed))
     workloads = build_workloads(ctx, scenario)
     graph = _fabric_graph(frozen)
@@ -377,6 +402,12 @@ def build_simulation(design: Design, scenario: Scenario,
     ctx.engine = engine
     info = {"kind": kind, "requested": scenario.engine, "reason": reason,
             "estimate": work.as_dict()}
+    if scenario.failures:
+        from fabricstudio.sim.engine.failures import FailureInjector
+        from fabricstudio.sim.flow.failures import FlowFailureInjector
+
+        injector = FlowFailureInjector if kind == "flow" else FailureInjector
+        injector(engine, scenario.failures, scenario.failover)
     engine.stream.engine_reason = reason
     sim: Simulation
     if region is not None:

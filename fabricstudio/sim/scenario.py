@@ -25,6 +25,7 @@ from pydantic import BeforeValidator, ConfigDict, Field, ValidationError, model_
 from fabricstudio.formats.json_strict import JsonError, loads_strict
 from fabricstudio.formats.reading import InputError, read_input
 from fabricstudio.model import FabricSettings, Technology, format_validation_error
+from fabricstudio.model.failures import MAX_FAILURES, FailoverSettings, Failure
 from fabricstudio.model.strict import StrictNumbers
 from fabricstudio.sim.engine.config import (
     MAX_FRAMES,
@@ -333,6 +334,12 @@ class Scenario(_Spec):
     )
     flows: list[FlowSpec] = Field(default_factory=list)
     workloads: list[Workload] = Field(default_factory=list)
+    failures: list[Failure] = Field(
+        default_factory=list, max_length=MAX_FAILURES,
+        description="links, devices or rails that go down during the run (docs/failures.md)")
+    failover: FailoverSettings = Field(
+        default_factory=FailoverSettings,
+        description="how long the fabric takes to route around a failure")
 
     @model_validator(mode="after")
     def _consistent(self) -> Scenario:

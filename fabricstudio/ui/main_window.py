@@ -13,6 +13,7 @@ from fabricstudio.ui.canvas.items.device_item import DeviceItem
 from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.canvas.view import FabricView
 from fabricstudio.ui.editor import Editor
+from fabricstudio.ui.failure_menu import FailureUi
 from fabricstudio.ui.icons import action_icon, app_icon
 from fabricstudio.ui.interop_menu import InteropMenu
 from fabricstudio.ui.model_signals import ModelSignals
@@ -72,7 +73,14 @@ class MainWindow(QMainWindow):
         self.act.build()
         self._build_status_bar()
         self._connect()
+        #: What-if failures: marks, right-click actions, the canvas layer.
+        self.failures = FailureUi(self)
         self.simulation = SimulationUi(self)
+        self.failures.install(self.simulation)
+        from fabricstudio.ui.panels.sweep_panel import install_sweep_dock
+
+        #: The Sweep dock (Simulation > Sweep…).
+        self.sweep = install_sweep_dock(self)
         self.resize(1440, 900)
         self._restore_state()
         self._update_title()
@@ -181,6 +189,7 @@ class MainWindow(QMainWindow):
         self.scene.detach()
         self.inspector.detach()
         self.analysis.shutdown()
+        self.sweep.shutdown()
         # A closed window's scene is destroyed later; its item removal must not reach
         # selection listeners (ours or a plug-in's) through a half-deleted window.
         self.scene.blockSignals(True)
@@ -374,8 +383,16 @@ class MainWindow(QMainWindow):
             align = menu.addMenu("Align")
             align.addActions(a.align)
             menu.addAction(a.fit_selection)
+            failure_actions = self.failures.context_actions()
+            if failure_actions:
+                menu.addSeparator()
+                menu.addActions(failure_actions)
         else:
             menu.addActions([a.paste, a.select_all, a.fit, a.layout])
+            if self.failures.marks:
+                menu.addAction(self.failures.act_clear)
         menu.addSeparator()
         menu.addAction(a.link_tool)
+        #: The last context menu shown (tests trigger its real actions).
+        self.context_menu = menu
         menu.popup(global_pos)

@@ -179,7 +179,8 @@ def test_report_is_json_with_stable_keys_and_accepts_design_data():
     report = analyze(build.to_data())
     doc = json.loads(report.to_json())
     assert set(doc) == {"design", "technology", "lossless", "counts", "issues",
-                        "oversubscription", "bisection", "paths", "bom", "deadlock", "cost"}
+                        "oversubscription", "bisection", "paths", "bom", "deadlock", "cost",
+                        "failures"}
     assert doc["cost"] is None  # no cost book given
     assert doc["counts"]["hosts"] == 16
     assert report == analyze(build.to_design())

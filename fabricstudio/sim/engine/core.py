@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from random import Random
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from fabricstudio.model import Design, FabricSettings, Technology, freeze
 from fabricstudio.model.devices import GpuServer
@@ -24,6 +24,9 @@ from fabricstudio.sim.engine.routing import Endpoint, Router, mix64
 from fabricstudio.sim.engine.sampler import Sampler
 from fabricstudio.sim.engine.stall import ReceiverStall
 from fabricstudio.sim.metrics import MetricStream
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fabricstudio.sim.engine.failures import FailureInjector
 
 #: Latency of an NVLink transfer between GPUs of one server (SimAI: 25 ns).
 NVLINK_LATENCY_S = 25e-9
@@ -76,6 +79,8 @@ class Engine:
         self.stream = MetricStream(tuple(self.net.directed), self.config.resolved_sample_period(),
                                    fabric)
         self.sampler = Sampler(self)
+        #: The failure injector of the run (sim.engine.failures), told of every new flow.
+        self.failures: FailureInjector | None = None
 
     # ------------------------------------------------------------------ setup helpers
     @staticmethod
@@ -203,6 +208,8 @@ class Engine:
             self._streams[rec.id] = flow
         self.flows.append(rec)
         self.sampler.track(rec)
+        if self.failures is not None:
+            self.failures.track(flow)
         self.clock.call(start - now + self.fabric.nic_latency_ns * 1e-9, self._start, flow)
         return rec.id
 

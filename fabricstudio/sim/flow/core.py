@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -43,6 +43,9 @@ from fabricstudio.sim.engine.routing import Endpoint
 from fabricstudio.sim.flow.allocation import Allocation
 from fabricstudio.sim.flow.network import FlowNetwork
 from fabricstudio.sim.metrics import Frame, MetricStream
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fabricstudio.sim.flow.failures import FlowFailureInjector
 
 #: What the flow-level engine leaves out (stated in the Result, the CLI and the live view).
 NOT_MODELLED = ("queues and queueing delay", "PFC pauses", "ECN marks and CNPs",
@@ -150,6 +153,8 @@ class FlowEngine:
         self._tick_last = 0.0
         self._tick_bytes = np.zeros(n_links)
         del n_links
+        #: The failure injector of the run (sim.flow.failures), told of every new flow slot.
+        self.failures: FlowFailureInjector | None = None
         self.clock.call(self.stream.sample_period_s, self._tick)
 
     def _sample_period(self) -> float:
@@ -309,6 +314,8 @@ class FlowEngine:
         self._slot_rec.append(rec)
         self._slot_done.append(on_done)
         self._slot_tail.append(max(0.0, delay - self.net.nic_latency))
+        if self.failures is not None:
+            self.failures.track_slot(slot, route)
         if self._watched is not None and not self._watched.isdisjoint(links.tolist()):
             self.alloc.history[slot] = []
             self.watched[slot] = (rec, links, group)
@@ -363,6 +370,8 @@ class FlowEngine:
         self._advance_fluid(now)
         added, removed = self._added, self._removed
         self._added, self._removed = [], []
+        if self.failures is not None and added:
+            self.failures.admit(added)
         self.alloc.change(added, removed, now)
         act = self._active
         if removed:

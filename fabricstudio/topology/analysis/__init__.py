@@ -10,10 +10,13 @@ and say so.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from fabricstudio.model import Design, DesignData, GpuServer, Plane, Technology
 from fabricstudio.model.costbook import CostBook
+from fabricstudio.model.failures import Failure, failed_elements, failure_problems
 from fabricstudio.topology.analysis import checks
+from fabricstudio.topology.analysis import failures as failure_analysis
 from fabricstudio.topology.analysis.bom import bill_of_materials
 from fabricstudio.topology.analysis.capacity import bisection, oversubscription
 from fabricstudio.topology.analysis.deadlock import deadlock_risk
@@ -28,6 +31,7 @@ from fabricstudio.topology.analysis.report import (
     Counts,
     Deadlock,
     DeadlockCycle,
+    FailureImpact,
     Issue,
     Oversubscription,
     Paths,
@@ -42,9 +46,35 @@ DEFAULT_MAX_PAIRS = 4_000_000
 
 
 def analyze(design: Design | DesignData, *, max_pairs: int = DEFAULT_MAX_PAIRS,
-            cost_book: CostBook | None = None) -> AnalysisReport:
+            cost_book: CostBook | None = None,
+            failures: Sequence[Failure] = ()) -> AnalysisReport:
     """Analyse a design (a live Design or its DesignData); with a ``cost_book`` the report
-    also prices the bill of materials (``report.cost``)."""
+    also prices the bill of materials (``report.cost``).
+
+    With ``failures`` (links, devices or rails marked failed) the paths, bisection, ECMP
+    width, deadlock risk, single points of failure and issues are those of the fabric
+    without the failed elements, and ``report.failures`` says what they cost; counts, bill of
+    materials and cost stay those of the whole design.  ValueError when a failure names
+    something the design does not have.
+    """
+    if not failures:
+        return _analyze(design, max_pairs, cost_book)
+    live = design if isinstance(design, Design) else Design.from_data(design)
+    problems = failure_problems(live, failures)
+    if problems:
+        raise ValueError("; ".join(problems[:5]))
+    failed = failed_elements(live, failures)
+    healthy = _analyze(live, max_pairs, cost_book)
+    degraded = _analyze(failure_analysis.degraded_data(live, failed), max_pairs, None)
+    found = failure_analysis.impact(live, failures, failed, healthy, degraded)
+    return degraded.model_copy(update={
+        "counts": healthy.counts, "bom": healthy.bom, "cost": healthy.cost,
+        "issues": checks.merge(failure_analysis.issues(live, found, degraded)),
+        "failures": found})
+
+
+def _analyze(design: Design | DesignData, max_pairs: int,
+             cost_book: CostBook | None) -> AnalysisReport:
     view = DesignView.of(design)
     compute = plane_graph(view, Plane.COMPUTE)
     lossless = _lossless(view)
@@ -95,6 +125,7 @@ def _counts(view: DesignView, compute: PlaneGraph) -> Counts:
 
 __all__ = [
     "DEFAULT_MAX_PAIRS", "AnalysisReport", "BillOfMaterials", "Bisection", "BomItem",
-    "CategoryCost", "Cost", "Counts", "Deadlock", "DeadlockCycle", "Issue", "Oversubscription",
+    "CategoryCost", "Cost", "Counts", "Deadlock", "DeadlockCycle", "FailureImpact", "Issue",
+    "Oversubscription",
     "Paths", "Stat", "SwitchLoad", "TierLoad", "analyze",
 ]

@@ -228,6 +228,31 @@ class Deadlock(_Model):
     note: str
 
 
+class FailureImpact(_Model):
+    """What the failed elements cost the fabric (the ``failures`` object of the report)."""
+
+    failures: list[str] = Field(description="The failures, e.g. 'link L7', 'rail 3'")
+    links_down: list[str] = Field(description="Cables down (a failed device takes its own)")
+    devices_down: list[str]
+    hosts: int = Field(description="Connected GPU NICs of the healthy fabric")
+    hosts_cut_off: int = Field(description="GPU NICs with no path to the largest part left")
+    gpus_cut_off: int = Field(description="GPUs whose rail NIC is cut off")
+    servers_cut_off: list[str] = Field(description="GPU servers none of whose NICs reaches "
+                                                   "the largest part left")
+    pairs: int = Field(description="Ordered GPU-NIC pairs on different servers (healthy)")
+    unreachable_pairs: int = Field(description="Of those, pairs with no path left")
+    bisection_gbps: float = Field(description="Bisection bandwidth with the failures")
+    healthy_bisection_gbps: float
+    ecmp_width: Stat | None = Field(description="Equal-cost next hops with the failures")
+    healthy_ecmp_width: Stat | None
+    ecmp_paths: Stat | None = Field(description="Equal-cost paths with the failures")
+    healthy_ecmp_paths: Stat | None
+    single_points_of_failure: list[str] = Field(
+        description="Switches and single cables whose loss would now cut GPU servers off")
+    new_single_points_of_failure: list[str] = Field(
+        description="Of those, the ones that were not single points before the failures")
+
+
 class AnalysisReport(_Model):
     """Everything :func:`fabricstudio.topology.analysis.analyze` finds."""
 
@@ -243,6 +268,10 @@ class AnalysisReport(_Model):
     deadlock: Deadlock
     cost: Cost | None = Field(default=None, description="Capex, power and rack units "
                               "(docs/cost.md); None when no cost book was given")
+    failures: FailureImpact | None = Field(
+        default=None, description="With failed elements: what they cost (paths, bisection, "
+        "issues and deadlock above are then those of the fabric without them); None when "
+        "nothing is failed")
 
     def errors(self) -> list[Issue]:
         """Issues of severity 'error'."""

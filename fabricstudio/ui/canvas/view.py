@@ -221,14 +221,23 @@ class FabricView(QGraphicsView):
         super().mouseReleaseEvent(event)
 
     def contextMenuEvent(self, event) -> None:  # noqa: N802 - Qt override
-        item = self.itemAt(event.pos())
-        while item is not None and not hasattr(item, "device_id") and not hasattr(item, "link_id"):
-            item = item.parentItem()
+        item = self._element_at(event.pos())
         if item is not None and not item.isSelected():
             self.scene().clearSelection()
             item.setSelected(True)
         self.context_menu_requested.emit(event.globalPos())
         event.accept()
+
+    def _element_at(self, pos):
+        """The topmost device or link item under viewport point ``pos`` (through overlays
+        such as the zoomed-out link batch or the simulation's drawing), or None."""
+        for item in self.items(pos):
+            while item is not None and not hasattr(item, "device_id") \
+                    and not hasattr(item, "link_id"):
+                item = item.parentItem()
+            if item is not None:
+                return item
+        return None
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt override
         if event.key() == Qt.Key.Key_Escape:

@@ -43,6 +43,9 @@ class AnalysisPanel(QWidget):
         self.report = None
         #: Prices for the cost section (None: no cost section); see set_cost_book.
         self.cost_book = None
+        #: Elements marked failed (what-if): analysed as the fabric without them.
+        self.failures: list = []
+        self._pending_failures: list = []
         self._worker: Call | None = None
         self._revision = -1  # of the design the running analysis looks at
         self._pending_book = None  # the cost book it prices with
@@ -89,6 +92,12 @@ class AnalysisPanel(QWidget):
         self.cost_book = book
         self.schedule()
 
+    def set_failures(self, failures: list) -> None:
+        """Analyse the fabric without ``failures`` (Failure objects) from now on."""
+        if list(failures) != self.failures:
+            self.failures = list(failures)
+            self.schedule()
+
     def set_plane_checked(self, plane: Plane, on: bool) -> None:
         """Reflect a layer change made elsewhere (View menu)."""
         box = self.plane_boxes[plane]
@@ -104,10 +113,11 @@ class AnalysisPanel(QWidget):
             return
         if self._worker is not None:
             self._worker.deleteLater()
-        snapshot, cost_book = freeze(self.design), self.cost_book
+        snapshot, cost_book, failures = freeze(self.design), self.cost_book, list(self.failures)
         self._revision, self._pending_book = snapshot.revision, cost_book
+        self._pending_failures = failures
         self.status.setText("Analysing…")
-        worker = Call(lambda: _analyze(snapshot, cost_book), self)
+        worker = Call(lambda: _analyze(snapshot, cost_book, failures), self)
         worker.succeeded.connect(self._on_report)
         worker.failed.connect(self._on_error)
         self._worker = worker
@@ -137,7 +147,8 @@ class AnalysisPanel(QWidget):
         self._on_finished(self._revision, None, error)
 
     def _on_finished(self, revision: int, report, error: str) -> None:
-        if revision != self.design.revision or self._pending_book is not self.cost_book:
+        if (revision != self.design.revision or self._pending_book is not self.cost_book
+                or self._pending_failures != self.failures):
             self.schedule()
             return
         if error:
@@ -166,8 +177,9 @@ class AnalysisPanel(QWidget):
             self.select_requested.emit(list(ids))
 
 
-def _analyze(design: Design, cost_book: object = None) -> object:
-    """The analysis report of ``design`` (runs on the worker thread)."""
+def _analyze(design: Design, cost_book: object = None, failures: list | None = None) -> object:
+    """The analysis report of ``design`` without the ``failures`` (runs on the worker
+    thread)."""
     from fabricstudio.topology.analysis import analyze
 
-    return analyze(design, cost_book=cost_book)
+    return analyze(design, cost_book=cost_book, failures=failures or ())

@@ -47,6 +47,8 @@ def fill_tree(tree: QTreeWidget, report) -> None:
     try:
         tree.clear()
         _problems(tree, report)
+        if getattr(report, "failures", None) is not None:
+            _failures(tree, report.failures)
         _figures(tree, report)
         if getattr(report, "cost", None) is not None:
             _cost(tree, report)
@@ -66,6 +68,35 @@ def _problems(tree: QTreeWidget, report) -> None:
         item.setData(0, OBJECTS_ROLE, list(issue.objects))
     if len(issues) > MAX_ROWS:
         _row(top, f"… and {len(issues) - MAX_ROWS} more")
+    top.setExpanded(True)
+
+
+def _failures(tree: QTreeWidget, found) -> None:
+    """What the elements marked failed cost (the figures below are without them)."""
+    top = _row(tree, f"Failures (what-if): {', '.join(found.failures[:4])}"
+                     + (f" and {len(found.failures) - 4} more" if len(found.failures) > 4
+                        else ""),
+               "Marked failed with a right click; the key figures below are those of the "
+               "fabric without them. Right click > Clear all failures to undo.")
+    top.setForeground(0, QBrush(SEVERITY_COLOURS["warning"]))
+    top.setData(0, OBJECTS_ROLE, list(found.devices_down) + list(found.links_down))
+    _row(top, f"Down: {len(found.devices_down):,} devices, {len(found.links_down):,} cables")
+    cut = _row(top, f"GPUs cut off: {found.gpus_cut_off:,} ({found.hosts_cut_off:,} of "
+                    f"{found.hosts:,} GPU NICs)")
+    if found.servers_cut_off:
+        cut.setForeground(0, QBrush(SEVERITY_COLOURS["error"]))
+        cut.setData(0, OBJECTS_ROLE, list(found.servers_cut_off))
+    _row(top, f"Unreachable NIC pairs: {found.unreachable_pairs:,} of {found.pairs:,}")
+    _row(top, f"Bisection: {found.bisection_gbps / 1000:,.1f} Tb/s "
+              f"(healthy {found.healthy_bisection_gbps / 1000:,.1f} Tb/s)")
+    if found.ecmp_width is not None and found.healthy_ecmp_width is not None:
+        _row(top, f"ECMP width: mean {found.ecmp_width.mean:.1f} "
+                  f"(healthy {found.healthy_ecmp_width.mean:.1f})")
+    new = found.new_single_points_of_failure
+    spof = _row(top, f"Single points of failure: {len(found.single_points_of_failure):,}"
+                     + (f" ({len(new):,} new)" if new else ""))
+    if new:
+        spof.setData(0, OBJECTS_ROLE, list(new))
     top.setExpanded(True)
 
 

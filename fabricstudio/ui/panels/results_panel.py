@@ -19,6 +19,7 @@ from fabricstudio.sim.result import Result
 from fabricstudio.ui.panels.results_summary import (
     NOT_AT_FLOW_LEVEL,
     RESULT_FIGURES,
+    failure_summary,
     figures,
     format_figure,
 )
@@ -53,6 +54,10 @@ class ResultsPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
         layout.addWidget(self.table)
+        self.failure_note = QLabel()
+        self.failure_note.setWordWrap(True)
+        self.failure_note.setVisible(False)
+        layout.addWidget(self.failure_note)
         layout.addWidget(self.export_button)
         self.stream: MetricStream | None = None
         self.values: dict[str, object] = {}
@@ -70,6 +75,9 @@ class ResultsPanel(QWidget):
             if self.table.item(r, 1).text() != text:
                 self.table.item(r, 1).setText(text)
         self.export_button.setEnabled(stream is not None and len(stream) > 0)
+        note = failure_summary(result)
+        self.failure_note.setText(note)
+        self.failure_note.setVisible(bool(note))
 
     def value_text(self, key: str) -> str:
         """The shown text of one figure."""

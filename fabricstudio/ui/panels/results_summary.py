@@ -101,3 +101,34 @@ def format_figure(key: str, value: Any) -> str:
         return format_bytes(float(value))
     return f"{float(value):,.0f}"
 
+
+
+def failure_summary(result: Result | None) -> str:
+    """What the run's failures cost against its no-failure twin, in a sentence or two
+    ('' when the run had no failures)."""
+    found = result.failures if result is not None else None
+    if found is None:
+        return ""
+    fails = [e.at_s for e in found.events if e.event == "fail"]
+    if fails and not any(fails):
+        when = "down before the run: routed around from the start"
+    else:
+        when = (f"rerouted {format_time(found.convergence_s)} after failing"
+                if found.convergence_s else "rerouted at once")
+    text = (f"Failures: {'; '.join(found.failures[:3])}"
+            f"{' …' if len(found.failures) > 3 else ''} ({when}); "
+            f"{found.packets_lost:,} packets lost, {found.flows_rerouted:,} flow paths moved.")
+    mine, base, cost = found.with_failures, found.without_failures, found.cost
+    if base is None or cost is None:
+        return text
+    if mine.step_time_s is not None and base.step_time_s is not None:
+        text += (f" Step time {format_time(mine.step_time_s)} vs "
+                 f"{format_time(base.step_time_s)} without.")
+    if mine.gpu_utilisation is not None and base.gpu_utilisation is not None:
+        text += (f" GPU utilisation {100 * mine.gpu_utilisation:.1f}% vs "
+                 f"{100 * base.gpu_utilisation:.1f}% without.")
+    if cost.slowdown is not None:
+        text += f" Completion {cost.slowdown:.2f}x the healthy run's."
+    elif not mine.finished:
+        text += " The run did not complete within its horizon."
+    return text

@@ -164,6 +164,7 @@ class SimulationUi(QObject):
         """Start a run of ``request`` on a frozen copy of the window's current design."""
         if self.compare.running:
             return
+        request = self.window.failures.with_marks(request)  # elements marked failed
         self.controller.design = self.window.design
         self.controls.speed.setCurrentIndex(0)
         self.controller.set_speed(None)
@@ -193,6 +194,7 @@ class SimulationUi(QObject):
         """Run the four-fabric comparison (shown in the Compare dock)."""
         if self.controller.running:
             return
+        request = self.window.failures.with_marks(request)
         self.scenario.set_running(True)
         self.scenario.stop_button.setEnabled(True)
         self._bring_forward("compare")

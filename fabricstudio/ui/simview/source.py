@@ -115,6 +115,8 @@ class EngineSource:
         self._narrator.update()
 
     def result(self) -> Result:
+        # a run with failures is priced against its no-failure twin (run here, in the worker)
+        self._simulation.run_twin()
         return self._simulation.result()
 
     def flow_ends(self) -> dict[int, tuple[str, str]]:

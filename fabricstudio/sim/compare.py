@@ -1,0 +1,310 @@
+"""Design A/B: two designs (or two saved versions of one) side by side on the same scenarios.
+
+:func:`compare_designs` analyses both (cost from the cost book, bisection, hops, ECMP width,
+oversubscription) and runs every scenario on both, then lines up the key figures with their
+deltas (B minus A) and which side is better::
+
+    comparison = compare_designs(a, b, [scenario], cost_book=book)
+    print(format_comparison(comparison))
+    comparison.to_json()        # "fabricstudio-compare" document (docs/compare.md)
+
+Both runs of a scenario use the same seed, engine choice and workloads, so a difference comes
+from the designs alone.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from fabricstudio.model import Design
+from fabricstudio.sim.result import Result
+from fabricstudio.sim.scenario import Scenario
+
+COMPARE_FORMAT = "fabricstudio-compare"
+COMPARE_VERSION = 1
+Better = Literal["lower", "higher"] | None
+
+
+@dataclass(frozen=True)
+class Kpi:
+    """A key figure: its key, label, unit and which direction is better (None: neither)."""
+
+    key: str
+    label: str
+    unit: str
+    better: Better
+
+
+#: Figures of the designs themselves (from the analysis).
+DESIGN_KPIS = (
+    Kpi("capex", "Capex", "money", "lower"),
+    Kpi("network_capex", "Network capex", "money", "lower"),
+    Kpi("power_kw", "Power", "kW", "lower"),
+    Kpi("gpus", "GPUs", "", None),
+    Kpi("switches", "Switches", "", "lower"),
+    Kpi("links", "Links", "", None),
+    Kpi("bisection_gbps", "Bisection bandwidth", "Gb/s", "higher"),
+    Kpi("bisection_per_gpu_gbps", "Bisection per GPU", "Gb/s", "higher"),
+    Kpi("leaf_oversubscription", "Leaf oversubscription", ":1", "lower"),
+    Kpi("hops_mean", "Hops NIC to NIC (mean)", "", "lower"),
+    Kpi("hops_max", "Hops NIC to NIC (max)", "", "lower"),
+    Kpi("ecmp_width_mean", "ECMP width (mean)", "", "higher"),
+    Kpi("errors", "Analysis errors", "", "lower"),
+)
+#: Figures of one scenario's run.
+RUN_KPIS = (
+    Kpi("completion_time_s", "Completion time", "s", "lower"),
+    Kpi("collective_time_s", "Collective time", "s", "lower"),
+    Kpi("busbw_gbps", "Bus bandwidth", "Gb/s", "higher"),
+    Kpi("step_time_s", "Step / iteration time", "s", "lower"),
+    Kpi("gpu_utilisation", "GPU utilisation", "%", "higher"),
+    Kpi("drops", "Dropped packets", "", "lower"),
+    Kpi("pfc_pauses", "PFC PAUSE frames", "", "lower"),
+    Kpi("paused_time_s", "Time senders were paused", "s", "lower"),
+    Kpi("ecn_marks", "ECN marks", "", None),
+    Kpi("retransmitted_bytes", "Retransmitted", "B", "lower"),
+    Kpi("timeouts", "Retransmission timeouts", "", "lower"),
+)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the comparison: a figure of A and of B, and B minus A."""
+
+    section: str
+    kpi: Kpi
+    a: float | None
+    b: float | None
+
+    @property
+    def delta(self) -> float | None:
+        """B minus A (None when either is unknown)."""
+        return None if self.a is None or self.b is None else self.b - self.a
+
+    @property
+    def ratio(self) -> float | None:
+        """B over A (None when either is unknown or A is 0)."""
+        return None if self.a is None or self.b is None or self.a == 0 else self.b / self.a
+
+    @property
+    def better(self) -> str | None:
+        """"a", "b", "same" or None (no direction, or a figure missing)."""
+        if self.kpi.better is None or self.delta is None:
+            return None
+        if self.delta == 0:
+            return "same"
+        lower_wins = self.kpi.better == "lower"
+        return "b" if (self.delta < 0) == lower_wins else "a"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The row in the JSON document."""
+        return {"section": self.section, "key": self.kpi.key, "label": self.kpi.label,
+                "unit": self.kpi.unit, "a": self.a, "b": self.b, "delta": self.delta,
+                "ratio": self.ratio, "better": self.better}
+
+
+@dataclass
+class Comparison:
+    """Two designs' key figures on the same scenarios."""
+
+    a_name: str
+    b_name: str
+    currency: str | None
+    rows: list[Row] = field(default_factory=list)
+    scenarios: list[str] = field(default_factory=list)
+    results: dict[str, tuple[Result, Result]] = field(default_factory=dict)
+
+    def row(self, section: str, key: str) -> Row:
+        """The row of ``key`` in ``section`` ("design" or a scenario name)."""
+        for row in self.rows:
+            if row.section == section and row.kpi.key == key:
+                return row
+        raise KeyError(f"{section}/{key}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``fabricstudio-compare`` JSON document as a dict."""
+        return {"format": COMPARE_FORMAT, "version": COMPARE_VERSION,
+                "a": self.a_name, "b": self.b_name, "currency": self.currency,
+                "scenarios": self.scenarios, "rows": [row.to_dict() for row in self.rows]}
+
+    def to_json(self) -> str:
+        """The JSON text (stable key order)."""
+        return json.dumps(self.to_dict(), indent=1, allow_nan=False) + "\n"
+
+
+def design_figures(design: Design, cost_book: Any = None) -> tuple[dict[str, float | None],
+                                                                    str | None]:
+    """The design KPIs of ``design`` (priced with ``cost_book`` when given) and the currency."""
+    from fabricstudio.topology.analysis import analyze
+
+    report = analyze(design, cost_book=cost_book)
+    counts, cost, paths = report.counts, report.cost, report.paths
+    leaf = next((t for t in report.oversubscription.tiers if t.tier == "leaf"), None)
+    gpus = counts.gpus
+    return {
+        "capex": cost.total if cost else None,
+        "network_capex": cost.network_total if cost else None,
+        "power_kw": cost.power_w / 1000 if cost else None,
+        "gpus": float(gpus),
+        "switches": float(sum(counts.switches.values())),
+        "links": float(counts.links),
+        "bisection_gbps": report.bisection.gbps,
+        "bisection_per_gpu_gbps": report.bisection.gbps / gpus if gpus else None,
+        "leaf_oversubscription": leaf.ratio if leaf else None,
+        "hops_mean": paths.hops.mean if paths.hops else None,
+        "hops_max": paths.hops.max if paths.hops else None,
+        "ecmp_width_mean": paths.ecmp_width.mean if paths.ecmp_width else None,
+        "errors": float(len(report.errors())),
+    }, (cost.currency if cost else None)
+
+
+def run_figures(result: Result) -> dict[str, float | None]:
+    """The run KPIs of one Result."""
+    collective, training, llm, totals = (result.collective, result.training,
+                                         result.llm_training, result.totals)
+    step = (training.step_time_s if training else
+            llm.iteration_time_s if llm else None)
+    utilisation = (training.gpu_utilisation if training else
+                   llm.gpu_utilisation if llm else None)
+    return {
+        "completion_time_s": result.completion_time_s,
+        "collective_time_s": collective.time_s if collective else None,
+        "busbw_gbps": collective.busbw_gbps if collective else None,
+        "step_time_s": step,
+        "gpu_utilisation": utilisation,
+        "drops": float(totals.drops),
+        "pfc_pauses": float(totals.pfc_pauses),
+        "paused_time_s": totals.paused_time_s,
+        "ecn_marks": float(totals.ecn_marks),
+        "retransmitted_bytes": float(totals.retransmitted_bytes),
+        "timeouts": float(totals.timeouts),
+    }
+
+
+Runner = Callable[[Design, Scenario], Result]
+
+
+def run_scenario(design: Design, scenario: Scenario) -> Result:
+    """Run ``scenario`` on ``design`` to the end (ScenarioError when it cannot run)."""
+    from fabricstudio.sim.run import build_simulation
+
+    return build_simulation(design, scenario).run()
+
+
+def compare_designs(a: Design, b: Design, scenarios: Sequence[Scenario] = (), *,
+                    cost_book: Any = None, runner: Runner = run_scenario,
+                    progress: Callable[[str], None] | None = None,
+                    labels: tuple[str, str] | None = None) -> Comparison:
+    """Compare ``a`` and ``b``: their design figures, then each scenario run on both
+    (``labels``: how to call them, default their names).
+
+    ScenarioError (naming the design) when a scenario cannot run on one of them."""
+    from fabricstudio.sim.scenario import ScenarioError
+
+    fig_a, currency = design_figures(a, cost_book)
+    fig_b, _ = design_figures(b, cost_book)
+    comparison = Comparison(*(labels or (a.name or "A", b.name or "B")), currency)
+    comparison.rows += [Row("design", kpi, fig_a[kpi.key], fig_b[kpi.key]) for kpi in DESIGN_KPIS]
+    names = _unique_names(scenarios)
+    for scenario, name in zip(scenarios, names, strict=True):
+        pair = []
+        for side, design in (("A", a), ("B", b)):
+            if progress is not None:
+                progress(f"running {name} on {side} ({design.name or side})")
+            try:
+                pair.append(runner(design, scenario))
+            except ScenarioError as exc:
+                raise ScenarioError(f"scenario {name!r} cannot run on {side} "
+                                    f"({design.name or side}): {exc}") from None
+        comparison.scenarios.append(name)
+        comparison.results[name] = (pair[0], pair[1])
+        run_a, run_b = run_figures(pair[0]), run_figures(pair[1])
+        comparison.rows += [Row(name, kpi, run_a[kpi.key], run_b[kpi.key]) for kpi in RUN_KPIS
+                            if run_a[kpi.key] is not None or run_b[kpi.key] is not None]
+    return comparison
+
+
+def _unique_names(scenarios: Sequence[Scenario]) -> list[str]:
+    names: list[str] = []
+    for i, scenario in enumerate(scenarios, start=1):
+        name = scenario.name or f"scenario {i}"
+        while name in names:
+            name = f"{name} ({i})"
+        names.append(name)
+    return names
+
+
+# ------------------------------------------------------------------ text
+def format_value(kpi: Kpi, value: float | None, currency: str | None = None) -> str:
+    """A figure as text with its unit ('-' when unknown)."""
+    from fabricstudio.model.units import format_bytes, format_time
+
+    if value is None:
+        return "-"
+    if kpi.unit == "money":
+        from fabricstudio.topology.cost import format_money
+
+        return format_money(value, currency or "USD")
+    if kpi.unit == "s":
+        return format_time(value)
+    if kpi.unit == "%":
+        return f"{100 * value:.1f}%"
+    if kpi.unit == "B":
+        return format_bytes(value)
+    if kpi.unit == "Gb/s":
+        return f"{value / 1000:,.2f} Tb/s" if value >= 10_000 else f"{value:,.1f} Gb/s"
+    if kpi.unit == ":1":
+        return f"{value:g}:1"
+    if kpi.unit == "kW":
+        return f"{value:,.1f} kW"
+    return f"{value:,.2f}" if value != int(value) else f"{value:,.0f}"
+
+
+def format_delta(row: Row, currency: str | None = None) -> str:
+    """B minus A as text: signed figure and percentage ('-' when unknown)."""
+    delta = row.delta
+    if delta is None:
+        return "-"
+    if delta == 0:
+        return "="
+    if row.kpi.unit == "%":
+        text = f"{100 * delta:+.1f} pts"
+    elif row.kpi.unit == ":1":
+        text = f"{delta:+g}"
+    else:
+        sign = "+" if delta > 0 else "-"
+        text = sign + format_value(row.kpi, abs(delta), currency)
+    if row.ratio is not None and row.kpi.unit != "%":
+        text += f" ({100 * (row.ratio - 1):+.1f}%)"
+    return text
+
+
+def format_comparison(comparison: Comparison) -> str:
+    """The comparison as a plain-text table, one block per section."""
+    out = [f"A: {comparison.a_name}", f"B: {comparison.b_name}"]
+    sections = ["design", *comparison.scenarios]
+    for section in sections:
+        rows = [r for r in comparison.rows if r.section == section]
+        if not rows:
+            continue
+        title = "Design" if section == "design" else f"Scenario: {section}"
+        cells = [[r.kpi.label, format_value(r.kpi, r.a, comparison.currency),
+                  format_value(r.kpi, r.b, comparison.currency),
+                  format_delta(r, comparison.currency),
+                  {"a": "A", "b": "B", "same": "="}.get(r.better or "", "")] for r in rows]
+        headers = ["figure", "A", "B", "B - A", "better"]
+        widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
+        out += ["", title,
+                "  " + "  ".join(h.ljust(w) if i == 0 else h.rjust(w)
+                                 for i, (h, w) in enumerate(zip(headers, widths, strict=True)))]
+        for c in cells:
+            out.append("  " + "  ".join(v.ljust(w) if i == 0 else v.rjust(w)
+                                        for i, (v, w) in enumerate(zip(c, widths, strict=True))))
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["COMPARE_FORMAT", "DESIGN_KPIS", "RUN_KPIS", "Comparison", "Kpi", "Row",
+           "compare_designs", "design_figures", "format_comparison", "run_figures"]
