@@ -9,10 +9,14 @@ EXAMPLE ?= examples/leaf-spine-storage-management.json
 .PHONY: run test venv clean screenshots bench
 
 $(STAMP): pyproject.toml
+	@echo "FabricStudio: preparing $(VENV) (first run, or pyproject.toml changed)."
+	@echo "Installing Qt (PySide6, about 100 MB), pyqtgraph, networkx, SimPy, pydantic, numpy"
+	@echo "and the test tools; the first time this takes a few minutes."
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --progress-bar on -e '.[test]'
 	touch $(STAMP)
+	@echo "FabricStudio: $(VENV) is ready."
 
 venv: $(STAMP)
 

@@ -1,119 +1,254 @@
-"""Canvas performance: open time, full repaint and per-frame pan time at 256, 2,048 and 8,192
-GPUs (rail-optimised fabrics from the builders), on the offscreen platform.
+"""Canvas performance at 2,048, 8,192 and 32,768 GPUs (rail-optimised fabrics from the builders,
+as the wizard makes them), on the offscreen platform, viewport 1280x800.
 
-Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/canvas.py``.  Prints figures; no
-pass/fail.  Repaint and pan are measured at the "fit" zoom (whole fabric on screen, the level
-of detail at work) and at 100 % (labels, badges and icons drawn).  A frame budget of 16.7 ms
-(60 Hz) is printed for comparison.
+Run: ``QT_QPA_PLATFORM=offscreen .venv/bin/python benchmarks/canvas.py [GPUS ...]
+[--repeat N] [--baseline CHECKOUT]``.  Prints figures; no pass/fail.
+
+Each measurement runs in a fresh child process (so "quit" is the real time from closing the
+window to the process being gone).  With ``--baseline CHECKOUT`` (a checkout of an older
+commit, e.g. ``git worktree add /tmp/fs-base main``) the same children run against that code,
+alternating with the current code, and both are printed: the machine is shared, so only
+figures measured side by side in one run compare.  Medians of ``--repeat`` runs.
+
+What is measured (targets from issue 14 in brackets):
+
+- open: parse the design file text and open the window until the fitted view has painted
+  [8,192 GPUs < 2 s; 32,768 GPUs < 5 s];
+- repaint at fit: one full repaint of the viewport at "fit to view" [< 33 ms];
+- zoom step: one wheel notch in or out at fit, repaint included [< 100 ms];
+- pan: one 12-px scroll at fit and at 100 % with its repaint [< 16 ms];
+- select all: Edit > Select All until the window has caught up (inspector included) [< 0.5 s];
+- quit: from closing the window (after Select All) to the process having exited [< 1 s];
+- stall: the longest the event loop was blocked during the 2 s after opening (what "stays
+  interactive" means: background work must not freeze the window).
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-
-from PySide6.QtCore import QSettings  # noqa: E402
-from PySide6.QtGui import QImage, QPainter  # noqa: E402
-
-from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric  # noqa: E402
-from fabricstudio.ui.app import ensure_app  # noqa: E402
-from fabricstudio.ui.main_window import MainWindow  # noqa: E402
-
-SIZES = (256, 2048, 8192)
+SIZES = (2048, 8192, 32768)
 PAN_FRAMES = 30
 VIEW_W, VIEW_H = 1280, 800
+TARGETS = {"open_s": 2.0, "repaint_fit_ms": 33, "zoom_fit_ms": 100, "pan_fit_ms": 16,
+           "pan_100_ms": 16, "select_all_s": 0.5, "quit_s": 1.0}
+COLUMNS = [("open_s", "open s", "{:.2f}"), ("repaint_fit_ms", "repaint fit", "{:.1f} ms"),
+           ("zoom_fit_ms", "zoom fit", "{:.1f} ms"), ("pan_fit_ms", "pan fit", "{:.1f} ms"),
+           ("repaint_100_ms", "repaint 100%", "{:.1f} ms"), ("pan_100_ms", "pan 100%", "{:.1f} ms"),
+           ("select_all_s", "select all", "{:.2f} s"), ("quit_s", "quit", "{:.2f} s"),
+           ("stall_ms", "stall", "{:.0f} ms")]
 
 
-def _paint(window) -> float:
-    """Time one full repaint of the viewport into an image (what a screen update costs)."""
-    view = window.view
-    image = QImage(view.viewport().size(), QImage.Format.Format_ARGB32_Premultiplied)
-    painter = QPainter(image)
-    start = time.perf_counter()
-    view.render(painter)
-    painter.end()
-    return time.perf_counter() - start
+# --------------------------------------------------------------------------- child side
+def _emit(key: str, value) -> None:
+    print(json.dumps({key: value}), flush=True)
 
 
-def _pan(window, app) -> list[float]:
-    """Scroll by 12 px per frame as a mouse pan does and let Qt repaint what the scroll exposed;
-    per-frame times."""
-    bar = window.view.horizontalScrollBar()
-    times = []
-    app.processEvents()
-    for i in range(PAN_FRAMES):
-        start = time.perf_counter()
-        bar.setValue(bar.value() + (12 if i < PAN_FRAMES // 2 else -12))
-        app.processEvents()
-        times.append(time.perf_counter() - start)
-    return times
+def child(gpus: int) -> None:
+    """Measure one size in this process, printing one JSON object per figure."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QElapsedTimer, QSettings, QTimer
 
+    from fabricstudio.formats import dump_design, parse_design
+    from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
+    from fabricstudio.ui.app import ensure_app
+    from fabricstudio.ui.main_window import MainWindow
 
-def _zoom(window, app) -> list[float]:
-    """One wheel notch in and out per frame (a full repaint each)."""
-    times = []
-    app.processEvents()
-    for i in range(6):
-        start = time.perf_counter()
-        window.view.zoom_by(1.1 if i % 2 == 0 else 1 / 1.1)
-        app.processEvents()
-        times.append(time.perf_counter() - start)
-    return times
-
-
-def measure(gpus: int, app, settings) -> dict:
+    app = ensure_app()
+    # Throw-away settings in a temporary folder: QSettings saves an INI file by writing a new
+    # file and renaming it over the old one, so pointed at /dev/null (as root) it would
+    # replace the device with a regular file for every process on the machine.
+    scratch = tempfile.mkdtemp(prefix="fabricstudio-bench-")
+    settings = QSettings(os.path.join(scratch, "settings.ini"), QSettings.Format.IniFormat)
     build = build_fabric(RailOptimizedSpec(gpus=gpus))
+    text = dump_design(build.to_design())
+    _emit("devices", len(build.devices))
+    _emit("links", len(build.links))
+
     start = time.perf_counter()
-    window = MainWindow(build.to_design(), settings=settings)
+    design = parse_design(text)
+    parsed = time.perf_counter() - start
+    window = MainWindow(design, settings=settings)
     window.resize(VIEW_W + 600, VIEW_H + 150)
     window.show()
     app.processEvents()
     window.view.fit()
     window.view.viewport().repaint()
     app.processEvents()
-    opened = time.perf_counter() - start
-    results = {"gpus": gpus, "devices": len(build.devices), "links": len(build.links),
-               "open_s": opened}
-    _paint(window)  # warm the item caches
-    results["repaint_fit_ms"] = statistics.median(_paint(window) for _ in range(3)) * 1e3
-    results["pan_fit_ms"] = statistics.median(_pan(window, app)) * 1e3
-    results["zoom_fit_ms"] = statistics.median(_zoom(window, app)) * 1e3
+    _emit("parse_s", parsed)
+    _emit("open_s", time.perf_counter() - start)
+    _emit("stall_ms", _stall(app, QElapsedTimer, QTimer) * 1e3)
+
+    def paint() -> float:
+        """One full repaint of the viewport, as the screen gets it (item caches used)."""
+        app.processEvents()
+        t0 = time.perf_counter()
+        window.view.viewport().repaint()
+        return time.perf_counter() - t0
+
+    def pan() -> list[float]:
+        bar = window.view.horizontalScrollBar()
+        times = []
+        app.processEvents()
+        for i in range(PAN_FRAMES):
+            t0 = time.perf_counter()
+            bar.setValue(bar.value() + (12 if i < PAN_FRAMES // 2 else -12))
+            app.processEvents()
+            times.append(time.perf_counter() - t0)
+        return times
+
+    def zoom() -> list[float]:
+        times = []
+        app.processEvents()
+        for i in range(6):
+            t0 = time.perf_counter()
+            window.view.zoom_by(1.1 if i % 2 == 0 else 1 / 1.1)
+            app.processEvents()
+            times.append(time.perf_counter() - t0)
+        return times
+
+    paint()  # warm the item caches
+    _emit("repaint_fit_ms", statistics.median(paint() for _ in range(3)) * 1e3)
+    _emit("pan_fit_ms", statistics.median(pan()) * 1e3)
+    _emit("zoom_fit_ms", statistics.median(zoom()) * 1e3)
+    window.view.fit()
     window.view.set_zoom(1.0)
-    window.view.centerOn(window.scene.device_items[build.devices[-1].id])
-    _paint(window)
-    results["repaint_100_ms"] = statistics.median(_paint(window) for _ in range(3)) * 1e3
-    results["pan_100_ms"] = statistics.median(_pan(window, app)) * 1e3
-    window.undo_stack.setClean()
-    window.close()
-    window.deleteLater()
+    window.view.centerOn(window.view.mapToScene(window.view.viewport().rect().center()))
     app.processEvents()
-    return results
+    paint()
+    _emit("repaint_100_ms", statistics.median(paint() for _ in range(3)) * 1e3)
+    _emit("pan_100_ms", statistics.median(pan()) * 1e3)
+    window.view.fit()
+    app.processEvents()
+    t0 = time.perf_counter()
+    actions = getattr(window, "act", None)  # older code: window.act_select_all
+    (actions.select_all if actions is not None else window.act_select_all).trigger()
+    window.view.viewport().repaint()
+    app.processEvents()
+    _emit("select_all_s", time.perf_counter() - t0)
+    window.undo_stack.setClean()
+    _emit("quit_start", time.time())
+    window.close()
+    app.quit()
+    app.processEvents()
+    from fabricstudio.ui import app as app_module
+
+    leave = getattr(app_module, "leave", None)  # how the app ends (older code: plain exit)
+    if leave is not None:
+        leave(0)
 
 
-def main() -> int:
-    app = ensure_app()
-    # Throw-away settings in a temporary folder: QSettings saves an INI file by writing a new
-    # file and renaming it over the old one, so pointed at /dev/null (as root) it replaced the
-    # device with a regular file for every process on the machine.
-    scratch = tempfile.mkdtemp(prefix="fabricstudio-bench-")
-    settings = QSettings(os.path.join(scratch, "settings.ini"), QSettings.Format.IniFormat)
-    sizes = [int(a) for a in sys.argv[1:]] or SIZES
-    print(f"canvas benchmark, viewport {VIEW_W}x{VIEW_H}, Qt platform "
-          f"{app.platformName()}; frame budget 16.7 ms")
-    header = (f"{'GPUs':>6} {'devices':>8} {'links':>7} {'open s':>7} {'repaint fit':>12} "
-              f"{'pan fit':>8} {'zoom fit':>9} {'repaint 100%':>13} {'pan 100%':>9}")
+def _stall(app, elapsed_timer_cls, timer_cls, seconds: float = 2.0) -> float:
+    """Longest gap between 5 ms timer ticks over ``seconds`` (seconds)."""
+    clock = elapsed_timer_cls()
+    clock.start()
+    gaps = [0.0]
+    last = [0.0]
+
+    def tick() -> None:
+        now = clock.nsecsElapsed() / 1e9
+        gaps.append(now - last[0])
+        last[0] = now
+
+    timer = timer_cls()
+    timer.timeout.connect(tick)
+    timer.start(5)
+    while clock.nsecsElapsed() / 1e9 < seconds:
+        app.processEvents()
+        time.sleep(0.001)
+    timer.stop()
+    return max(gaps)
+
+
+# -------------------------------------------------------------------------- parent side
+def run_child(gpus: int, code: str | None, timeout: float) -> dict:
+    """One child run; figures it could not reach within ``timeout`` are missing."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    if code:
+        env["PYTHONPATH"] = code + os.pathsep + env.get("PYTHONPATH", "")
+    script = os.path.abspath(__file__)
+    proc = subprocess.Popen([sys.executable, script, "--child", str(gpus)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            cwd=code or os.getcwd())
+    out: dict = {}
+    deadline = time.monotonic() + timeout
+    try:
+        stdout, _ = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
+        ended = time.time()
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        stdout, _ = proc.communicate()
+        ended = None
+        out["timed_out"] = True
+    for line in stdout.splitlines():
+        try:
+            out.update(json.loads(line))
+        except ValueError:
+            continue
+    if ended is not None and "quit_start" in out:
+        out["quit_s"] = ended - out.pop("quit_start")
+    return out
+
+
+def summarise(runs: list[dict]) -> dict:
+    """Median of each figure over the runs that reached it."""
+    keys = {k for r in runs for k in r}
+    out = {}
+    for key in keys:
+        values = [r[key] for r in runs if isinstance(r.get(key), (int, float))
+                  and not isinstance(r.get(key), bool)]
+        if values:
+            out[key] = statistics.median(values)
+    out["timed_out"] = any(r.get("timed_out") for r in runs)
+    return out
+
+
+def row(label: str, gpus: int, r: dict) -> str:
+    cells = [f"{label:<9}", f"{gpus:>7,}", f"{int(r.get('devices', 0)):>8,}",
+             f"{int(r.get('links', 0)):>8,}"]
+    for key, _title, fmt in COLUMNS:
+        value = r.get(key)
+        text = fmt.format(value) if value is not None else ("timeout" if r.get("timed_out")
+                                                            else "-")
+        cells.append(f"{text:>12}")
+    return " ".join(cells)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("gpus", nargs="*", type=int, help=f"sizes (default {SIZES})")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per size (median)")
+    parser.add_argument("--baseline", metavar="CHECKOUT", help="also run this older checkout")
+    parser.add_argument("--timeout", type=float, default=180.0,
+                        help="seconds a child may take before it is stopped")
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        child(args.child)
+        return 0
+    sizes = args.gpus or list(SIZES)
+    print(f"canvas benchmark, viewport {VIEW_W}x{VIEW_H}, offscreen, {os.cpu_count()} CPUs, "
+          f"median of {args.repeat} run(s) per size, each in a fresh process")
+    print("targets: " + ", ".join(f"{k} < {v}" for k, v in TARGETS.items()))
+    header = " ".join([f"{'code':<9}", f"{'GPUs':>7}", f"{'devices':>8}", f"{'links':>8}"]
+                      + [f"{title:>12}" for _k, title, _f in COLUMNS])
     print(header)
     for gpus in sizes:
-        r = measure(gpus, app, settings)
-        print(f"{r['gpus']:>6,} {r['devices']:>8,} {r['links']:>7,} {r['open_s']:>7.2f} "
-              f"{r['repaint_fit_ms']:>9.1f} ms {r['pan_fit_ms']:>5.1f} ms "
-              f"{r['zoom_fit_ms']:>6.1f} ms "
-              f"{r['repaint_100_ms']:>10.1f} ms {r['pan_100_ms']:>6.1f} ms")
+        current, baseline = [], []
+        for _ in range(args.repeat):
+            current.append(run_child(gpus, None, args.timeout))
+            if args.baseline:
+                baseline.append(run_child(gpus, os.path.abspath(args.baseline), args.timeout))
+        print(row("current", gpus, summarise(current)), flush=True)
+        if args.baseline:
+            print(row("baseline", gpus, summarise(baseline)), flush=True)
     return 0
 
 

@@ -9,6 +9,8 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Windows made without explicit settings must never read or write the user's own QSettings.
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="fabricstudio-test-config-")
+# ... nor the user's application data (recovery files, caches).
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="fabricstudio-test-data-")
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -62,3 +62,17 @@ def test_installed_package_loads_its_resources_away_from_the_checkout(installed_
                          env=env, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout.startswith("ok")
+
+
+def test_make_run_says_what_it_installs(tmp_path):
+    """The first `make run` prints what it installs and pip's progress (no silent minutes)."""
+    import shutil
+
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run(["make", "-n", "-C", str(root), f"VENV={tmp_path / 'venv'}", "run"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "Installing Qt (PySide6" in out and "is ready" in out
+    install = next(line for line in out.splitlines() if "-e '.[test]'" in line)
+    assert "--quiet" not in install and "--progress-bar on" in install

@@ -23,6 +23,15 @@ def test_scenario_file_prints_a_summary(examples, capsys):
     assert "RoCE" in out and "busiest links" in out and "h1 > r" in out and "engine:" in out
 
 
+def test_summary_names_a_deadlock_cycle(examples, capsys):
+    code = main(["simulate", str(examples / "pfc-ring.design.json"),
+                 "--scenario", str(examples / "deadlock-ring.scenario.json")])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "DEADLOCK at 1.25 ms" in out
+    assert "cycle s0 > s1 > s2 > s3 > s4 > s0, links r0, r1, r2, r3, r4" in out
+
+
 def test_json_dash_prints_only_the_json(examples, capsys):
     code = main(["simulate", str(examples / "ring8.design.json"), "--workload", "all-reduce",
                  "--size", "1MiB", "--json", "-", "--no-timing"])

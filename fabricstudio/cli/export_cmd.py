@@ -15,8 +15,8 @@ import argparse
 import os
 
 from fabricstudio.cli import cable_plan_export, interop_export, recording_export
-from fabricstudio.cli.common import CliError, load_design_arg, positive_float
-from fabricstudio.cli.output import write_err, write_out
+from fabricstudio.cli.common import CliError, load_design_arg, positive_float, positive_int
+from fabricstudio.cli.output import shown_path, write_err, write_out
 
 NAME = "export"
 HELP = ("write a PNG and/or SVG picture of a design, a PNG of a simulation moment "
@@ -31,8 +31,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("design", metavar="DESIGN", nargs="?", help="design file to export")
     parser.add_argument("--png", metavar="FILE", help="write a PNG image")
     parser.add_argument("--svg", metavar="FILE", help="write an SVG drawing")
-    parser.add_argument("--scale", type=positive_float, default=2.0, metavar="N",
-                        help="PNG pixels per canvas unit (default 2)")
+    parser.add_argument("--scale", type=positive_float, default=None, metavar="N",
+                        help="PNG pixels per canvas unit (default: picked from the design's "
+                             "size: the longest side at most 8,192 px, at most 2 px per unit)")
+    parser.add_argument("--width", type=positive_int, default=None, metavar="PX",
+                        help="PNG width in pixels (the height follows; instead of --scale), "
+                             "or a recording's width (16:9; default 1280 for MP4, 960 for GIF)")
     parser.add_argument("--background", choices=("white", "transparent", "dark", "light"),
                         default="white", help="background (default white; dark/light = theme)")
     parser.add_argument("--no-legend", action="store_true", help="leave the legend out")
@@ -71,8 +75,12 @@ def run(args: argparse.Namespace) -> int:
         raise CliError("give the DESIGN file to export", 2)
     if plan and not args.png and not args.svg:
         return cable_plan_export.run(args, load_design_arg(args.design))
-    if args.scale > 16:
+    if args.scale is not None and args.scale > 16:
         raise CliError(f"--scale {args.scale:g} is too large (at most 16)", 2)
+    if args.scale is not None and args.width is not None:
+        raise CliError("give --scale or --width, not both", 2)
+    if args.width is not None and args.width > 65536:
+        raise CliError(f"--width {args.width} is too large (at most 65,536 px)", 2)
     if args.at is not None and args.scenario is None:
         raise CliError("--at needs --scenario FILE (the run to take the moment from)", 2)
     if args.at is not None and not args.at >= 0:
@@ -91,13 +99,14 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         written = export_design(design, png=args.png, svg=args.svg, scale=args.scale,
+                                width=args.width,
                                 background=args.background, legend=not args.no_legend,
                                 colour_by=args.colour_by, inputs=_inputs(args),
                                 force=args.force)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     for path, detail in written:
-        write_out(f"wrote {path} ({detail})")
+        write_out(f"wrote {shown_path(path)} ({detail})")
     return 0
 
 
@@ -153,11 +162,12 @@ def _export_moment(design, args: argparse.Namespace) -> int:
         write_err(f"fabricstudio export: note: the run ended at {stream.times[-1]:g} s; "
                   "showing its last frame")
     try:
-        export_moment(design, stream, at, args.png, label=scenario.name, scale=args.scale,
+        export_moment(design, stream, at, args.png, label=scenario.name,
+                      scale=args.scale or 2.0,
                       inputs=_inputs(args), force=args.force)
     except OSError as exc:
         raise CliError(f"{args.png}: cannot write: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    write_out(f"wrote {args.png} (t = {stream.frame_at(at).t:g} s)")
+    write_out(f"wrote {shown_path(args.png)} (t = {stream.frame_at(at).t:g} s)")
     return 0

@@ -14,7 +14,7 @@ import argparse
 import time
 
 from fabricstudio.cli.common import CliError, load_design_arg, positive_float
-from fabricstudio.cli.output import write_err, write_out
+from fabricstudio.cli.output import shown_path, write_err, write_out
 
 MAX_WIDTH = 3840
 MAX_SECONDS = 600.0
@@ -35,8 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="frames per second (default 30 for MP4, 10 for GIF)")
     group.add_argument("--seconds", type=positive_float, metavar="N",
                        help="length of the video (default 20; a story: its steps' hold times)")
-    group.add_argument("--width", type=int, metavar="PX",
-                       help="video width in pixels, 16:9 (default 1280 for MP4, 960 for GIF)")
+    # --width (the video's width, 16:9; default 1280 for MP4, 960 for GIF) is export's own
+    # option, shared with the PNG.
 
 
 def wanted(args: argparse.Namespace) -> bool:
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     except OutputError as exc:
         raise CliError(str(exc)) from None
-    write_out(f"wrote {path} ({width} x {height}, {stats.frames} frames, "
+    write_out(f"wrote {shown_path(path)} ({width} x {height}, {stats.frames} frames, "
               f"{stats.seconds:.1f} s at {fps:g} fps, {stats.bytes / 1e6:.1f} MB; "
               f"rendered in {stats.wall_s:.1f} s)")
     return 0

@@ -340,6 +340,11 @@ def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
     lines.append(f"simulated {_t(result.end_s)}; completion "
                  f"{_t(result.completion_time_s) if result.finished else 'not reached'}"
                  f"{'' if result.finished else ' (unfinished)'}")
+    deadlock = tot.deadlock
+    if deadlock.detected:
+        lines.append(f"DEADLOCK at {_t(deadlock.at_s)} (frozen since {_t(deadlock.since_s)}): "
+                     f"cycle {' > '.join(deadlock.path or [])}, "
+                     f"links {', '.join(deadlock.cycle or [])}")
     if result.collective:
         c = result.collective
         bw = (f"algbw {c.algbw_gbps:.1f} Gb/s, busbw {c.busbw_gbps:.1f} Gb/s"

@@ -152,7 +152,13 @@ def _json_type(value: Any) -> str:
 
 def dump_design(design: Design) -> str:
     """The design as design-file JSON text."""
-    body = design.to_data().model_dump(mode="json")
+    return dump_design_data(design.to_data())
+
+
+def dump_design_data(data: DesignData) -> str:
+    """A design's plain value as design-file JSON text (safe on a worker thread: the values
+    are immutable)."""
+    body = data.model_dump(mode="json")
     doc = {"format": FORMAT_NAME, "version": CURRENT_VERSION, **body}
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
 

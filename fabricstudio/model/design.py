@@ -29,6 +29,8 @@ from fabricstudio.model.validation import (
 )
 
 _DEVICE_ADAPTER: TypeAdapter[Device] = TypeAdapter(Device)
+#: A device's port planes and speeds by port number (checking a large file's links).
+_PortTable = tuple[tuple[Any, ...], tuple[float, ...]]
 _RANGE_ERRORS = frozenset({"greater_than", "greater_than_equal", "less_than",
                            "less_than_equal", "finite_number"})
 
@@ -282,6 +284,8 @@ class Design:
             problems.insert(0, f"id {link.id!r} is already used")
         if problems:
             raise DesignError("; ".join(problems))
+        if ends[0] == link.a_port and ends[1] == link.b_port:
+            return link  # ports given (every saved file): no copy for each of 100k links
         return link.model_copy(update={"a_port": ends[0], "b_port": ends[1]})
 
     def add_link(self, link: Link, index: int | None = None) -> Link:
@@ -441,12 +445,16 @@ class Design:
                 continue
             design._devices[device.id] = device
             design._ports[device.id] = {}
+        ports_of: dict[str, _PortTable] = {}
         for link in data.links:
-            try:
-                resolved = design.resolve_link(link)
-            except DesignError as exc:
-                problems.append(str(exc))
-                continue
+            if design._link_is_plainly_valid(link, ports_of):
+                resolved = link
+            else:
+                try:
+                    resolved = design.resolve_link(link)
+                except DesignError as exc:
+                    problems.append(str(exc))
+                    continue
             design._links[link.id] = resolved
             design._claim_ports(resolved, link.id)
         problems += group_problems(data.groups, design._devices, design._links)
@@ -458,6 +466,29 @@ class Design:
                 shown.append(f"... and {len(problems) - 8} more problem(s)")
             raise DesignError("; ".join(shown))
         return design
+
+    def _link_is_plainly_valid(self, link: Link, ports_of: dict[str, _PortTable]) -> bool:
+        """True when a link with both ports given fits (the common case of a saved file),
+        checked from per-device port tables; anything else goes through resolve_link, which
+        words the problems."""
+        if link.a_port is None or link.b_port is None or link.id in self._devices \
+                or link.id in self._links:
+            return False
+        for end, port in ((link.a, link.a_port), (link.b, link.b_port)):
+            device = self._devices.get(end)
+            if device is None or link.plane not in device.planes:
+                return False
+            table = ports_of.get(end)
+            if table is None:
+                count = device.port_count()
+                table = ports_of[end] = (
+                    tuple(device.port_plane(p) for p in range(count)),
+                    tuple(device.speed_of_port(p) for p in range(count)))
+            planes, speeds = table
+            if port >= len(planes) or port in self._ports[end] \
+                    or planes[port] not in (None, link.plane) or link.speed_gbps > speeds[port]:
+                return False
+        return True
 
     def copy(self) -> Design:
         """An independent copy (signals not connected); used to freeze a design for a run."""

@@ -7,6 +7,8 @@ in the field names (``_bytes``, ``_us``, ``_ns``, ``_mbps``, ``_gbps``).
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import ConfigDict, Field, model_validator
 
 from fabricstudio.model.enums import Technology
@@ -42,6 +44,37 @@ class PfcSettings(_Settings):
         default=1000.0, ge=0, le=1e7,
         description="Time for the upstream port to react to a PAUSE (t_resp in the headroom "
         "formula); 802.1Qbb allows a few microseconds at high speed",
+    )
+    # -- PFC frames and the switch watchdog (fidelity, issue 9)
+    pause_quanta: int = Field(
+        default=65535, ge=1, le=65535,
+        description="Pause time a PAUSE frame carries, in quanta of 512 bit times (802.1Qbb; "
+        "switches send XOFF with the maximum, 65535 = 335 us at 100G, 84 us at 400G)",
+    )
+    refresh_quanta: int = Field(
+        default=32768, ge=1, le=65535,
+        description="While the ingress stays above XON the PAUSE is re-sent every this many "
+        "quanta (half the pause time, so it never lapses; MAC IPs call it the XOFF hold/refresh "
+        "timer, e.g. Intel Ethernet IP 'XOFF Request Hold Quanta')",
+    )
+    watchdog: bool = Field(
+        default=False,
+        description="Switch PFC watchdog (SONiC pfcwd, Junos pfc-watchdog): an egress queue "
+        "paused with packets waiting for watchdog_detect_ms is dropped or forwarded",
+    )
+    watchdog_detect_ms: float = Field(
+        default=200.0, gt=0, le=1e5,
+        description="Detection time (SONiC default 200 ms; Junos: 2 polls of 100 ms)",
+    )
+    watchdog_restore_ms: float = Field(
+        default=200.0, gt=0, le=1e5,
+        description="The queue returns to normal after this long without PFC frames "
+        "(SONiC and Junos default 200 ms)",
+    )
+    watchdog_action: Literal["drop", "forward"] = Field(
+        default="drop",
+        description="drop: discard the queue and what arrives for it (SONiC default); "
+        "forward: ignore PFC on it",
     )
 
 

@@ -28,6 +28,11 @@ def first_free_port(device: Device, plane: Plane, used: Iterable[int]) -> int | 
 def end_problems(link: Link, device: Device, port: int | None,
                  used: Mapping[int, str]) -> list[str]:
     """Problems with one end of ``link`` on ``device`` at ``port`` (None = no free port)."""
+    if (port is not None and link.plane in device.planes and port < device.port_count()
+            and used.get(port, link.id) == link.id
+            and device.port_plane(port) in (None, link.plane)
+            and link.speed_gbps <= device.speed_of_port(port)):
+        return []  # the common case, checked without building messages (large files)
     where = f"link {link.id}: {device.id}"
     if link.plane not in device.planes:
         planes = ", ".join(p.value for p in device.planes) or "none"

@@ -23,7 +23,15 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Discriminator,
+    Field,
+    SerializerFunctionWrapHandler,
+    Tag,
+    model_serializer,
+)
 
 from fabricstudio.model import Technology, units
 from fabricstudio.sim.engine.config import Routing
@@ -62,6 +70,23 @@ class RunInfo(ResultPart):
     engine: Literal["cell", "flow"] = Field(default="cell", description="engine that ran")
 
 
+class Deadlock(ResultPart):
+    """``{"detected": false}``, or when a frozen dependency cycle ended the run: when it was
+    detected, since when the cycle had not moved, its links (cable ids in dependency order)
+    and the devices along it (the first repeated at the end)."""
+
+    detected: bool = False
+    at_s: Num | None = None
+    since_s: Num | None = None
+    cycle: list[str] | None = None
+    path: list[str] | None = None
+
+    @model_serializer(mode="wrap")
+    def _only_when_detected(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        return data if self.detected else {"detected": False}
+
+
 class Totals(ResultPart):
     """Fabric-wide counts over the whole run (offered = delivered + dropped + in flight)."""
 
@@ -82,6 +107,10 @@ class Totals(ResultPart):
     lossless_violations: int = Field(default=0, description="drops on a lossless fabric")
     watchdog_drops: int = 0
     timeouts: int = Field(default=0, description="retransmission timeouts (lossy Ethernet)")
+    pfc_frames: int = Field(default=0, description="PFC frames sent (PAUSE, refresh, RESUME)")
+    pfc_watchdog_triggers: int = Field(default=0, description="switch PFC watchdog triggers")
+    deadlock: Deadlock = Field(default_factory=lambda: Deadlock(),
+                               description="a frozen cycle of paused/credit-starved links")
 
 
 class CollectiveSummary(ResultPart):
@@ -125,6 +154,8 @@ class WorkEstimateInfo(ResultPart):
     concurrent_entries: int
     cell_seconds: Num = Field(description="predicted wall time on the cell engine")
     flow_seconds: Num = Field(description="predicted wall time on the flow engine")
+    explicit_flows: int = Field(0, description="entries of the scenario's flows list")
+    memory_bytes: int = Field(0, description="predicted peak memory of the explicit flows")
 
 
 class EngineInfo(ResultPart):

@@ -47,8 +47,6 @@ from fabricstudio.topology.graph import design_graph
 MAX_CELL_HOPS = 1.2e8
 #: At most this many flows are listed in a Result (the rest are counted in flows_omitted).
 MAX_RESULT_FLOWS = 10_000
-#: A run without a horizon stops (unfinished) after this many times its estimated duration.
-OPEN_HORIZON_FACTOR = 50.0
 #: Slices per run when advancing headless (progress granularity).
 SLICES = 200
 
@@ -90,11 +88,19 @@ class Simulation:
         self.workloads = workloads
         #: Rough expected duration of the traffic (s), used for slicing and open horizons.
         self.estimate_s = estimate_s
-        #: Where the run stops: the scenario's horizon, or a safety cap when it has none (also
-        #: where the frame budget runs out, sim.budget).
+        #: Where the run stops: the scenario's horizon.  Without one the cell engine goes on
+        #: until every workload completes, a deadlock is detected or nothing is left that can
+        #: move; its frames end where the frame budget runs out (sim.budget; a warning says
+        #: so).  At flow level (no loss, no timers) the frame budget is the stop.
         self.stop_s = (scenario.until_s if scenario.until_s is not None
-                       else min(max(OPEN_HORIZON_FACTOR * estimate_s, estimate_s + 0.01),
-                                frame_limit_s))
+                       else math.inf if isinstance(engine, Engine) else frame_limit_s)
+        #: Where frames end (the frame budget) on an open-horizon run.
+        self.frame_limit_s = frame_limit_s
+        if isinstance(engine, Engine) and scenario.until_s is None:
+            engine.sampler.until_s = frame_limit_s
+        #: True when an open-horizon run ended because nothing could happen any more.
+        self.stalled = False
+        self._stall_from: float | None = None
         self._window_base: dict[int, int] | None = None
         self._planned = sum(w.planned_bytes for w in workloads) or 1
         #: Which engine runs and why: ``kind`` ("cell" or "flow"), ``requested``, ``reason``,
@@ -134,10 +140,17 @@ class Simulation:
         return all(w.done for w in self.workloads)
 
     @property
+    def deadlock(self) -> dict[str, Any] | None:
+        """The deadlock that ended the run (``totals.deadlock``), or None (never at flow
+        level: no PFC or credits there)."""
+        return self.engine.deadlock if isinstance(self.engine, Engine) else None
+
+    @property
     def finished(self) -> bool:
-        """True when there is nothing left to run (all traffic done, or the stop time reached;
-        with an explicit horizon the run always goes on to ``until_s``)."""
-        if self.now >= self.stop_s:
+        """True when there is nothing left to run: the horizon is reached, a deadlock ended
+        the run, or (without a horizon) every workload completed or nothing can move any
+        more.  With an explicit horizon the run otherwise goes on to ``until_s``."""
+        if self.now >= self.stop_s or self.deadlock is not None or self.stalled:
             return True
         return self.scenario.until_s is None and self._ended()
 
@@ -178,11 +191,29 @@ class Simulation:
             self.engine.advance(target)
 
     def _advance_until_complete(self, target: float) -> None:
-        while self.now < target and not self._ended():
-            mark = self._next_mark
-            self.engine.advance(min(target, mark))
-            if self.now >= mark:
-                self._last_mark, self._next_mark = mark, mark + self.slice_s
+        engine = self.engine
+        if not isinstance(engine, Engine):  # flow level: rates always drain the traffic
+            while self.now < target and not self._ended():
+                self._advance_slice(target)
+            return
+        # once nothing can move, the deadlock watch still gets its stretch to name the cycle
+        grace = 1.5 * (engine.deadlock_stretch or 0.0)
+        while (self.now < target and not self._ended() and engine.deadlock is None
+               and not self.stalled):
+            moved = engine.offered + engine.delivered
+            self._advance_slice(target)
+            if engine.offered + engine.delivered != moved or not engine.stalled():
+                self._stall_from = None
+            elif self._stall_from is None:
+                self._stall_from = self.now
+            elif self.now - self._stall_from >= grace:
+                self.stalled = True
+
+    def _advance_slice(self, target: float) -> None:
+        mark = self._next_mark
+        self.engine.advance(min(target, mark))
+        if self.now >= mark:
+            self._last_mark, self._next_mark = mark, mark + self.slice_s
 
     def _snapshot_window(self) -> None:
         self._window_base = {rec.id: rec.delivered_bytes for rec in self.engine.flows}
@@ -310,12 +341,29 @@ class Simulation:
             warnings.append(f"the run ended at {self.now:.6g} s, before the statistics window "
                             f"opened (measure_from_s {self.scenario.measure_from_s:g} s): link "
                             "statistics are empty and flow throughputs cover their lifetimes")
+        if self.now > self.frame_limit_s and self.scenario.until_s is None:
+            warnings.append(f"frames end at {self.frame_limit_s:.6g} s (the sample budget); "
+                            f"the run went on to {self.now:.6g} s: totals and link statistics "
+                            "cover the whole run")
+        deadlock = self.deadlock
+        if deadlock is not None:
+            warnings.append(deadlock_sentence(deadlock))
         if not self.complete:
             left = [w.tag for w in self.workloads if not w.done]
-            what = "the horizon" if self.scenario.until_s is not None else "the safety cap"
+            what = ("a deadlock" if deadlock is not None else
+                    "the horizon" if self.scenario.until_s is not None else
+                    "a stall: nothing left could move" if self.stalled else "the stop")
             warnings.append(f"{len(left)} workload(s) unfinished at {self.now:.6g} s "
                             f"({what}): {', '.join(left[:5])}")
         return warnings
+
+
+def deadlock_sentence(deadlock: dict[str, Any]) -> str:
+    """One line naming a detected deadlock's cycle (for warnings, the CLI and the GUI)."""
+    path = " > ".join(deadlock["path"])
+    return (f"deadlock at {deadlock['at_s']:.6g} s: a cycle of paused/credit-starved links "
+            f"has not moved since {deadlock['since_s']:.6g} s: {path} "
+            f"(links {', '.join(deadlock['cycle'])})")
 
 
 def _llm_headline(workloads: list[Workload]) -> dict[str, Any] | None:
@@ -356,7 +404,8 @@ def engine_config(design: Design, scenario: Scenario, horizon_s: float,
                         routing=scenario.routing, cell_bytes=scenario.cell_bytes,
                         seed=scenario.seed,
                         sample_period_s=sample_period_s or scenario.sample_period_s,
-                        fabric=fabric, horizon_s=horizon_s)
+                        fabric=fabric, horizon_s=horizon_s,
+                        deadlock_detect_s=scenario.deadlock_after_s)
 
 
 def build_simulation(design: Design, scenario: Scenario,
@@ -519,13 +568,17 @@ def estimate_work(design: Design, graph: nx.Graph, workloads: list[Workload],
                         fabric_bytes=fabric_bytes, cell_hops=cell_hops,
                         mean_hops=hop_sum / fabric_transfers if fabric_transfers else 0.0,
                         frames=int(horizon_s / period) + 1, links=2 * len(design.links),
-                        rate_updates=updates, concurrent_entries=entries)
+                        rate_updates=updates, concurrent_entries=entries,
+                        explicit_flows=len(scenario.flows))
 
 
 def check_work(work: WorkEstimate, engine: str, scenario: Scenario,
                max_cell_hops: float) -> None:
     """ScenarioError with the figures and a suggestion when the run is too big for
     ``engine``."""
+    memory = work.memory_problem()
+    if memory is not None:
+        raise ScenarioError(memory)
     seconds = work.seconds(engine)
     if engine == "cell" and (work.cell_hops > max_cell_hops or seconds > LIMIT_S):
         bigger = min(16 * 2**20, scenario.cell_bytes * 2 ** max(1, math.ceil(

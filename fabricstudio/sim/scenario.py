@@ -328,6 +328,11 @@ class Scenario(_Spec):
     sample_period_s: float | None = Field(
         default=None, ge=MIN_SAMPLE_PERIOD_S, le=MAX_SAMPLE_PERIOD_S, allow_inf_nan=False,
         description="metrics frame period; None = about 1,000 frames over the run")
+    deadlock_after_s: float | None = Field(
+        default=1e-3, ge=1e-7, le=1e3, allow_inf_nan=False,
+        description="a cycle of paused or credit-starved ports frozen this long ends the run "
+                    "as a deadlock; null = never check",
+    )
     fabric: dict[str, Any] = Field(
         default_factory=dict,
         description="overrides of the design's fabric settings (same keys as in a design file)",
@@ -350,6 +355,9 @@ class Scenario(_Spec):
             check_frame_count(self.until_s, self.sample_period_s)
         if not self.flows and not self.workloads:
             raise ValueError("the scenario has no flows and no workloads")
+        if self.until_s is None and self.deadlock_after_s is None:
+            raise ValueError("a run without a horizon (until_s null) needs deadlock detection "
+                             "(deadlock_after_s), or it could run forever")
         if self.fabric:
             fabric_with_overrides(FabricSettings(), self.fabric)
         return self

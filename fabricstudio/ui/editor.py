@@ -14,6 +14,8 @@ from PySide6.QtWidgets import QApplication
 
 from fabricstudio.model import Design, DesignError, Device, DeviceKind, Group, Link, parse_device
 from fabricstudio.model.commands import AddFragment, Connect, Disconnect, MoveDevices, RemoveDevices
+from fabricstudio.topology.builders.specs import BuildError
+from fabricstudio.topology.builders.units import build_unit
 from fabricstudio.ui.canvas.scene import GRID, FabricScene
 from fabricstudio.ui.linking import LinkCandidate, propose_link
 from fabricstudio.ui.undo import DesignUndoStack
@@ -24,6 +26,16 @@ ROW_SPACING = 90.0
 ROW_LENGTH = 16
 PASTE_OFFSET = 45.0
 
+
+def kind_noun(kind: DeviceKind, count: int = 1) -> str:
+    """Plain-language name of ``count`` devices of ``kind`` for the undo history, from the
+    kind's label: "GPU server", "leaf switches"."""
+    label = kind.label
+    if not label[:2].isupper():
+        label = label[0].lower() + label[1:]
+    if count == 1:
+        return label
+    return label + ("es" if label.endswith(("ch", "sh", "s", "x")) else "s")
 
 
 class Editor:
@@ -40,7 +52,10 @@ class Editor:
     # ---------------------------------------------------------------- placing
     def place_devices(self, kind: DeviceKind | str, fields: Mapping[str, Any], at: QPointF,
                       count: int = 1) -> list[str]:
-        """Add ``count`` devices of ``kind`` in rows starting at ``at``; returns their ids."""
+        """Add ``count`` devices of ``kind`` in rows starting at ``at`` (or, for the palette's
+        units, ``count`` units in a row); returns their ids."""
+        if kind == "unit":
+            return self.place_units(fields, at, count)
         kind = DeviceKind(kind)
         devices: list[Device] = []
         taken: set[str] = set()
@@ -50,11 +65,49 @@ class Editor:
                                                 at.y() + (i // ROW_LENGTH) * ROW_SPACING))
             data = {**fields, "kind": kind.value, "id": device_id, "x": pos.x(), "y": pos.y()}
             devices.append(parse_device(data))
-        label = f"Add {devices[0].id}" if count == 1 else f"Add {count} {kind.value} devices"
+        label = (f"Add {kind_noun(kind)} {devices[0].id}" if count == 1
+                 else f"Add {count} {kind_noun(kind, count)}")
         if not self._run(AddFragment(devices, label=label)):
             return []
         self.select_ids(d.id for d in devices)
         return [d.id for d in devices]
+
+    def place_units(self, spec: Mapping[str, Any], at: QPointF, count: int = 1) -> list[str]:
+        """Add ``count`` palette units (scalable unit, rack) side by side from ``at``, wired
+        and grouped, as one step; selects them and returns the ids of their groups."""
+        devices: list[Device] = []
+        links: list[Link] = []
+        groups: list[Group] = []
+        new: set[str] = set()
+        tops: list[str] = []
+        x = at.x()
+
+        def taken(ident: str) -> bool:
+            return ident in self.design or ident in new
+
+        for _ in range(count):
+            try:
+                unit = build_unit(spec, taken, (x, at.y()))
+            except BuildError as exc:
+                self.notify(f"Cannot place the unit: {exc}")
+                return []
+            devices += unit.devices
+            links += unit.links
+            groups += unit.groups
+            new.update(d.id for d in unit.devices)
+            new.update(lk.id for lk in unit.links)
+            new.update(g.id for g in unit.groups)
+            tops.append(unit.top)
+            x += unit.width + ROW_SPACING
+        snapped = [d.model_copy(update={"x": self.scene.snap_point(QPointF(d.x, d.y)).x(),
+                                        "y": self.scene.snap_point(QPointF(d.x, d.y)).y()})
+                   for d in devices]
+        kind = "scalable unit" if spec.get("type") == "scalable_unit" else "rack"
+        label = f"Add {count} {kind}s" if count > 1 else f"Add {kind} {tops[0]}"
+        if not self._run(AddFragment(snapped, links, label=label, groups=groups)):
+            return []
+        self.select_ids(tops)
+        return tops
 
     def _fresh_id(self, prefix: str, taken: set[str]) -> str:
         n = 1
@@ -82,29 +135,33 @@ class Editor:
 
     # -------------------------------------------------------------- selection
     def selected_device_ids(self) -> list[str]:
-        """Ids of selected devices in design order."""
-        selected = {i.device_id for i in self.scene.selectedItems() if hasattr(i, "device_id")}
-        return [d for d in self.design.devices if d in selected]
+        """Ids of selected devices (a selected group selects its devices), design order."""
+        return self.scene.selected_device_ids()
 
     def selected_link_ids(self) -> list[str]:
-        """Ids of selected links in design order."""
-        selected = {i.link_id for i in self.scene.selectedItems() if hasattr(i, "link_id")}
-        return [lk for lk in self.design.links if lk in selected]
+        """Ids of selected links (a selected bundle selects its links), design order."""
+        return self.scene.selected_link_ids()
 
     def select_ids(self, ids) -> None:
-        """Select exactly these devices/links."""
-        wanted = set(ids)
-        self.scene.clearSelection()
+        """Select exactly these devices, links or groups (collapsed groups holding the devices
+        open, so that exactly the devices are selected)."""
+        wanted = list(dict.fromkeys(ids))
+        scene = self.scene
+        scene.reveal(wanted)
+        items = []
         for object_id in wanted:
-            item = self.scene.device_items.get(object_id) or self.scene.link_items.get(object_id)
+            item = (scene.device_items.get(object_id) or scene.link_items.get(object_id)
+                    or scene.group_items.get(object_id) or scene.frame_items.get(object_id))
             if item is not None:
-                item.setSelected(True)
+                items.append(item)
+        scene.select_items(items)
 
     def select_all(self) -> None:
-        """Select every visible device."""
-        for item in self.scene.device_items.values():
-            if item.isVisible():
-                item.setSelected(True)
+        """Select everything drawn and visible (devices and collapsed groups), with one
+        selection-changed notification."""
+        items = [i for i in (*self.scene.device_items.values(), *self.scene.group_items.values())
+                 if i.isVisible()]
+        self.scene.select_items(items)
 
     # ---------------------------------------------------------------- delete
     def delete_selection(self) -> None:

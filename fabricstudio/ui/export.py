@@ -24,6 +24,15 @@ from fabricstudio.ui.legend import legend_entries, legend_size, paint_legend
 MARGIN = 40.0
 MAX_PIXELS = 400_000_000
 LEGEND_GAP = 20.0
+#: Longest side of a PNG exported without --scale or --width (Preferences > Export): 8,192 px
+#: stays within what image viewers, mail systems and Qt's own reader (256 MB allocation limit,
+#: 4 bytes a pixel) open.
+DEFAULT_LONGEST_SIDE = 8192
+#: Largest automatic scale: 2 px per canvas unit is crisp on any screen.
+MAX_AUTO_SCALE = 2.0
+#: In an export a group folds when its members would be smaller than this (px each): below
+#: it devices lose their names, so a labelled tile reads better.
+EXPORT_MEMBER_PX = 58.0
 #: Largest SVG written.  Measured: ~5 KB per device (tile, glyph, label) and 450-800 B per
 #: link (65,536-GPU rail fabric: 221 MB, 2 GB of memory, 2 minutes); QSvgGenerator holds the
 #: whole document (and more) in memory, so a 300,000-device design (~1.5 GB of SVG) aborted
@@ -86,30 +95,36 @@ def preflight(design: Design, png_scale: float | None = None, svg: bool = False)
 
 @dataclass(frozen=True)
 class ExportOptions:
-    """What to export and how."""
+    """What to export and how.  ``scale`` (px per canvas unit) or ``width`` (px) fix the size;
+    with neither, the scale is picked from the design's size so that the longest side is at
+    most ``longest_side`` px (and at most 2 px per unit)."""
 
-    scale: float = 2.0
+    scale: float | None = None
     background: str = "theme"  # 'theme', 'white' or 'transparent'
     legend: bool = True
     selection_only: bool = False
+    width: int | None = None
+    longest_side: int = DEFAULT_LONGEST_SIDE
 
 
 def export_rect(scene: FabricScene, selection_only: bool = False) -> QRectF:
     """Scene area to export: visible devices (or the selected ones) plus a margin."""
-    rect = QRectF()
-    for item in scene.device_items.values():
-        if item.isVisible() and (not selection_only or item.isSelected()):
-            rect = rect.united(item.sceneBoundingRect())
+    rect = scene.content_rect(selection_only)
     if rect.isEmpty():
         raise ExportError("nothing to export" + (" (no device selected)" if selection_only else ""))
     return rect.adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN)
+
+
+def _legend(scene: FabricScene):
+    rails = scene.rails() if scene.colour_by == "rail" else None
+    return legend_entries(scene.design, scene.colour_by, frozenset(scene.hidden_planes), rails)
 
 
 def page_size(scene: FabricScene, rect: QRectF, options: ExportOptions) -> QSizeF:
     """Size (scene units) of the picture: the drawing plus a legend column on its right."""
     width, height = rect.width(), rect.height()
     if options.legend:
-        sections = legend_entries(scene.design, scene.colour_by, frozenset(scene.hidden_planes))
+        sections = _legend(scene)
         if sections:
             legend = legend_size(sections)
             width += legend.width() + LEGEND_GAP
@@ -117,11 +132,60 @@ def page_size(scene: FabricScene, rect: QRectF, options: ExportOptions) -> QSize
     return QSizeF(width, height)
 
 
+def export_scale(page: QSizeF, options: ExportOptions) -> float:
+    """Pixels per canvas unit: the given scale or width, else the automatic one."""
+    if options.width is not None:
+        return options.width / page.width()
+    if options.scale is not None:
+        return options.scale
+    longest = max(page.width(), page.height(), 1.0)
+    return min(MAX_AUTO_SCALE, options.longest_side / longest)
+
+
+def _pixels(page: QSizeF, scale: float) -> QSize:
+    return QSize(max(1, round(page.width() * scale)), max(1, round(page.height() * scale)))
+
+
 def output_size(scene: FabricScene, options: ExportOptions) -> QSize:
     """Pixel size of a PNG export: (drawing + legend) x scale."""
     page = page_size(scene, export_rect(scene, options.selection_only), options)
-    return QSize(max(1, round(page.width() * options.scale)),
-                 max(1, round(page.height() * options.scale)))
+    return _pixels(page, export_scale(page, options))
+
+
+def estimate_png_bytes(scene: FabricScene, options: ExportOptions) -> int:
+    """About how large the PNG will be: a 3 x 3 grid of 512-px samples of the drawing is
+    rendered at the export's scale and encoded, and their bytes per pixel are applied to the
+    whole picture (on the examples within about 30 %)."""
+    rect = export_rect(scene, options.selection_only)
+    page = page_size(scene, rect, options)
+    scale = export_scale(page, options)
+    full = _pixels(page, scale)
+    side = SAMPLE_PX / scale  # a sample's size in scene units
+    samples = []
+    for fy in (1 / 6, 1 / 2, 5 / 6):
+        for fx in (1 / 6, 1 / 2, 5 / 6):
+            centre = QPointF(rect.left() + fx * rect.width(), rect.top() + fy * rect.height())
+            box = QRectF(centre.x() - side / 2, centre.y() - side / 2, side, side)
+            samples.append(box.intersected(rect))
+    encoded = pixels = 0
+    background = _background(scene, options)
+    with _prepared(scene, options, vector=False, fold_scale=scale):
+        for box in samples:
+            size = _pixels(box.size(), scale)
+            image = QImage(size, QImage.Format.Format_ARGB32_Premultiplied)
+            image.fill(background if background.alpha() else QColor(0, 0, 0, 0))
+            painter = QPainter(image)
+            painter.setRenderHints(QPainter.RenderHint.Antialiasing
+                                   | QPainter.RenderHint.TextAntialiasing)
+            scene.render(painter, QRectF(0, 0, size.width(), size.height()), box)
+            painter.end()
+            encoded += len(png_bytes(image))
+            pixels += size.width() * size.height()
+    return round(encoded / max(pixels, 1) * full.width() * full.height())
+
+
+#: Side of the samples the PNG size estimate renders (px).
+SAMPLE_PX = 512
 
 
 def _background(scene: FabricScene, options: ExportOptions) -> QColor:
@@ -133,16 +197,33 @@ def _background(scene: FabricScene, options: ExportOptions) -> QColor:
 
 
 @contextmanager
-def _prepared(scene: FabricScene, options: ExportOptions, vector: bool):
-    """Hide what must not show (unselected items, selection marks, grid); restore after."""
+def _prepared(scene: FabricScene, options: ExportOptions, vector: bool,
+              fold_scale: float | None = None):
+    """Fold groups as the export's scale asks (``fold_scale``: labels stay legible), hide what
+    must not show (unselected items, selection marks, grid); restore after."""
+    with scene.folded_for(fold_scale, EXPORT_MEMBER_PX), _hidden(scene, options, vector):
+        yield
+
+
+@contextmanager
+def _hidden(scene: FabricScene, options: ExportOptions, vector: bool):
     selected = list(scene.selectedItems())
     hidden = []
     if options.selection_only:
-        keep = {i.device_id for i in selected if hasattr(i, "device_id")}
-        for item in list(scene.device_items.values()) + list(scene.link_items.values()):
+        keep = set(scene.selected_device_ids())
+        rep = scene.folding.rep
+        kept_nodes = {rep.get(d, d) for d in keep}
+        items = [*scene.device_items.values(), *scene.group_items.values(),
+                 *scene.frame_items.values(), *scene.links.all_items()]
+        for item in items:
             link = getattr(item, "link", None)
-            ends_kept = link is not None and link.a in keep and link.b in keep
-            if item.isVisible() and not (getattr(item, "device_id", None) in keep or ends_kept):
+            if link is not None:
+                ends = (rep.get(link.a, link.a), rep.get(link.b, link.b))
+                kept = ends[0] in kept_nodes and ends[1] in kept_nodes
+            else:
+                node = getattr(item, "device_id", None) or getattr(item, "group_id", None)
+                kept = node in kept_nodes
+            if item.isVisible() and not kept:
                 item.setVisible(False)
                 hidden.append(item)
     scene.clearSelection()
@@ -183,7 +264,7 @@ def _paint(scene: FabricScene, painter: QPainter, source: QRectF, options: Expor
     scene.render(painter, QRectF(0, top, source.width(), source.height()), source,
                  Qt.AspectRatioMode.KeepAspectRatio)
     if options.legend:
-        sections = legend_entries(scene.design, scene.colour_by, frozenset(scene.hidden_planes))
+        sections = _legend(scene)
         if sections:
             size = legend_size(sections)
             corner = QPointF(source.width() + LEGEND_GAP * 0.25,
@@ -217,14 +298,15 @@ def png_bytes(image: QImage) -> bytes:
     return bytes(data.data())
 
 
-def _render_rect(scene: FabricScene, rect: QRectF, options: ExportOptions) -> QImage:
+def _render_rect(scene: FabricScene, rect: QRectF, options: ExportOptions,
+                 fold_scale: float | None = None) -> QImage:
     page = page_size(scene, rect, options)
-    size = QSize(max(1, round(page.width() * options.scale)),
-                 max(1, round(page.height() * options.scale)))
-    check_png_size(size.width(), size.height(), options.scale)
+    scale = export_scale(page, options)
+    size = _pixels(page, scale)
+    check_png_size(size.width(), size.height(), scale)
     image = QImage(size, QImage.Format.Format_ARGB32_Premultiplied)
     image.fill(QColor(0, 0, 0, 0))
-    with _prepared(scene, options, vector=False):
+    with _prepared(scene, options, vector=False, fold_scale=fold_scale or scale):
         painter = QPainter(image)
         painter.scale(size.width() / page.width(), size.height() / page.height())
         _paint(scene, painter, rect, options, _background(scene, options))
@@ -239,7 +321,9 @@ def paint_into(scene: FabricScene, painter: QPainter, target: QRectF,
     rect = export_rect(scene, options.selection_only)
     page = page_size(scene, rect, options)
     factor = min(target.width() / page.width(), target.height() / page.height())
-    with _prepared(scene, options, vector=True):
+    device = painter.device()
+    fold = factor * 96.0 / device.logicalDpiX() if device and device.logicalDpiX() else factor
+    with _prepared(scene, options, vector=True, fold_scale=fold):
         painter.save()
         painter.translate(target.x() + (target.width() - page.width() * factor) / 2,
                           target.y() + (target.height() - page.height() * factor) / 2)
@@ -268,7 +352,8 @@ def save_svg(scene: FabricScene, path: str | Path, options: ExportOptions = Expo
     generator.setViewBox(QRectF(0, 0, page.width(), page.height()))
     generator.setTitle(printable(scene.design.name))
     generator.setDescription("FabricStudio design export")
-    with _prepared(scene, options, vector=True):
+    fold = export_scale(page, ExportOptions(longest_side=options.longest_side))
+    with _prepared(scene, options, vector=True, fold_scale=fold):
         painter = QPainter()
         if not painter.begin(generator):
             raise ExportError(f"{path}: could not draw the SVG")

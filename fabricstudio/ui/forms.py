@@ -6,6 +6,7 @@ from __future__ import annotations
 import enum
 import types
 import typing
+from collections.abc import Callable
 from typing import Any
 
 from pydantic.fields import FieldInfo
@@ -150,19 +151,29 @@ def _format(value: Any) -> str:
     return str(value)
 
 
-def validating_dialog_body(dialog: QDialog, form: QFormLayout) -> QLabel:
-    """Lay out ``form``, a hidden one-line error label and OK / Cancel in ``dialog``; returns
-    the label, which the dialog's ``accept`` shows ("Refused: ...") when a value is bad."""
+def validating_dialog_body(dialog: QDialog, form: QFormLayout | QWidget,
+                           restore_defaults: Callable[[], None] | None = None) -> QLabel:
+    """Lay out ``form`` (a form, or a widget such as a tab set), a hidden one-line error label
+    and OK / Cancel (and Restore Defaults when ``restore_defaults`` is given) in ``dialog``;
+    returns the label, which the dialog's ``accept`` shows ("Refused: ...") when a value is
+    bad."""
     error = QLabel()
     error.setObjectName("errorLabel")
     error.setWordWrap(True)
     error.hide()
-    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
-                               | QDialogButtonBox.StandardButton.Cancel)
+    standard = QDialogButtonBox.StandardButton
+    extra = standard.RestoreDefaults if restore_defaults else standard.NoButton
+    buttons = QDialogButtonBox(standard.Ok | standard.Cancel | extra)
     buttons.accepted.connect(dialog.accept)
     buttons.rejected.connect(dialog.reject)
+    if restore_defaults is not None:
+        buttons.button(standard.RestoreDefaults).clicked.connect(
+            lambda _checked=False: restore_defaults())
     layout = QVBoxLayout(dialog)
-    layout.addLayout(form)
+    if isinstance(form, QWidget):
+        layout.addWidget(form)
+    else:
+        layout.addLayout(form)
     layout.addWidget(error)
     layout.addWidget(buttons)
     return error

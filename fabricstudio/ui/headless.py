@@ -11,10 +11,13 @@ from fabricstudio.ui.theme import DARK, LIGHT
 
 
 def export_design(design: Design, png: str | None = None, svg: str | None = None,
-                  scale: float = 2.0, background: str = "white", legend: bool = True,
+                  scale: float | None = None, background: str = "white", legend: bool = True,
                   colour_by: str = "speed", inputs: tuple[str, ...] = (),
-                  force: bool = False) -> list[tuple[str, str]]:
-    """Write the requested files; returns (path, description) pairs.  ValueError on failure."""
+                  force: bool = False, width: int | None = None) -> list[tuple[str, str]]:
+    """Write the requested files; returns (path, description) pairs.  ValueError on failure.
+
+    Without ``scale`` or ``width`` the PNG is sized from the design (longest side at most
+    8,192 px, groups folded where names would be illegible)."""
     ensure_app()
     if needs_layout(design):
         design.move_devices(design_layout(design))
@@ -26,9 +29,13 @@ def export_design(design: Design, png: str | None = None, svg: str | None = None
     written = []
     try:
         if png:
-            size = save_png(scene, png, ExportOptions(scale=scale, background=fill, legend=legend),
-                            inputs=inputs, force=force)
-            written.append((png, f"{size.width()} x {size.height()} px"))
+            options = ExportOptions(scale=scale, width=width, background=fill, legend=legend)
+            size = save_png(scene, png, options, inputs=inputs, force=force)
+            note = ""
+            if scale is None and width is None:
+                note = (f", sized to at most {options.longest_side:,} px; --scale or --width "
+                        "for another size")
+            written.append((png, f"{size.width()} x {size.height()} px{note}"))
         if svg:
             save_svg(scene, svg, ExportOptions(scale=1.0, background=fill, legend=legend),
                      inputs=inputs, force=force)

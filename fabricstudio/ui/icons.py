@@ -36,6 +36,28 @@ def kind_glyph(kind: DeviceKind) -> QSvgRenderer:
     return svg_renderer(DeviceKind(kind).value)
 
 
+_GLYPHS: dict[tuple[str, int], QPixmap] = {}
+
+
+def glyph_pixmap(kind: DeviceKind, pixels: float) -> QPixmap:
+    """The kind's white glyph as a pixmap of at least ``pixels`` (rounded up to a power of
+    two, 8 to 256): drawing a cached pixmap is far cheaper than rendering the SVG per item."""
+    size = 8
+    while size < pixels and size < 256:
+        size *= 2
+    key = (DeviceKind(kind).value, size)
+    pixmap = _GLYPHS.get(key)
+    if pixmap is None:
+        pixmap = QPixmap(size, size)
+        pixmap.fill(QColor(0, 0, 0, 0))
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        kind_glyph(kind).render(painter, QRectF(0, 0, size, size))
+        painter.end()
+        _GLYPHS[key] = pixmap
+    return pixmap
+
+
 def paint_kind_tile(painter: QPainter, rect: QRectF, kind: DeviceKind, radius: float = 8.0) -> None:
     """A rounded tile in the kind's colour with its white glyph (palette, legend, canvas)."""
     colour = KIND_COLOURS[DeviceKind(kind)]
@@ -59,6 +81,35 @@ def kind_pixmap(kind: DeviceKind, size: int = 40, ratio: float = 2.0) -> QPixmap
     painter = QPainter(pixmap)
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     paint_kind_tile(painter, QRectF(1, 1, size - 2, size - 2), kind, size * 0.2)
+    painter.end()
+    return pixmap
+
+
+def unit_pixmap(unit_type: str, size: int = 40, ratio: float = 2.0) -> QPixmap:
+    """A palette unit's picture: a frame around small tiles (leaves over servers for a
+    scalable unit; servers under a top-of-rack leaf for a rack)."""
+    pixmap = QPixmap(int(size * ratio), int(size * ratio))
+    pixmap.setDevicePixelRatio(ratio)
+    pixmap.fill(QColor(0, 0, 0, 0))
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    frame = QColor(KIND_COLOURS[DeviceKind.GPU_SERVER])
+    painter.setPen(frame)
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.drawRoundedRect(QRectF(1.5, 1.5, size - 3, size - 3), size * 0.18, size * 0.18)
+    cell = size * 0.22
+    gap = size * 0.06
+    top = [DeviceKind.LEAF] * (3 if unit_type == "scalable_unit" else 1)
+    rows = (top, [DeviceKind.GPU_SERVER] * 3, [DeviceKind.GPU_SERVER] * 3)
+    y = size * 0.13
+    for row in rows:
+        x = (size - len(row) * cell - (len(row) - 1) * gap) / 2
+        for kind in row:
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(KIND_COLOURS[kind])
+            painter.drawRoundedRect(QRectF(x, y, cell, cell), cell * 0.25, cell * 0.25)
+            x += cell + gap
+        y += cell + gap
     painter.end()
     return pixmap
 

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
 
 from fabricstudio.model import Design, DeviceKind, Plane
+from fabricstudio.topology.rails import link_tier, tier_name
 from fabricstudio.ui.icons import paint_kind_tile
-from fabricstudio.ui.theme import PLANE_COLOURS, Theme, speed_colour
+from fabricstudio.ui.theme import (
+    OTHER_TIER,
+    PLANE_COLOURS,
+    RAIL_COLOURS,
+    TIER_COLOURS,
+    Theme,
+    rail_colour,
+    speed_colour,
+)
 
 _FONT = QFont()
 _FONT.setPixelSize(11)
@@ -30,9 +40,11 @@ class LegendEntry:
     colour: QColor | None = None
 
 
-def legend_entries(design: Design, colour_by: str = "speed",
-                   hidden: frozenset = frozenset()) -> list[tuple[str, list[LegendEntry]]]:
-    """Sections ('Devices', 'Links') for what the design shows (``hidden`` networks left out)."""
+def legend_entries(design: Design, colour_by: str = "speed", hidden: frozenset = frozenset(),
+                   rails: Mapping[str, int | None] | None = None
+                   ) -> list[tuple[str, list[LegendEntry]]]:
+    """Sections ('Devices', 'Links') for what the design shows (``hidden`` networks left out;
+    ``rails``: each link's rail, needed when colouring by rail)."""
     shown = [d for d in design.devices.values()
              if not d.planes or any(p not in hidden for p in d.planes)]
     kinds = sorted({DeviceKind(d.kind) for d in shown}, key=lambda k: -k.tier)
@@ -42,6 +54,20 @@ def legend_entries(design: Design, colour_by: str = "speed",
         planes = [p for p in Plane if any(lk.plane is p for lk in links_shown)]
         links = [LegendEntry(f"{p.value.capitalize()} network", colour=PLANE_COLOURS[p])
                  for p in planes]
+    elif colour_by == "rail":
+        used = {(rails or {}).get(lk.id) for lk in links_shown}
+        numbered = sorted(r for r in used if r is not None)
+        links = [LegendEntry(f"Rail {r + 1}", colour=rail_colour(r))
+                 for r in numbered[:len(RAIL_COLOURS)]]
+        if len(numbered) > len(RAIL_COLOURS):
+            links.append(LegendEntry(f"... {len(numbered)} rails, colours repeat",
+                                     colour=rail_colour(numbered[len(RAIL_COLOURS)])))
+        if None in used:
+            links.append(LegendEntry("Several rails / none", colour=rail_colour(None)))
+    elif colour_by == "tier":
+        pairs = sorted({link_tier(design, lk) for lk in links_shown})
+        links = [LegendEntry(tier_name(p), colour=TIER_COLOURS.get(p, OTHER_TIER))
+                 for p in pairs]
     else:
         speeds = sorted({lk.speed_gbps for lk in links_shown})
         links = [LegendEntry(f"{s:g} Gb/s", colour=speed_colour(s)) for s in speeds]
@@ -64,7 +90,7 @@ def paint_legend(painter: QPainter, top_left: QPointF, sections, theme: Theme) -
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     panel = QColor(theme.panel)
-    panel.setAlpha(235)
+    panel.setAlpha(248)
     painter.setPen(QPen(theme.border, 1))
     painter.setBrush(panel)
     painter.drawRoundedRect(box, 8, 8)

@@ -3,15 +3,18 @@ files and export.  Every design change goes through ``undo_stack`` (one QUndoSta
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QPointF, QSettings, Qt
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QPointF, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QUndoView, QWidget
 
 from fabricstudio.model import Design, DesignError, Plane, Technology
 from fabricstudio.model.commands import SetFabric
 from fabricstudio.topology.layout import design_layout, needs_layout
-from fabricstudio.ui.canvas.items.device_item import DeviceItem
+from fabricstudio.ui.autosave import Autosave
 from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.canvas.view import FabricView
+from fabricstudio.ui.canvas_tools import CanvasTools
 from fabricstudio.ui.editor import Editor
 from fabricstudio.ui.failure_menu import FailureUi
 from fabricstudio.ui.icons import action_icon, app_icon
@@ -36,12 +39,13 @@ class MainWindow(QMainWindow):
     (:class:`DesignFiles`: new/open/save/recent), ``dialogs`` (:class:`DesignDialogs`:
     wizard, fabric settings, layout, export, help), ``act`` (:class:`WindowActions`: every
     action, the menus and the toolbar), ``interop`` (File > Import / Export to), ``order``
-    (Preferences, cable plan, proposal; ``costs`` is its cost book) and ``simulation`` (the
-    simulation docks, toolbar and menu).
+    (Preferences, cable plan, proposal; ``costs`` is its cost book), ``simulation`` (the
+    simulation docks, toolbar and menu), ``canvas_tools`` (groups, colouring, filters,
+    focus, minimap, Connect selection) and ``autosave`` (recovery files).
     """
 
     def __init__(self, design: Design | None = None, path: str | None = None,
-                 settings: QSettings | None = None) -> None:
+                 settings: QSettings | None = None, recovery_dir: Path | None = None) -> None:
         super().__init__()
         self.settings = settings or QSettings()
         self.design = design or Design()
@@ -76,6 +80,8 @@ class MainWindow(QMainWindow):
         #: What-if failures: marks, right-click actions, the canvas layer.
         self.failures = FailureUi(self)
         self.simulation = SimulationUi(self)
+        self.canvas_tools = CanvasTools(self)
+        self.autosave = Autosave(self, recovery_dir)
         self.failures.install(self.simulation)
         from fabricstudio.ui.panels.sweep_panel import install_sweep_dock
 
@@ -201,6 +207,18 @@ class MainWindow(QMainWindow):
         self.inspector.show_selection([], [])
 
     def _on_design_changed(self) -> None:
+        """Once per burst of changes (a deleted fabric is 100,000 of them): status bar
+        counts, legend, empty-canvas hint."""
+        if not hasattr(self, "_design_timer"):
+            self._design_timer = QTimer(self)
+            self._design_timer.setSingleShot(True)
+            self._design_timer.setInterval(0)
+            self._design_timer.timeout.connect(self._after_design_changed)
+        self._design_timer.start()
+
+    def _after_design_changed(self) -> None:
+        if self.closed:
+            return
         self._update_counts()
         if len(self.design.devices) <= 1:
             self.view.viewport().update()  # the empty-canvas hint comes or goes
@@ -209,7 +227,8 @@ class MainWindow(QMainWindow):
     def _on_selection_changed(self) -> None:
         try:
             self.inspector.show_selection(self.editor.selected_device_ids(),
-                                          self.editor.selected_link_ids())
+                                          self.editor.selected_link_ids(),
+                                          self.scene.selected_group_ids())
         except RuntimeError:
             return  # scene being torn down
 
@@ -232,7 +251,7 @@ class MainWindow(QMainWindow):
         self.scene.snap_to_grid = on
 
     def colour_links_by(self, mode: str) -> None:
-        """Colour links by "speed" or by "plane" (network)."""
+        """Colour links by "speed", "plane" (network), "rail" or "tier"."""
         self.scene.set_colour_mode(mode)
         self.view.refresh_legend()
 
@@ -268,14 +287,11 @@ class MainWindow(QMainWindow):
             self.fit_selection()
 
     def fit_selection(self) -> None:
-        """Zoom to the selected devices."""
-        items = [i for i in self.scene.selectedItems() if isinstance(i, DeviceItem)]
-        if not items:
+        """Zoom to the selected devices and groups."""
+        rect = self.scene.content_rect(selection_only=True)
+        if rect.isEmpty():
             self.view.fit()
             return
-        rect = items[0].sceneBoundingRect()
-        for item in items[1:]:
-            rect = rect.united(item.sceneBoundingRect())
         self.view.fit(rect)
 
     def set_technology(self, technology: Technology) -> None:
@@ -348,6 +364,7 @@ class MainWindow(QMainWindow):
         if not self._fitted:
             self._fitted = True
             self.view.fit()
+            QTimer.singleShot(0, self.autosave.offer_recovery)  # after a crash
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override
         if self.closed:
@@ -359,9 +376,20 @@ class MainWindow(QMainWindow):
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("windowState", self.saveState())
         self.settings.setValue("windowDocks", self._dock_signature())
+        self.settings.sync()  # the process may end without destructors (ui.app.leave)
+        self.autosave.finish()  # closed on purpose: no recovery needed
         self.detach()
         self.closed = True
         event.accept()
+
+    def restore_recovered(self, data, source: str | None) -> None:
+        """Show a design recovered after a crash: unsaved (so closing asks), named after the
+        file it came from."""
+        self.files.replace(data, source)
+        self.undo_stack.resetClean()
+        self._update_title()
+        self.view.fit()
+        self.show_message("Recovered the unsaved changes: save them to keep them", 12000)
 
     def drop_point(self) -> QPointF:
         """Scene point at the centre of the view (where keyboard-placed devices go)."""
@@ -391,6 +419,7 @@ class MainWindow(QMainWindow):
             menu.addActions([a.paste, a.select_all, a.fit, a.layout])
             if self.failures.marks:
                 menu.addAction(self.failures.act_clear)
+        self.canvas_tools.extend_context_menu(menu)
         menu.addSeparator()
         menu.addAction(a.link_tool)
         #: The last context menu shown (tests trigger its real actions).

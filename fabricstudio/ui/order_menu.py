@@ -56,11 +56,10 @@ class OrderMenu:
     def preferences(self) -> None:
         """Edit > Preferences."""
         from fabricstudio.ui.dialogs.preferences import PreferencesDialog
-        from fabricstudio.ui.presenter.preferences import presenter_fields
+        from fabricstudio.ui.presenter import preferences  # noqa: F401 - its rows
 
         before = self.costs.path
-        dialog = PreferencesDialog(self.costs, self.window,
-                                   presenter_fields(self.window.simulation.presenter))
+        dialog = PreferencesDialog(self.window)
         if dialog.exec() and self.costs.path != before:
             self.window.show_message(f"Prices from the {self.costs.description}")
 

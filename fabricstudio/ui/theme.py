@@ -27,6 +27,26 @@ PLANE_COLOURS = {
     Plane.STORAGE: QColor("#D946EF"),
     Plane.MANAGEMENT: QColor("#94A3B8"),
 }
+#: Link colour per rail (NIC index), cycling: the Okabe-Ito colour-blind-safe set first,
+#: then Tol's "bright" set for rails 9-14; grey for links on no single rail.
+RAIL_COLOURS = tuple(QColor(c) for c in (
+    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#BBBBBB",
+    "#4477AA", "#EE6677", "#228833", "#CCBB44", "#66CCEE", "#AA3377"))
+NO_RAIL = QColor("#6B7280")
+#: Link colour by the tiers it joins (servers 0, leaves 1, spines 2, cores 3).
+TIER_COLOURS = {
+    (0, 1): QColor("#10B981"),
+    (1, 2): QColor("#3B82F6"),
+    (2, 3): QColor("#F59E0B"),
+}
+OTHER_TIER = QColor("#94A3B8")
+
+
+def rail_colour(rail: int | None) -> QColor:
+    """Colour of rail ``rail`` (0-based), grey for None."""
+    return NO_RAIL if rail is None else RAIL_COLOURS[rail % len(RAIL_COLOURS)]
+
+
 ACCENT = QColor("#3D8BFD")
 VALID = QColor("#22C55E")
 INVALID = QColor("#EF4444")

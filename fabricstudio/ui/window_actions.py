@@ -16,6 +16,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QComboBox, QLabel, QMenu, QToolBar
 
 from fabricstudio.model import Plane, Technology
+from fabricstudio.ui.undo_actions import undo_redo_actions
 
 if TYPE_CHECKING:  # pragma: no cover
     from fabricstudio.ui.main_window import MainWindow
@@ -69,12 +70,8 @@ class WindowActions:
         self.export_svg = self._action("Export S&VG…", lambda: w.dialogs.export_picture("svg"),
                                            "Ctrl+Shift+E")
         self.quit = self._action("&Quit", w.close, std.Quit)
-        self.undo = w.undo_stack.createUndoAction(w, "&Undo")
-        self.undo.setShortcut(QKeySequence(std.Undo))
-        self.redo = w.undo_stack.createRedoAction(w, "&Redo")
-        # Both keys everywhere: QKeySequence.Redo is Ctrl+Shift+Z on Linux desktops (listing
-        # it as well registered that key twice and left Ctrl+Y unbound) and Ctrl+Y on Windows.
-        self.redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        # Fixed labels (the toolbar never shifts); the step's name is in the tooltip.
+        self.undo, self.redo = undo_redo_actions(w, w.undo_stack)
         self.copy = self._action("&Copy", e.copy, std.Copy)
         self.cut = self._action("Cu&t", w.cut_selection, std.Cut)
         self.paste = self._action("&Paste", e.paste, std.Paste)
@@ -113,7 +110,7 @@ class WindowActions:
         self.legend = self._action("&Legend", w.view.set_legend_visible, "Ctrl+L",
                                        checkable=True)
         self.legend.setChecked(True)
-        self.snap = self._action("Snap to &grid", w.set_snap, "Ctrl+G", checkable=True)
+        self.snap = self._action("Snap to &grid", w.set_snap, "Ctrl+Shift+G", checkable=True)
         self.snap.setChecked(True)
         self.colour_speed = self._action("Colour links by &speed",
                                              lambda on: on and w.colour_links_by("speed"),
@@ -121,7 +118,7 @@ class WindowActions:
         self.colour_plane = self._action("Colour links by &network",
                                              lambda on: on and w.colour_links_by("plane"),
                                              "Ctrl+Shift+2", checkable=True)
-        colour_group = QActionGroup(w)
+        colour_group = self.colour_group = QActionGroup(w)
         colour_group.addAction(self.colour_speed)
         colour_group.addAction(self.colour_plane)
         self.colour_speed.setChecked(True)
@@ -161,7 +158,7 @@ class WindowActions:
         file_menu.addActions([w.order.act_export_cable_plan, w.order.act_export_proposal])
         file_menu.addSeparator()
         file_menu.addAction(self.quit)
-        edit = bar.addMenu("&Edit")
+        edit = self.edit_menu = bar.addMenu("&Edit")
         edit.addActions([self.undo, self.redo])
         edit.addSeparator()
         edit.addActions([self.cut, self.copy, self.paste, self.duplicate,
@@ -176,7 +173,7 @@ class WindowActions:
         edit.addActions([self.select_tool, self.link_tool])
         edit.addSeparator()
         edit.addAction(w.order.act_preferences)
-        view = bar.addMenu("&View")
+        view = self.view_menu = bar.addMenu("&View")
         view.addActions([self.fit, self.fit_selection, self.zoom_in,
                          self.zoom_out, self.zoom_100])
         view.addSeparator()

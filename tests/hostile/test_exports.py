@@ -37,9 +37,14 @@ def test_design_at_the_coordinate_limit_exports_svg_and_refuses_png_by_size(tmp_
     assert run_cli("export", path, "--svg", svg).returncode == 0
     ET.parse(svg)
     png = tmp_path / "far.png"
-    one_line_error(run_cli("export", path, "--png", png), "px PNG would need", "MiB of memory",
-                   "use a scale of")
+    one_line_error(run_cli("export", path, "--png", png, "--scale", "2"), "px PNG would need",
+                   "MiB of memory", "use a scale of")
     assert not png.exists()
+    # Without --scale the PNG is sized to fit 8,192 px (issue 14), so it is written.
+    assert run_cli("export", path, "--png", png).returncode == 0
+    from PySide6.QtGui import QImageReader
+
+    assert max(QImageReader(str(png)).size().toTuple()) <= 8192
 
 
 def test_moment_of_a_far_design_is_refused_by_size_not_an_overflow(tmp_path):

@@ -33,6 +33,7 @@ PAIRS = {
     "v13-busbw-bookkeeping": "ring8",
     "training-step": "ring8",
     "demo-training-incast": "demo-rail64",
+    "deadlock-ring": "pfc-ring",
     "pause-storm": "victim",
 }
 
@@ -122,9 +123,14 @@ def test_v4_pfc_only_spreads_congestion_to_the_victim():
 
 
 def test_v4_dcqcn_frees_the_victim_and_stops_pausing():
-    _, result = simulate("v4-victim-dcqcn")
-    assert gbps(result, "V", "W") == pytest.approx(0.75 * C / 1e9, rel=0.10)
-    assert sum(link.pfc_pauses_sent for link in result.links) == 0  # in the late window
+    # congestion control is seed-dependent (SIMULATION.md: several seeds): single seeds give
+    # 72-84 Gb/s over this 5 ms window, so the mean of three is judged
+    victims = []
+    for seed in (1, 2, 3):
+        _, result = simulate("v4-victim-dcqcn", seed=seed)
+        victims.append(gbps(result, "V", "W"))
+        assert sum(link.pfc_pauses_sent for link in result.links) == 0  # in the late window
+    assert np.mean(victims) == pytest.approx(0.75 * C / 1e9, rel=0.10)
 
 
 V5_SEEDS = (1, 2, 3, 4)
@@ -179,6 +185,23 @@ def test_v7_too_little_headroom_is_reported_not_hidden():
     assert_conserved(result)
     _, healthy = simulate("v7-headroom-too-small", fabric={})
     assert healthy.totals.drops == 0
+
+
+@pytest.mark.parametrize("technology", ["roce", "infiniband"])
+def test_a_pfc_or_credit_deadlock_ends_the_run_and_names_the_cycle(technology):
+    sim, result = simulate("deadlock-ring", technology=technology)
+    deadlock = result.totals.deadlock
+    assert deadlock.detected and deadlock.cycle == ["r0", "r1", "r2", "r3", "r4"]
+    assert result.end_s == deadlock.at_s < 2e-3  # no horizon: the deadlock ended it
+    assert result.completion_time_s is None
+    assert any("deadlock" in w and "s0 > s1 > s2 > s3 > s4 > s0" in w for w in result.warnings)
+    assert_conserved(result)
+
+
+def test_lossy_ethernet_cannot_deadlock_it_drops():
+    _, result = simulate("deadlock-ring", technology="ethernet")
+    assert result.to_dict()["totals"]["deadlock"] == {"detected": False}
+    assert result.finished and result.totals.drops > 0
 
 
 def alpha_of(sim) -> float:

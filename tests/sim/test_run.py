@@ -104,6 +104,27 @@ def test_open_horizon_runs_until_the_traffic_completes():
     assert result.end_s >= result.completion_time_s
 
 
+def test_open_horizon_outlasts_a_long_retransmission_timeout():
+    """No safety cap: a lossy incast whose tail waits for a 100 ms RTO (far beyond 50 x the
+    1.6 ms estimate that used to end the run) still completes."""
+    design = star(("h1", "h2", "h3", "h4", "r"))
+    design.replace_device(Leaf(id="s1", radix=16, port_speed_gbps=100, buffer_bytes=300_000))
+    s = scenario(technology="ethernet", fabric={"tcp": {"min_rto_us": 100_000}},
+                 flows=[{"src": h, "dst": "r", "bytes": "2MB"} for h in ("h1", "h2", "h3", "h4")])
+    sim = build_simulation(design, s)
+    assert sim.stop_s == float("inf")
+    result = sim.run()
+    assert result.finished and result.totals.timeouts > 0
+    assert result.completion_time_s > 0.1 > 50 * sim.estimate_s
+    assert not result.totals.deadlock.detected
+
+
+def test_an_open_horizon_needs_deadlock_detection():
+    with pytest.raises(ValueError, match="needs deadlock detection"):
+        scenario(deadlock_after_s=None, flows=[FLOW])
+    assert scenario(deadlock_after_s=None, until_s=0.001, flows=[FLOW]).deadlock_after_s is None
+
+
 @pytest.mark.parametrize("workload", [
     {"type": "all_reduce", "size_bytes": "2MiB"},
     {"type": "all_gather", "size_bytes": "2MiB"},

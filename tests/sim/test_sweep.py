@@ -88,7 +88,11 @@ def test_the_hash_follows_the_inputs():
 
 
 def test_points_are_cached_and_an_interrupted_sweep_resumes(tmp_path, monkeypatch):
-    spec = parse_sweep(sweep({"oversubscription": [1, 2]}))
+    # 4 MiB: enough ring traffic over the uplinks for halving them to show (a 256 KiB ring
+    # ends within the same ~28 us at 1:1 and 2:1 on the cell engine)
+    scenario = json.loads(json.dumps(SCENARIO))
+    scenario["workloads"][0]["size_bytes"] = "4MiB"
+    spec = parse_sweep(sweep({"oversubscription": [1, 2]}, scenario=scenario))
     cache = PointCache(tmp_path / "cache")
     seen = []
     first = run_sweep(spec, cache=cache, executor=Executor(workers=1), progress=seen.append)

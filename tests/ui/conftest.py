@@ -35,6 +35,7 @@ def make_window(qtbot, settings, monkeypatch):
         window.close()
         assert window.closed
         assert not window.analysis.timer.isActive()
+        window.analysis.wait()  # closing abandons a slow analysis; it must still end
         assert not window.analysis.running
         window.deleteLater()
 

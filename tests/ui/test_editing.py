@@ -121,10 +121,11 @@ def test_bundles_draw_many_parallel_links_as_one(make_window, small_design):
     window.design.update_device("gpu1", nics=8)
     for _ in range(6):
         window.editor.connect("gpu1", "leaf1")
-    items = [window.scene.link_items[lk] for lk in window.design.links]
+    items = {window.scene.link_items[lk] for lk in window.design.links}  # one item draws all
     visible = [it for it in items if it.isVisible()]
     assert len(visible) == 1 and visible[0].bundle_size == 6
     assert visible[0].bundle_label() == "6 x 400G"
+    assert sorted(visible[0].members) == sorted(window.design.links)
     window.undo_stack.undo()
     window.undo_stack.undo()
     items = [window.scene.link_items[lk] for lk in window.design.links]
@@ -182,6 +183,30 @@ def test_history_dock_lists_steps_and_jumps_back(make_window, small_design):
     assert window.undo_stack.text(0).startswith("Connect gpu1")
     window.undo_stack.setIndex(0)  # what clicking "Opened design" in the list does
     assert not window.design.links
+
+
+def test_undo_and_redo_buttons_keep_their_labels_and_name_the_step(make_window, small_design,
+                                                                  monkeypatch):
+    from PySide6.QtCore import QPointF
+
+    window = make_window(small_design)
+    button = window.act.toolbar.widgetForAction(window.act.undo)
+    width = button.sizeHint().width()
+    assert window.act.undo.text() == "&Undo" and not window.act.undo.isEnabled()
+    assert window.act.undo.toolTip().startswith("Nothing to undo")
+    window.editor.place_devices("gpu_server", {}, QPointF(600, 0), count=8)
+    assert window.act.undo.text() == "&Undo" and window.act.undo.isEnabled()
+    assert window.act.undo.toolTip().startswith("Undo: Add 8 GPU servers")
+    assert button.sizeHint().width() == width  # the toolbar does not shift
+    inspector = window.inspector
+    field = inspector.editors["nic_speed_gbps"].widget
+    field.setText("200")
+    field.editingFinished.emit()
+    assert window.act.undo.toolTip().startswith("Undo: Set NIC speed (Gb/s) of 8 devices")
+    assert "gpu_server" not in window.act.undo.toolTip()
+    window.act.undo.trigger()
+    assert window.act.redo.toolTip().startswith("Redo: Set NIC speed (Gb/s) of 8 devices")
+    assert window.act.redo.text() == "&Redo"
 
 
 def test_consecutive_edits_of_one_field_are_one_undo_step(make_window, small_design):

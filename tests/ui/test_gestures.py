@@ -180,3 +180,41 @@ def test_add_dock_and_simulation_menu_for_other_parts(make_window):
     assert window.dockWidgetArea(dock) == Qt.DockWidgetArea.BottomDockWidgetArea
     assert dock.toggleViewAction() in window.act.panels_menu.actions()
     assert window.act.simulation_menu.title() == "&Simulation"
+
+
+def _unit(key: str) -> dict:
+    return next(e for e in catalogue() if e["key"] == key)
+
+
+def test_dropping_a_scalable_unit_adds_it_wired_and_grouped_in_one_step(make_window):
+    window = make_window()
+    _drop(window, entry_mime(_unit("unit-su-32")), QPointF(0, 0))
+    design = window.design
+    assert len(design.devices_of_kind("gpu_server")) == 32
+    assert len(design.devices_of_kind("leaf")) == 8 and len(design.links) == 256
+    assert design.group("su1").kind == "scalable_unit"
+    assert window.scene.selected_group_ids() == ["su1"]
+    assert window.undo_stack.count() == 1
+    assert window.undo_stack.undoText() == "Add scalable unit su1"
+    window.undo_stack.undo()
+    assert not design.devices and not design.groups
+
+
+def test_shift_dropping_racks_places_several_side_by_side(make_window, monkeypatch):
+    window = make_window()
+    monkeypatch.setattr(QInputDialog, "getInt", lambda *args, **kwargs: (3, True))
+    _drop(window, entry_mime(_unit("unit-rack-tor")), QPointF(0, 0),
+          Qt.KeyboardModifier.ShiftModifier)
+    racks = [g for g in window.design.groups.values() if g.kind == "rack"]
+    assert len(racks) == 3 and all(len(r.members) == 6 for r in racks)
+    xs = [min(window.design.device(m).x for m in r.members) for r in racks]
+    assert xs == sorted(xs) and len(set(xs)) == 3
+    assert window.undo_stack.count() == 1
+
+
+def test_palette_lists_the_units_with_their_pictures(make_window):
+    window = make_window()
+    titles = window.palette.visible_titles()
+    assert {"Scalable unit", "Rack (top-of-rack leaf)", "Rack (for rails)"} <= set(titles)
+    window.palette.search.setText("rack")
+    assert window.palette.visible_titles() == ["Rack (top-of-rack leaf)", "Rack (for rails)"]

@@ -112,7 +112,10 @@ def test_wizard_preview_and_one_step_build(make_window, small_design, monkeypatc
     switches = [d for d in window.design.devices.values() if d.is_switch]
     assert len(switches) == summary["switches_total"]
     assert window.undo_stack.count() == 1
-    assert len(window.scene.device_items) == len(window.design.devices)
+    scene = window.scene  # every device drawn: itself, or inside its collapsed group's tile
+    shown = set(scene.device_items) | set(scene.group_items)
+    assert {scene.folding.rep[d] for d in window.design.devices} == shown
+    assert scene.group_items  # zoomed out to fit, semantic zoom folds the racks
     window.undo_stack.undo()
     assert window.design.to_data() == before
 

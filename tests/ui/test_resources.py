@@ -21,11 +21,20 @@ def test_every_kind_has_a_crisp_svg_icon(qapp, kind):
 
 
 def test_catalogue_entries_make_valid_devices():
+    from fabricstudio.topology.builders.units import build_unit
+
     kinds = set()
+    units = set()
     for entry in catalogue():
+        if entry["kind"] == "unit":
+            unit = build_unit(entry["fields"], lambda ident: False)
+            units.add(entry["fields"]["type"])
+            assert unit.devices and unit.groups
+            continue
         device = parse_device({**entry["fields"], "kind": entry["kind"], "id": "x"})
         kinds.add(DeviceKind(device.kind))
     assert kinds == set(DeviceKind)
+    assert units == {"scalable_unit", "rack"}
 
 
 def test_resources_are_package_data():

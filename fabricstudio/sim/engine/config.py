@@ -24,6 +24,10 @@ MIN_SAMPLE_PERIOD_S = 1e-7
 MAX_SAMPLE_PERIOD_S = 10.0
 #: Sample period when neither a period nor a horizon is given (seconds).
 DEFAULT_SAMPLE_PERIOD_S = 10e-6
+#: A frozen cycle of paused/credit-starved ports is a deadlock after this long (seconds):
+#: far longer than any PAUSE of a live fabric lasts (a 64 MB buffer drains in 1.3 ms at
+#: 400G), far shorter than the PFC watchdogs' 100-200 ms.
+DEFAULT_DEADLOCK_DETECT_S = 1e-3
 
 
 class EngineError(ValueError):
@@ -38,6 +42,8 @@ class EngineConfig:
     ``cell_bytes`` is the unit the engine moves (``== mtu`` gives a packet-level run).
     ``sample_period_s`` is the metrics frame period; None picks one: ``horizon_s / 1000``
     rounded to 1-2-5 when ``horizon_s`` (the expected run length) is given, else 10 us.
+    ``deadlock_detect_s``: a cycle of paused or credit-starved ports that has not moved for
+    this long ends the run as a deadlock (None: never check).
     """
 
     technology: Technology | None = None
@@ -48,6 +54,7 @@ class EngineConfig:
     sample_period_s: float | None = None
     fabric: FabricSettings | None = None
     horizon_s: float | None = None
+    deadlock_detect_s: float | None = DEFAULT_DEADLOCK_DETECT_S
 
     def __post_init__(self) -> None:
         if self.technology is not None and not isinstance(self.technology, Technology):
@@ -67,6 +74,9 @@ class EngineConfig:
                               f"{MIN_SAMPLE_PERIOD_S:g} .. {MAX_SAMPLE_PERIOD_S:g} s")
         if self.horizon_s is not None and not self.horizon_s > 0:
             raise EngineError(f"horizon {self.horizon_s} s must be positive")
+        if self.deadlock_detect_s is not None and not 1e-7 <= self.deadlock_detect_s <= 1e3:
+            raise EngineError(f"deadlock detection stretch {self.deadlock_detect_s} s is "
+                              "outside 100 ns .. 1000 s")
 
     def resolved_sample_period(self) -> float:
         """The sample period to use (seconds)."""

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from random import Random
 from typing import TYPE_CHECKING, Any, cast
 
+from simpy.core import StopSimulation
+
 from fabricstudio.model import Design, FabricSettings, Technology, freeze
 from fabricstudio.model.devices import GpuServer
 from fabricstudio.model.units import transfer_time_s
@@ -14,6 +16,7 @@ from fabricstudio.sim.engine.addressing import resolve_address
 from fabricstudio.sim.engine.clock import Call, Clock, environment
 from fabricstudio.sim.engine.config import EngineConfig, EngineError, FlowRecord
 from fabricstudio.sim.engine.dcqcn import DcqcnRp
+from fabricstudio.sim.engine.deadlock import DeadlockWatch
 from fabricstudio.sim.engine.flowlog import FlowLog
 from fabricstudio.sim.engine.flows import DcqcnFlow, Flow, IbCcFlow, IbCcState, TcpFlow
 from fabricstudio.sim.engine.network import Network
@@ -30,6 +33,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Latency of an NVLink transfer between GPUs of one server (SimAI: 25 ns).
 NVLINK_LATENCY_S = 25e-9
+#: Scheduled callbacks that never move data (see :meth:`Engine.stalled`).
+_HOUSEKEEPING = frozenset({Sampler._tick, DeadlockWatch._check, Port._refresh})
 
 
 class Engine:
@@ -64,6 +69,10 @@ class Engine:
         self.in_flight = self.duplicates = self.nvlink_bytes = 0
         self.drops = self.pfc_pauses = self.ecn_marks = self.cnps = 0
         self.lossless_violations = self.timeouts = self.watchdog_drops = 0
+        self.pfc_frames = self.pfc_watchdog_triggers = 0
+        #: None while no deadlock was found; then {"detected": True, "at_s", "since_s",
+        #: "cycle": [link ids], "path": [devices]} and the run is over.
+        self.deadlock: dict[str, Any] | None = None
         self._wall = 0.0
         self.flows = FlowLog()
         self._streams: dict[int, Flow] = {}
@@ -79,6 +88,10 @@ class Engine:
         self.stream = MetricStream(tuple(self.net.directed), self.config.resolved_sample_period(),
                                    fabric)
         self.sampler = Sampler(self)
+        #: How long a dependency cycle must stay frozen to be reported (None: no watch).
+        self.deadlock_stretch = self._deadlock_stretch()
+        if self.deadlock_stretch is not None:
+            DeadlockWatch(self, self.deadlock_stretch)
         #: The failure injector of the run (sim.engine.failures), told of every new flow.
         self.failures: FailureInjector | None = None
 
@@ -93,6 +106,34 @@ class Engine:
             dcqcn = fabric.dcqcn.model_copy(update={"enabled": bool(config.dcqcn)})
             fabric = fabric.model_copy(update={"dcqcn": dcqcn})
         return fabric
+
+    def _deadlock_stretch(self) -> float | None:
+        """How long a cycle must stay frozen to be a deadlock (None: no check; a fabric
+        without PFC or credits cannot deadlock).  With the switch PFC watchdog on, a cycle is
+        reported only once it outlasts twice the watchdog's detection time."""
+        stretch = self.config.deadlock_detect_s
+        if stretch is None:
+            return None
+        pfc = self.fabric.pfc
+        if self.technology is Technology.ROCE:
+            if not pfc.enabled:
+                return None
+            if pfc.watchdog:
+                stretch = max(stretch, 2e-3 * pfc.watchdog_detect_ms)
+        elif self.technology is not Technology.INFINIBAND:
+            return None
+        return stretch
+
+    def declare_deadlock(self, cycle: list[Port], since_s: float) -> None:
+        """The deadlock watch found ``cycle`` (ports in dependency order) frozen since
+        ``since_s``: record it; the run is over."""
+        self.deadlock = {
+            "detected": True,
+            "at_s": self.env.now,
+            "since_s": since_s,
+            "cycle": [port.link_id for port in cycle],
+            "path": [port.src for port in cycle] + [cycle[0].src],
+        }
 
     def _routing_mode(self) -> str:
         mode = self.config.routing
@@ -325,14 +366,16 @@ class Engine:
     def advance(self, until_s: float) -> None:
         """Run the simulation up to ``until_s`` seconds (resumable, call with increasing times)."""
         until = float(until_s)
-        if until <= self.env.now:
+        if until <= self.env.now or self.deadlock is not None:
             return
         started = time.perf_counter()
         try:
             env = self.env
             env.run(until=until)
-            while env.peek() <= until:  # events due exactly at ``until`` (e.g. its frame)
-                env.step()
+            while self.deadlock is None and env.peek() <= until:  # events due exactly at
+                env.step()  # ``until`` (e.g. its frame)
+        except StopSimulation:  # the deadlock watch ended the run
+            pass
         finally:
             self._wall += time.perf_counter() - started
 
@@ -364,7 +407,23 @@ class Engine:
             "lossless_violations": self.lossless_violations,
             "watchdog_drops": self.watchdog_drops,
             "timeouts": self.timeouts,
+            "pfc_frames": self.pfc_frames,
+            "pfc_watchdog_triggers": self.pfc_watchdog_triggers,
+            "deadlock": dict(self.deadlock) if self.deadlock else {"detected": False},
         }
+
+    def stalled(self) -> bool:
+        """True when nothing can move any more: only housekeeping is scheduled (metric
+        frames, the deadlock watch, PFC refreshes that renew a standing PAUSE) - no cell,
+        credit, timer or workload step.  (Reads the clock's event heap: call between slices.)"""
+        for entry in self.clock.queue:
+            callbacks = getattr(entry[3], "callbacks", None)
+            if not callbacks:
+                continue
+            if len(callbacks) != 1 or getattr(callbacks[0], "__func__", None) not in \
+                    _HOUSEKEEPING:
+                return False
+        return True
 
     def stats(self) -> dict[str, Any]:
         """Engine performance figures."""

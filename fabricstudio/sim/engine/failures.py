@@ -352,4 +352,4 @@ class FailureInjector:
 
 def _on_dequeue(port: Port, cell: Cell) -> None:
     """Free a lost cell's buffer through the switch's dequeue hook."""
-    port.on_dequeue(cell, port)
+    port.on_dequeue(cell, port, port.env.t)

@@ -9,7 +9,7 @@ from fabricstudio.model.devices import GpuServer, StorageServer
 from fabricstudio.model.units import format_kb as _kb
 from fabricstudio.sim.engine.config import EngineError
 from fabricstudio.sim.engine.nodes import EthernetSwitch, Host, IbSwitch, RoceSwitch, Switch
-from fabricstudio.sim.engine.ports import NicPort, Port
+from fabricstudio.sim.engine.ports import NicPort, PfcWatchdog, Port
 from fabricstudio.sim.engine.routing import Endpoint
 from fabricstudio.sim.engine.topology import directed_links, endpoint_ports
 from fabricstudio.sim.metrics import DirectedLink
@@ -34,6 +34,7 @@ class Network:
         self.endpoints: list[Endpoint] = []
         self.endpoint_of: dict[tuple[str, int], Endpoint] = {}
         self.warnings: list[str] = []
+        self._buffer_share: dict[str, int] = {}
         self._build_nodes()
         self._build_ports()
         self._build_endpoints()
@@ -65,7 +66,7 @@ class Network:
         engine = self.engine
         prop_per_m = engine.fabric.propagation_ns_per_m * 1e-9
         nic_latency = engine.fabric.nic_latency_ns * 1e-9
-        for spec in directed_links(self.design):
+        for spec in directed_links(self.design):  # a -> b, then b -> a for every cable
             src, dst, speed = spec.src, spec.dst, spec.speed_gbps
             cls = NicPort if src in self.hosts else Port
             index = len(self.ports)
@@ -75,16 +76,20 @@ class Network:
             port.owner, port.peer = owner, peer
             if isinstance(owner, Switch):
                 port.on_dequeue = owner.on_dequeue
+                port.fwd = owner.latency
             port.peer_receive = (peer.receive,)
             if isinstance(peer, Host):
                 port.to_host = True
-                port.arrive_delay = nic_latency
+                port.arrive_delay = nic_latency  # after the tail
             else:
-                port.arrive_delay = port.prop + peer.latency
+                port.arrive_delay = port.prop  # the head reaches the next switch
             owner.out[port.src_port] = port
             self.ports.append(port)
             self.directed.append(DirectedLink(index, spec.link_id, src, port.src_port, dst,
                                               port.dst_port, speed))
+            if index % 2:  # the second direction of the cable
+                there, back = self.ports[index - 1], port
+                there.reverse, back.reverse = back, there
 
     def _build_endpoints(self) -> None:
         def reverse(up: Port) -> Port | None:
@@ -105,16 +110,26 @@ class Network:
         fabric = engine.fabric
         host_speeds = [ep.up.speed_gbps for ep in self.endpoints]
         ref_speed = min(host_speeds) if host_speeds else 100.0
+        pfc = fabric.pfc
+        watchdog = (PfcWatchdog(engine, pfc.watchdog_detect_ms * 1e-3,
+                                pfc.watchdog_restore_ms * 1e-3, pfc.watchdog_action)
+                    if tech is Technology.ROCE and pfc.enabled and pfc.watchdog else None)
         for port in self.ports:
             if isinstance(port.owner, Switch) and (engine.ecn_enabled or engine.ib_cc):
                 port.kmin, port.kmax = fabric.ecn.thresholds(port.speed_gbps)
                 port.pmax = fabric.ecn.pmax
             if tech is Technology.INFINIBAND:
                 port.credit_based = True
-                port.credits = port.credit_max = fabric.infiniband.vl_buffer_bytes
-            elif tech is Technology.ROCE and isinstance(port.peer, Switch):
-                port.headroom = self._headroom(port)
-                port.alpha = fabric.pfc.alpha * max(1.0, port.speed_gbps / ref_speed)
+                port.credits = port.credit_max = self._vl_credits(port)
+            elif tech is Technology.ROCE:
+                port.pfc_delay = port.prop + pfc.response_time_ns * 1e-9
+                port.pause_quanta = pfc.pause_quanta
+                port.refresh_s = pfc.refresh_quanta * port.quantum
+                if isinstance(port.peer, Switch):
+                    port.headroom = self._headroom(port)
+                    port.alpha = pfc.alpha * max(1.0, port.speed_gbps / ref_speed)
+                if isinstance(port.owner, Switch):
+                    port.watchdog = watchdog
         if tech is not Technology.INFINIBAND:
             tiny = [sw.id for sw in self.switches.values() if sw.buffer < 2 * engine.cell_bytes]
             if tiny:
@@ -124,13 +139,30 @@ class Network:
         if tech is Technology.ROCE:
             for switch in self.switches.values():
                 assert isinstance(switch, RoceSwitch)  # a RoCE fabric builds RoCE switches
-                ingress = [p for p in self.ports if p.peer is switch]
+                ingress = self._ingress_ports(switch)
                 switch.finish_wiring(ingress)
                 self._check_buffer(switch, ingress)
                 self._check_ecn_before_pfc(switch, ingress)
             self._check_headroom()
         if tech is Technology.INFINIBAND:
             self._check_credits()
+
+    def _ingress_ports(self, switch: Switch) -> list[Port]:
+        return [p for p in self.ports if p.peer is switch]
+
+    def _vl_credits(self, port: Port) -> int:
+        """Credits the receiver of ``port`` advertises for the one data VL: the configured VL
+        buffer, but never more than the switch's buffer shared out over its connected input
+        ports (a switch cannot promise more buffer than it has)."""
+        vl = self.engine.fabric.infiniband.vl_buffer_bytes
+        switch = port.peer
+        if not isinstance(switch, Switch):
+            return vl  # a host channel adapter's receive buffer
+        share = self._buffer_share.get(switch.id)
+        if share is None:
+            share = switch.buffer // max(1, len(self._ingress_ports(switch)))
+            self._buffer_share[switch.id] = share
+        return min(vl, share)
 
     def _headroom(self, port: Port) -> int:
         """PFC headroom of the ingress fed by ``port``: configured, or the formula."""
@@ -180,14 +212,23 @@ class Network:
     def _check_credits(self) -> None:
         engine = self.engine
         ib = engine.fabric.infiniband
-        slow = []
+        slow, tiny = [], []
         for port in self.ports:
+            credits = port.credit_max
+            where = (f"behind {port.src} -> {port.dst}" if credits == ib.vl_buffer_bytes else
+                     f"of {port.dst} ({_kb(port.peer.buffer)} over "
+                     f"{len(self._ingress_ports(port.peer))} input ports) behind {port.src}")
+            if credits < engine.cell_bytes:
+                tiny.append(f"buffer share {_kb(credits)} {where} is below one cell of "
+                            f"{engine.cell_bytes} B: a cell is sent with the full credit and "
+                            "the switch may hold more than its buffer; use smaller cells")
+                continue
             loop = port.rate * (2 * port.prop + ib.credit_processing_ns * 1e-9)
-            if ib.vl_buffer_bytes < loop + engine.cell_bytes:
-                slow.append(f"VL buffer {_kb(ib.vl_buffer_bytes)} behind {port.src} -> "
-                            f"{port.dst} is below the credit loop C x (2 t_prop + t_credit) + "
-                            f"1 cell = {_kb(loop + engine.cell_bytes)}: the link cannot reach "
-                            "line rate")
+            if credits < loop + engine.cell_bytes:
+                slow.append(f"VL buffer {_kb(credits)} {where} is below the credit loop "
+                            f"C x (2 t_prop + t_credit) + 1 cell = "
+                            f"{_kb(loop + engine.cell_bytes)}: the link cannot reach line rate")
+        self._add_warnings(tiny)
         self._add_warnings(slow)
 
     def _add_warnings(self, items: list[str]) -> None:

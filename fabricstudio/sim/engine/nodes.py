@@ -3,11 +3,12 @@
 Three switch flavours share forwarding and differ in buffer admission:
 
 * :class:`RoceSwitch` - the shared-buffer MMU of the HPCC simulator (``switch-mmu.cc``): each
-  ingress (port, lossless priority) is charged reserve, then shared, then headroom; PAUSE
-  upstream when headroom is in use or the port's shared use reaches the dynamic threshold
-  ``alpha x (B - total headroom - total reserve - shared used)``; RESUME when the headroom is
-  empty and shared use + resume offset is at or below the threshold.  A cell that overflows
-  the headroom is dropped and counted as a lossless violation.  ECN RED ramp at dequeue.
+  ingress (port, lossless priority) is charged reserve, then shared, then headroom when the
+  cell's head arrives; PAUSE upstream when headroom is in use or the port's shared use reaches
+  the dynamic threshold ``alpha x (B - total headroom - total reserve - shared used)``; RESUME
+  when the headroom is empty and shared use + resume offset is at or below the threshold.  A
+  cell that overflows the headroom is dropped and counted as a lossless violation.  ECN RED
+  ramp at dequeue.
 * :class:`EthernetSwitch` - lossy: tail drop when the shared buffer is full or the egress queue
   exceeds its dynamic share ``(B - used)``.
 * :class:`IbSwitch` - InfiniBand: the upstream port only sends with credits, so the input
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from fabricstudio.model import DeviceKind
 from fabricstudio.sim.engine.clock import Call
-from fabricstudio.sim.engine.ports import Cell, Port
+from fabricstudio.sim.engine.ports import WD_DROP, Cell, Port
 
 if TYPE_CHECKING:
     from fabricstudio.model import Device
@@ -117,8 +118,9 @@ class Switch(Node):
         """A cell (``event.arg``) arrives (per flavour)."""
         raise NotImplementedError
 
-    def on_dequeue(self, cell: Cell, out: Port) -> None:
-        """``cell`` leaves this switch by ``out``: release its buffer (per flavour)."""
+    def on_dequeue(self, cell: Cell, out: Port, start: float) -> None:
+        """``cell`` is committed to leave this switch by ``out`` at ``start``: release its
+        buffer (per flavour)."""
         raise NotImplementedError
 
     def drop(self, cell: Cell, port: Port) -> None:
@@ -136,7 +138,6 @@ class RoceSwitch(Switch):
         self.pfc = settings.enabled
         self.reserve = max(settings.reserve_bytes, engine.cell_bytes)
         self.resume_offset = max(settings.resume_offset_bytes, 2 * engine.cell_bytes)
-        self.pause_delay_extra = settings.response_time_ns * 1e-9
         self.total_hdrm = 0
         self.total_rsrv = 0
         self.fixed = 0  # headroom + reserve set aside from the shared pool
@@ -155,7 +156,8 @@ class RoceSwitch(Switch):
         return via.alpha * (self.buffer - self.fixed - self.shared_used)
 
     def receive(self, event: Call) -> None:
-        """A cell's head is ready to forward: admit it (or drop it), then queue it."""
+        """A cell's head arrived: the ingress MMU admits it (or drops it), PAUSEs upstream if
+        needed, and the cell joins its egress queue."""
         cell = event.arg
         via = cell.via
         path = cell.flow.path
@@ -166,6 +168,9 @@ class RoceSwitch(Switch):
         else:
             out = self.route(cell)
         size = cell.bytes
+        if out.wd_state == WD_DROP:  # the PFC watchdog discards this queue's traffic
+            out.watchdog.discard(out, cell)
+            return
         if not self.pfc:
             if self.used + size > self.buffer or out.q_bytes + size > self.buffer - self.used:
                 self.drop(cell, out)
@@ -189,21 +194,20 @@ class RoceSwitch(Switch):
         self.used += size
         if not via.rx_paused and (via.rx_hdrm > 0 or via.rx_bytes - reserve >= via.alpha * (
                 self.buffer - self.fixed - self.shared_used)):
-            via.rx_paused = True
-            via.pauses_sent += 1
-            self.engine.pfc_pauses += 1
-            # The ingress MMU decides when the head arrives; this model admits the cell one
-            # switch latency later, so the PAUSE is sent back-dated by that latency.
-            delay = via.prop + self.pause_delay_extra - self.latency
-            self.clock.call(delay if delay > 0.0 else 0.0, via.set_paused, True)
+            via.rx_pause()
         out.enqueue(cell)
 
-    def on_dequeue(self, cell: Cell, out: Port) -> None:
-        """Release the cell's buffer, RESUME its ingress if below XON, ECN-mark it."""
-        size = cell.bytes
-        self.used -= size
+    def on_dequeue(self, cell: Cell, out: Port, _start: float) -> None:
+        """The egress commits the cell: ECN-mark it, release its buffer, RESUME its ingress
+        if it fell below XON."""
         if self.ecn_on and out.q_bytes > out.kmin:
             self.ecn(cell, out, out.q_bytes)
+        self.release(cell)
+
+    def release(self, cell: Cell) -> None:
+        """Free the cell's buffer at its ingress; RESUME the ingress when below XON."""
+        size = cell.bytes
+        self.used -= size
         if not self.pfc:
             return
         via = cell.via
@@ -218,8 +222,7 @@ class RoceSwitch(Switch):
         if via.rx_paused and via.rx_hdrm == 0:
             shared = via.rx_bytes - reserve
             if shared <= 0 or shared + self.resume_offset <= self.threshold(via):
-                via.rx_paused = False
-                self.clock.call(via.prop + self.pause_delay_extra, via.set_paused, False)
+                via.rx_resume()
 
 
 class EthernetSwitch(Switch):
@@ -237,7 +240,7 @@ class EthernetSwitch(Switch):
         self.used += size
         out.enqueue(cell)
 
-    def on_dequeue(self, cell: Cell, out: Port) -> None:
+    def on_dequeue(self, cell: Cell, out: Port, _start: float) -> None:
         """Release the cell's buffer."""
         self.used -= cell.bytes
 
@@ -251,19 +254,25 @@ class IbSwitch(Switch):
         self.fecn = engine.ib_cc
         self.cc_threshold = engine.ibcc_params.threshold_fraction * \
             engine.fabric.infiniband.vl_buffer_bytes
+        self.peak_used = 0  # most bytes ever held in its input buffers
 
     def receive(self, event: Call) -> None:
         """Queue the cell (credits guaranteed it a buffer)."""
         cell = event.arg
-        self.used += cell.bytes
+        used = self.used + cell.bytes
+        self.used = used
+        if used > self.peak_used:
+            self.peak_used = used
         self.route(cell).enqueue(cell)
 
-    def on_dequeue(self, cell: Cell, out: Port) -> None:
-        """The cell leaves the input buffer: return its credits upstream, FECN-mark it."""
+    def on_dequeue(self, cell: Cell, out: Port, start: float) -> None:
+        """The cell leaves the input buffer at ``start``: return its credits upstream,
+        FECN-mark it."""
         size = cell.bytes
         self.used -= size
         via = cell.via
-        self.clock.call(via.prop + self.credit_delay, via.return_credits, size)
+        self.clock.call(start - self.clock.env.t + via.prop + self.credit_delay,
+                        via.return_credits, size)
         if self.fecn and out.q_bytes > self.cc_threshold and 2 * out.credits >= out.credit_max:
             # root of congestion (queue above threshold while downstream still grants
             # credits); a victim port starved of credits does not mark (IBTA CC annex A10)

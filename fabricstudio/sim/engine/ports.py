@@ -8,9 +8,18 @@ of a FIFO it pulls the next cell from its active flows (round robin, each flow p
 rate or window).
 
 Timing of one hop (virtual cut-through): a cell starts at ``s`` when the transmitter is free,
-finishes at ``max(s + wire / C, tail arrival at this node)``; its head reaches the next node at
-``s + t_prop`` and may be forwarded after the node latency; its tail arrives at
-``finish + t_prop``.  Two events per cell-hop: arrival at the next node and end of transmission.
+finishes at ``max(s + wire / C, tail arrival at this node)``; its head reaches the next switch at
+``s + t_prop``, where the ingress buffer (MMU, credits) admits it at once, and it may leave
+after the switch latency (its egress start is committed then: ``ready = head + latency``); its
+tail arrives at ``finish + t_prop``.  Two events per cell-hop: head arrival at the next node and
+end of transmission.
+
+PFC (IEEE 802.1Qbb): the receiver of a link sends PAUSE frames carrying a pause time in quanta
+(512 bit times at the link rate) and RESUME frames (quanta 0) back to the transmitter; both take
+the same path and delay, so they are applied in the order they were sent.  While the receiver
+stays above XON it refreshes the PAUSE before it lapses; a PAUSE that is not refreshed expires
+at the transmitter.  An optional switch PFC watchdog (see :class:`PfcWatchdog`) breaks pause
+storms.
 """
 
 from __future__ import annotations
@@ -35,7 +44,7 @@ INF = float("inf")
 _NOT_YET = cast("Port", None)
 
 
-def _no_owner_hook(cell: Cell, port: Port) -> None:
+def _no_owner_hook(cell: Cell, port: Port, start: float) -> None:
     """``Port.on_dequeue`` until the network wires the owning switch's hook."""
 
 
@@ -45,10 +54,12 @@ class Cell:
     ``wire`` = payload + per-packet wire overhead; ``tail`` = time its tail reaches the node it
     is at; ``via`` = the port it arrived on; ``mark`` = index of the first port that ECN/FECN
     marked it (-1 none); ``seq`` = cell index within the flow (loss recovery);
-    ``sent_at`` = time the sender put it on the wire (RTT samples).
+    ``sent_at`` = time the sender put it on the wire (RTT samples); ``ready`` = earliest time
+    it may leave the switch where it waits (head arrival + switch latency).
     """
 
-    __slots__ = ("flow", "bytes", "npkts", "wire", "hop", "tail", "via", "mark", "seq", "sent_at")
+    __slots__ = ("flow", "bytes", "npkts", "wire", "hop", "tail", "via", "mark", "seq", "sent_at",
+                 "ready")
 
     def __init__(self, flow: Flow, size: int, npkts: int, wire: int, seq: int,
                  now: float) -> None:
@@ -62,6 +73,11 @@ class Cell:
         self.mark = -1
         self.seq = seq
         self.sent_at = now
+        self.ready = now
+
+
+#: Switch PFC watchdog states of an egress port.
+WD_OFF, WD_DROP, WD_FORWARD = 0, 1, 2
 
 
 class Port:
@@ -74,19 +90,21 @@ class Port:
         # wiring
         "index", "link_id", "src", "dst", "src_port", "dst_port", "speed_gbps", "rate",
         "prop", "clock", "env", "heap", "eid", "engine", "owner", "peer", "to_host",
-        "arrive_delay", "peer_receive",
+        "arrive_delay", "peer_receive", "fwd", "reverse",
         "done_cbs", "on_dequeue",
         # transmitter
         "queue", "q_bytes", "busy", "tx_start", "free_at", "done_pending", "paused",
-        "paused_since",
+        "paused_since", "pause_until", "expiry_pending", "quantum", "pfc_rx_at",
+        "wd_state", "watchdog",
         "credit_based", "credits", "credit_max", "stalled_since",
         # ECN ramp at this egress (bytes)
         "kmin", "kmax", "pmax",
-        # ingress accounting at the receiving switch (RoCE MMU)
+        # ingress accounting at the receiving switch (RoCE MMU) and its PFC sender
         "rx_bytes", "rx_hdrm", "rx_paused", "headroom", "alpha", "rx_hold",
+        "pfc_delay", "pause_quanta", "refresh_s", "refresh_pending",
         # counters (cumulative)
         "busy_time", "tx_cells", "tx_bytes", "frame_max_q", "pauses_sent",
-        "paused_time", "marks", "cnps", "drops", "stall_time",
+        "paused_time", "marks", "cnps", "drops", "stall_time", "pfc_frames", "wd_triggers",
     )
 
     def __init__(self, index: int, link_id: str, src: str, src_port: int, dst: str,
@@ -108,9 +126,11 @@ class Port:
         self.to_host = False
         self.arrive_delay = prop_s
         self.peer_receive: tuple[Callable[[Call], object], ...] = ()
+        self.fwd = 0.0  # forwarding latency of the owning switch (0 at a NIC)
+        self.reverse: Port | None = None  # the other direction of the same cable
         self.done_cbs = (self._tx_done,)
         # the owning switch's buffer release hook (host NICs never call it)
-        self.on_dequeue: Callable[[Cell, Port], None] = _no_owner_hook
+        self.on_dequeue: Callable[[Cell, Port, float], None] = _no_owner_hook
         self.queue: deque[Cell] = deque()
         self.q_bytes = 0
         self.busy = False
@@ -119,6 +139,12 @@ class Port:
         self.done_pending = False
         self.paused = False
         self.paused_since = 0.0
+        self.pause_until = 0.0
+        self.expiry_pending = False
+        self.quantum = 512.0 / (speed_gbps * 1e9)  # one PFC pause quantum: 512 bit times
+        self.pfc_rx_at = -INF  # arrival time of the last PFC frame
+        self.wd_state = WD_OFF
+        self.watchdog: PfcWatchdog | None = None
         self.credit_based = False
         self.credits = 0
         self.credit_max = 0
@@ -131,6 +157,10 @@ class Port:
         self.headroom = 0
         self.alpha = 0.125
         self.rx_hold: ReceiverStall | None = None  # set while the receiving NIC is stuck
+        self.pfc_delay = prop_s
+        self.pause_quanta = 65535
+        self.refresh_s = INF
+        self.refresh_pending = False
         self.busy_time = 0.0
         self.tx_cells = 0
         self.tx_bytes = 0
@@ -141,23 +171,29 @@ class Port:
         self.cnps = 0
         self.drops = 0
         self.stall_time = 0.0
+        self.pfc_frames = 0
+        self.wd_triggers = 0
 
     def __repr__(self) -> str:
         return f"<Port {self.index} {self.src}:{self.src_port}->{self.dst}:{self.dst_port}>"
 
     # ------------------------------------------------------------------ queueing
     def enqueue(self, cell: Cell) -> None:
-        """Queue a cell for transmission (switch egress) and start it if the port is idle."""
+        """Queue a cell whose head has just arrived (switch egress); an idle port commits it
+        at once to start after the switch latency."""
         queue = self.queue
-        if not queue and not self.paused and not self.credit_based and not self.done_pending \
-                and (not self.busy or self.env.t >= self.free_at):
-            # fast path: an idle port starts the cell at once
-            if self.busy:
-                self.busy = False
-                self.busy_time += self.free_at - self.tx_start
-            self.on_dequeue(cell, self)
-            self.transmit(cell)
-            return
+        if not queue and not self.paused and not self.credit_based and not self.done_pending:
+            now = self.env.t
+            if not self.busy or now >= self.free_at:
+                # fast path: an idle port starts the cell when it has crossed the switch
+                if self.busy:
+                    self.busy = False
+                    self.busy_time += self.free_at - self.tx_start
+                start = now + self.fwd
+                self.on_dequeue(cell, self, start)
+                self.transmit(cell, start)
+                return
+        cell.ready = self.env.t + self.fwd
         queue.append(cell)
         self.q_bytes += cell.bytes
         if not self.done_pending:
@@ -188,24 +224,26 @@ class Port:
         cell = self.queue[0]
         if self.credit_based and self.credits < cell.bytes and self.credits < self.credit_max:
             if self.stalled_since < 0:
-                self.stalled_since = self.clock.env.t
+                self.stalled_since = self.env.t
             return
         self.queue.popleft()
         self.q_bytes -= cell.bytes
-        self.on_dequeue(cell, self)
-        self.transmit(cell)
+        now = self.env.t
+        start = cell.ready if cell.ready > now else now
+        self.on_dequeue(cell, self, start)
+        self.transmit(cell, start)
 
-    def transmit(self, cell: Cell) -> None:
-        """Serialise ``cell`` now; schedule end of transmission and arrival downstream.
+    def transmit(self, cell: Cell, start: float) -> None:
+        """Serialise ``cell`` from ``start`` (now, or when it has crossed the switch); schedule
+        the end of transmission and the head's arrival at the next node (the tail's at a NIC).
 
         (Hot path: events are pushed straight onto SimPy's heap, as ``Clock.post`` does.)
         """
-        now = self.env.t
-        end = now + cell.wire / self.rate
+        end = start + cell.wire / self.rate
         if cell.tail > end:  # cut-through never finishes before the tail has arrived
             end = cell.tail
         self.busy = True
-        self.tx_start = now
+        self.tx_start = start
         self.free_at = end
         self.tx_cells += 1
         size = cell.bytes
@@ -231,7 +269,7 @@ class Port:
         if self.to_host:
             heappush(heap, (tail + self.arrive_delay, NORMAL, next(self.eid), arrive))
         else:
-            heappush(heap, (now + self.arrive_delay, NORMAL, next(self.eid), arrive))
+            heappush(heap, (start + self.arrive_delay, NORMAL, next(self.eid), arrive))
 
     def _tx_done(self, _event: Call) -> None:
         self.done_pending = False
@@ -239,33 +277,90 @@ class Port:
         self.busy_time += self.env.t - self.tx_start
         self.kick()
 
-    # ------------------------------------------------------------------ flow control
-    def set_paused(self, event: Call) -> None:
-        """PFC PAUSE (arg True) or RESUME (arg False) arriving from the receiver."""
-        now = self.clock.env.t
-        if event.arg:
+    # ------------------------------------------------------------------ PFC, transmitter side
+    def pfc_frame(self, event: Call) -> None:
+        """A PFC frame from the receiver: ``arg`` = pause quanta (0 = RESUME).  A PAUSE holds
+        the transmitter for quanta x 512 bit times unless refreshed or resumed earlier; a
+        cell already on the wire (or committed to it) finishes."""
+        now = self.env.t
+        quanta = event.arg
+        self.pfc_rx_at = now
+        if self.wd_state == WD_FORWARD:  # the watchdog ignores PFC on this queue
+            return
+        if quanta:
+            self.pause_until = now + quanta * self.quantum
             if not self.paused:
                 self.paused = True
                 self.paused_since = now
+                if not self.expiry_pending:
+                    self.expiry_pending = True
+                    self.clock.call(self.pause_until - now, self._pause_expiry)
+                if self.watchdog is not None:
+                    self.watchdog.watch(self, now)
         elif self.paused:
-            self.paused = False
-            self.paused_time += now - self.paused_since
-            self.kick()
+            self._unpause(now)
 
+    def _pause_expiry(self, _event: Call) -> None:
+        self.expiry_pending = False
+        if not self.paused:
+            return
+        now = self.env.t
+        if now >= self.pause_until - 1e-15:
+            self._unpause(now)
+        else:  # refreshed meanwhile: check again when the newest PAUSE lapses
+            self.expiry_pending = True
+            self.clock.call(self.pause_until - now, self._pause_expiry)
+
+    def _unpause(self, now: float) -> None:
+        self.paused = False
+        self.paused_time += now - self.paused_since
+        self.kick()
+
+    # ------------------------------------------------------------------ PFC, receiver side
+    def rx_pause(self) -> None:
+        """XOFF at the receiving end of this link: send PAUSE upstream and keep refreshing it
+        while the ingress stays above XON."""
+        self.rx_paused = True
+        self.pauses_sent += 1
+        self.engine.pfc_pauses += 1
+        self._send_pfc(self.pause_quanta)
+        if not self.refresh_pending:
+            self.refresh_pending = True
+            self.clock.call(self.refresh_s, self._refresh)
+
+    def rx_resume(self) -> None:
+        """XON at the receiving end: send RESUME (a PFC frame with zero quanta)."""
+        self.rx_paused = False
+        self._send_pfc(0)
+
+    def _refresh(self, _event: Call) -> None:
+        if self.rx_paused:
+            self._send_pfc(self.pause_quanta)
+            self.clock.call(self.refresh_s, self._refresh)
+        else:
+            self.refresh_pending = False
+
+    def _send_pfc(self, quanta: int) -> None:
+        # PAUSE and RESUME take the same delay, so they arrive in the order they were sent
+        self.pfc_frames += 1
+        self.engine.pfc_frames += 1
+        self.clock.call(self.pfc_delay, self.pfc_frame, quanta)
+
+    # ------------------------------------------------------------------ credits
     def return_credits(self, event: Call) -> None:
         """InfiniBand credits (bytes) returned by the receiver."""
         self.credits += event.arg
         if self.stalled_since >= 0:
-            self.stall_time += self.clock.env.t - self.stalled_since
+            self.stall_time += self.env.t - self.stalled_since
             self.stalled_since = -1.0
         self.kick()
 
     # ------------------------------------------------------------------ metrics
     def busy_until(self, now: float) -> float:
         """Seconds spent transmitting up to ``now`` (read-only)."""
-        if self.busy:
+        if self.busy and now > self.tx_start:
             end = self.free_at if self.free_at < now else now
-            return self.busy_time + (end - self.tx_start if end > self.tx_start else 0.0)
+            return self.busy_time + end - self.tx_start
         return self.busy_time
 
     def paused_until(self, now: float) -> float:
@@ -277,6 +372,68 @@ class Port:
         if self.stalled_since >= 0:
             return self.stall_time + now - self.stalled_since
         return self.stall_time
+
+
+class PfcWatchdog:
+    """Switch PFC watchdog (SONiC / Junos style): an egress queue that holds cells while
+    paused for ``detect`` seconds without sending triggers it; ``drop`` discards the queue and
+    everything that arrives for it, ``forward`` ignores PFC on it; after ``restore`` seconds
+    without a PFC frame the queue returns to normal."""
+
+    def __init__(self, engine: Engine, detect_s: float, restore_s: float, action: str) -> None:
+        self.engine = engine
+        self.clock = engine.clock
+        self.detect = detect_s
+        self.restore = restore_s
+        self.action = WD_DROP if action == "drop" else WD_FORWARD
+
+    def watch(self, port: Port, since: float) -> None:
+        """``port`` was just paused: check it ``detect`` seconds later."""
+        self.clock.call(self.detect, self._check, (port, since, port.tx_cells))
+
+    def _check(self, event: Call) -> None:
+        port, since, sent = event.arg
+        if port.wd_state != WD_OFF or not port.paused or port.paused_since != since:
+            return  # resumed meanwhile (a new pause has its own check)
+        if not port.queue or port.tx_cells != sent:
+            self.clock.call(self.detect, self._check, (port, since, port.tx_cells))
+            return
+        now = self.clock.env.t
+        port.wd_state = self.action
+        port.wd_triggers += 1
+        self.engine.pfc_watchdog_triggers += 1
+        if self.action == WD_DROP:
+            self.flush(port)
+        else:
+            port._unpause(now)
+        self.clock.call(self.restore, self._restore, port)
+
+    def flush(self, port: Port) -> None:
+        """Drop every cell queued at ``port`` (releasing its switch buffer)."""
+        owner = port.owner
+        while port.queue:
+            cell = port.queue.popleft()
+            port.q_bytes -= cell.bytes
+            owner.release(cell)
+            self.discard(port, cell)
+
+    def discard(self, port: Port, cell: Cell) -> None:
+        """A cell dropped by the watchdog (counted, not a lossless violation)."""
+        port.drops += cell.npkts
+        self.engine.watchdog_drops += cell.npkts
+        self.engine.drop(cell)
+
+    def _restore(self, event: Call) -> None:
+        port = event.arg
+        now = self.clock.env.t
+        quiet_until = port.pfc_rx_at + self.restore
+        if now < quiet_until - 1e-15:  # PFC frames still arrive: the storm goes on
+            self.clock.call(quiet_until - now, self._restore, port)
+            return
+        was = port.wd_state
+        port.wd_state = WD_OFF
+        if was == WD_FORWARD and port.paused:  # pragma: no cover - forward never pauses
+            port._unpause(now)
 
 
 class NicPort(Port):
@@ -306,7 +463,7 @@ class NicPort(Port):
         n = len(flows)
         if not n:
             return
-        now = self.clock.env.t
+        now = self.env.t
         earliest = INF
         for _ in range(n):
             flow = flows[0]
@@ -333,7 +490,7 @@ class NicPort(Port):
             flows.pop()
             flow.active = False
         self.engine.offer(cell)
-        self.transmit(cell)
+        self.transmit(cell, now)
 
     def _wake(self, _event: Call) -> None:
         self.wake_at = INF

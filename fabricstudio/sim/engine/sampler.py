@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,7 +29,8 @@ def snapshot(ports: list[Port], now: float) -> np.ndarray:
     marks, CNPs, drops, queue bytes and peak queue bytes of the current period (read-only;
     the running intervals are added, as ``Port.busy_until`` and friends do)."""
     return np.array([(
-        p.busy_time + ((p.free_at if p.free_at < now else now) - p.tx_start if p.busy else 0.0),
+        p.busy_time + ((p.free_at if p.free_at < now else now) - p.tx_start
+                       if p.busy and now > p.tx_start else 0.0),
         p.paused_time + (now - p.paused_since if p.paused else 0.0),
         p.stall_time + (now - p.stalled_since if p.stalled_since >= 0 else 0.0),
         p.pauses_sent, p.marks, p.cnps, p.drops, p.q_bytes, p.frame_max_q,
@@ -50,6 +52,9 @@ class Sampler:
         self._flows: dict[int, FlowRecord] = {}  # flows to report in the next frame
         self._flow_last: dict[int, int] = {}  # delivered bytes at the last report
         self._fluid: dict[int, tuple[FlowRecord, float, float]] = {}
+        #: No frame is written after this time (the run's frame budget, sim.budget); the run
+        #: may go on, and window statistics then cover the rest as one tail.
+        self.until_s = math.inf
         engine.clock.call(self.period, self._tick)
 
     def track(self, rec: FlowRecord) -> None:
@@ -76,7 +81,9 @@ class Sampler:
         now = self.engine.env.now
         self.count += 1
         self.take(now)
-        self.engine.clock.call((self.count + 1) * self.period - now, self._tick)
+        following = (self.count + 1) * self.period
+        if following <= self.until_s * (1 + 1e-9):
+            self.engine.clock.call(following - now, self._tick)
 
     def take(self, now: float) -> None:
         """Append the frame for ``(last sample, now]``."""

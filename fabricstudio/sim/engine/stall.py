@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from fabricstudio.model import Technology
 from fabricstudio.sim.engine.clock import Call
-from fabricstudio.sim.engine.ports import Cell, Port
+from fabricstudio.sim.engine.ports import WD_FORWARD, Cell, Port
 
 if TYPE_CHECKING:
     from fabricstudio.sim.engine.core import Engine
@@ -38,7 +38,6 @@ class ReceiverStall:
         self.bytes = 0
         self.watchdog_fired = False
         self.pfc = engine.technology is Technology.ROCE and engine.fabric.pfc.enabled
-        self.pause_delay = port.prop + engine.fabric.pfc.response_time_ns * 1e-9
         now = engine.env.now
         engine.clock.call(start_s - now, self._begin)
         engine.clock.call(start_s + duration_s - now, self._end)
@@ -53,7 +52,9 @@ class ReceiverStall:
         port = self.port
         size = cell.bytes
         if self.watchdog_fired or self.bytes + size > NIC_RX_BUFFER_BYTES:
-            if self.watchdog_fired:
+            if self.watchdog_fired or port.wd_state == WD_FORWARD:
+                # the NIC's own watchdog gave up pausing, or the switch's PFC watchdog
+                # forwards regardless of the PAUSE: drops by design, not a violation
                 self.engine.watchdog_drops += cell.npkts
             elif self.pfc:
                 self.engine.lossless_violations += 1
@@ -63,21 +64,13 @@ class ReceiverStall:
         self.held.append(cell)
         self.bytes += size
         if self.pfc and not port.rx_paused and 2 * self.bytes >= NIC_RX_BUFFER_BYTES:
-            self._signal(True)
-
-    def _signal(self, pause: bool) -> None:
-        port = self.port
-        port.rx_paused = pause
-        if pause:
-            port.pauses_sent += 1
-            self.engine.pfc_pauses += 1
-        self.engine.clock.call(self.pause_delay, port.set_paused, pause)
+            port.rx_pause()  # PAUSE, refreshed while the NIC stays stuck
 
     def _watchdog(self, _event: Call) -> None:
         if self.port.rx_hold is self:
             self.watchdog_fired = True
             if self.port.rx_paused:
-                self._signal(False)
+                self.port.rx_resume()
 
     def _end(self, _event: Call) -> None:
         port = self.port
@@ -87,4 +80,4 @@ class ReceiverStall:
         for cell in held:
             self.host.deliver(cell)
         if port.rx_paused:
-            self._signal(False)
+            port.rx_resume()

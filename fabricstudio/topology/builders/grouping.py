@@ -60,23 +60,28 @@ class _Racks:
         self._server_n += 1
         return self._add(f"rack{self._server_n}", members)
 
-    def network_racks(self, switches: Sequence[str]) -> list[str]:
+    def network_racks(self, switches: Sequence[str], name: str = "") -> list[str]:
+        """Network racks of at most NETWORK_RACK_SWITCHES, named ``name`` (numbered when
+        there are several)."""
         ids = []
-        for chunk in chunks(switches, NETWORK_RACK_SWITCHES):
+        parts = chunks(switches, NETWORK_RACK_SWITCHES)
+        for i, chunk in enumerate(parts, start=1):
             self._net_n += 1
-            ids.append(self._add(f"netrack{self._net_n}", chunk))
+            label = f"{name} {i}" if name and len(parts) > 1 else name
+            ids.append(self._add(f"netrack{self._net_n}", chunk, label))
         return ids
 
-    def _add(self, rack_id: str, members: list[str]) -> str:
-        height, positions = _stack(members, self.devices)
-        self.groups.append(Group(id=rack_id, kind=GroupKind.RACK, members=tuple(members),
-                                 height_u=height, u_positions=positions))
+    def _add(self, rack_id: str, members: list[str], name: str = "") -> str:
+        height, positions = rack_positions(members, self.devices)
+        self.groups.append(Group(id=rack_id, kind=GroupKind.RACK, name=name,
+                                 members=tuple(members), height_u=height,
+                                 u_positions=positions))
         for member in members:
             self.rack_of[member] = rack_id
         return rack_id
 
 
-def _stack(members: Sequence[str], devices: dict[str, Device]
+def rack_positions(members: Sequence[str], devices: dict[str, Device]
            ) -> tuple[int | None, dict[str, int]]:
     """Rack height and U positions: servers up from U1, switches down from the top."""
     heights = {m: u_height(devices[m]) for m in members}
@@ -125,24 +130,27 @@ def make_groups(plan: ComputePlan, storage: StoragePlan, mgmt: MgmtPlan,
     if not plan.servers_by_leaf:  # rail-optimised: one scalable unit per group
         for u, (leaves, servers) in enumerate(plan.groups, start=1):
             server_racks_ = list(dict.fromkeys(racks_out.rack_of[s] for s in servers))
-            net = racks_out.network_racks(leaves)
+            net = racks_out.network_racks(leaves, f"SU {u} leaves")
             units.append(Group(id=f"su{u}", kind=GroupKind.SCALABLE_UNIT, name=f"SU {u}",
                                members=tuple(server_racks_ + net)))
             for leaf in leaves:
                 su_of_leaf[leaf] = units[-1].id
     pods = _pods(plan, racks_out, su_of_leaf, links)
     placed = set(racks_out.rack_of)
-    loose = [d for d in plan.tiers.cores + plan.tiers.spines + plan.leaves if d not in placed]
-    racks_out.network_racks(loose)
+    racks_out.network_racks([d for d in plan.tiers.cores if d not in placed], "Cores")
+    racks_out.network_racks([d for d in plan.tiers.spines if d not in placed], "Spines")
+    racks_out.network_racks([d for d in plan.leaves if d not in placed], "Leaves")
     for members in storage_racks:
         switch = mgmt_of.get(members[0]) if members else None
         racks_out.server_rack(list(members) + ([switch] if switch else []))
     storage_switches = storage.leaves + storage.tiers.spines + storage.tiers.cores
-    racks_out.network_racks([s for s in storage_switches if s not in racks_out.rack_of])
+    racks_out.network_racks([s for s in storage_switches if s not in racks_out.rack_of],
+                            "Storage switches")
     aggregation = [s for row in mgmt.aggregation for s in row]
-    racks_out.network_racks([s for s in aggregation if s not in racks_out.rack_of])
+    racks_out.network_racks([s for s in aggregation if s not in racks_out.rack_of],
+                            "Management")
     unassigned = [d.id for d in devices if d.id not in racks_out.rack_of]
-    racks_out.network_racks([d for d in unassigned if by_id[d].is_switch])
+    racks_out.network_racks([d for d in unassigned if by_id[d].is_switch], "Switches")
     return racks_out.groups + units + pods
 
 
@@ -177,7 +185,7 @@ def _pods(plan: ComputePlan, racks: _Racks, su_of_leaf: dict[str, str],
                     claim(pod, racks.rack_of.get(server))
     out = []
     for p, spines in enumerate(plan.tiers.pod_spines):
-        net = racks.network_racks(spines)
+        net = racks.network_racks(spines, f"Pod {p + 1} spines")
         if members[p] or net:
             out.append(Group(id=f"pod{p + 1}", kind=GroupKind.POD, name=f"Pod {p + 1}",
                              members=tuple(members[p] + net)))

@@ -1,68 +1,114 @@
 """The fabric scene: mirrors a Design as items, following the design's change signals.
 
+What is drawn: every device, except those inside a collapsed group, which is drawn as one
+tile (:class:`GroupTile`); expanded groups get a faint frame.  A group is collapsed when the
+design says so, or (semantic zoom) when it is small on screen; the user can open either kind
+in place.  Items exist only for what is drawn, so a 32,768-GPU fabric opened zoomed out costs
+a few hundred items.  Links are handled by :class:`~fabricstudio.ui.canvas.links.LinkLayer`.
+
 Items never change the design.  A finished drag is turned into ONE ``MoveDevices`` command
 handed to ``commit`` (the window's undo stack); the scene catches up through the signals.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import contextmanager
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QPainter, QPen
+from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
-from fabricstudio.model import Design, Plane
-from fabricstudio.model.commands import Command, MoveDevices
+from fabricstudio.model import Design, DeviceKind, Link, Plane
+from fabricstudio.model.commands import Command, MoveDevices, SetGroupProperties
+from fabricstudio.topology.folding import (
+    Folding,
+    auto_collapse,
+    fold_metrics,
+    group_boxes,
+    group_counts,
+)
+from fabricstudio.topology.rails import link_rails, link_tier
 from fabricstudio.ui.canvas.items.device_item import DeviceItem
-from fabricstudio.ui.canvas.items.link_batch import LinkBatchItem
+from fabricstudio.ui.canvas.items.group_item import GroupFrame, GroupTile
 from fabricstudio.ui.canvas.items.link_item import THIN_BELOW_LOD, LinkItem
+from fabricstudio.ui.canvas.links import BUNDLE_ABOVE, FAN_SPACING, LinkLayer
 from fabricstudio.ui.model_signals import ModelSignals
-from fabricstudio.ui.theme import DARK, Theme
+from fabricstudio.ui.theme import (
+    DARK,
+    OTHER_TIER,
+    PLANE_COLOURS,
+    TIER_COLOURS,
+    Theme,
+    rail_colour,
+    speed_colour,
+)
 
-FAN_SPACING = 7.0
-#: More parallel links than this between two devices (same network) are drawn as a bundle.
-BUNDLE_ABOVE = 4
+__all__ = ["BUNDLE_ABOVE", "FAN_SPACING", "GRID", "FabricScene"]
+
 GRID = 15.0
-#: With more bundles than this, their count labels only show on hover or selection.
-MAX_BUNDLE_LABELS = 12
+#: Colouring modes of links.
+COLOUR_MODES = ("speed", "plane", "rail", "tier")
+#: The view size a design is assumed to be fitted into before a view says otherwise.
+ASSUMED_VIEW = (1280.0, 800.0)
 
 
 class FabricScene(QGraphicsScene):
     """Scene showing one Design; items are created, updated and removed from its signals.
 
-    Public: ``device_items`` and ``link_items`` (id -> item), ``theme``, ``snap_to_grid``,
-    ``commit`` (callable applying a model Command; defaults to applying it directly).
+    Public: ``device_items`` (shown devices), ``group_items`` (collapsed groups' tiles),
+    ``frame_items`` (expanded groups' frames) and ``link_items`` (link id -> the item drawing
+    it) by id; ``theme``, ``snap_to_grid``, ``colour_by``, the filters ``hidden_planes``,
+    ``hidden_tiers`` and ``focus``; ``semantic_zoom``; ``commit`` (callable applying a model
+    Command; defaults to applying it directly).
     """
 
+    #: Emitted when devices were added, removed or moved (the view's scroll range follows).
+    extent_changed = Signal()
     #: Emitted with the new Theme after :meth:`set_theme`.
     theme_changed = Signal(object)
 
-    def __init__(self, design: Design, parent=None) -> None:
+    def __init__(self, design: Design, parent=None, scale: float | None = None) -> None:
         super().__init__(parent)
         self.design = design
         self.device_items: dict[str, DeviceItem] = {}
-        self.link_items: dict[str, LinkItem] = {}
+        self.group_items: dict[str, GroupTile] = {}
+        self.frame_items: dict[str, GroupFrame] = {}
+        self.links = LinkLayer(self)
+        self.folding = Folding(design)
         self.theme: Theme = DARK
         self.snap_to_grid = True
         self.colour_by = "speed"
         self.hidden_planes: set[Plane] = set()
+        self.hidden_tiers: set[int] = set()
+        self.focus: set[str] | None = None
+        self.semantic_zoom = True
+        self.view_scale = scale if scale is not None else estimate_fit_scale(design)
+        #: Groups semantic zoom folds now; groups the user opened although folded.
+        self.auto_folded: set[str] = set()
+        self.user_open: set[str] = set()
         self.commit: Callable[[Command], None] = lambda command: command.do(self.design)
         self._rerouting_live = True
-        #: True while the view is zoomed out far enough for batched link drawing.
-        self.batching = False
-        self._batch: LinkBatchItem | None = None
-        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.BspTreeIndex)
+        self._boxes: dict[str, tuple[float, float, float, float]] | None = None
+        self._metrics: dict[str, tuple[float, float]] | None = None
+        self._member_px: float | None = None
+        #: The scene area a view shows (None: no view, everything counts as on screen).
+        self.view_rect: QRectF | None = None
+        self._group_visible: dict[str, bool] = {}
+        self._node_refs: Counter[str] = Counter()
+        self._rails: dict[str, int | None] | None = None
+        self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self._rebuild()
         self.model_signals = ModelSignals(self)
         for signal, slot in ((design.device_added, self._on_device_added),
                              (design.device_removed, self._on_device_removed),
                              (design.device_changed, self._on_device_changed),
                              (design.devices_moved, self._on_devices_moved),
-                             (design.link_added, self._on_link_added),
-                             (design.link_removed, self._on_link_removed),
+                             (design.link_added, self._on_link_changed),
+                             (design.link_removed, self._on_link_changed),
                              (design.link_changed, self._on_link_changed),
+                             (design.groups_changed, self._on_groups_changed),
                              (design.reset, self._rebuild)):
             self.model_signals.connect(signal, slot)
         self.selectionChanged.connect(self._on_selection_changed)
@@ -70,6 +116,16 @@ class FabricScene(QGraphicsScene):
     def detach(self) -> None:
         """Stop following the design (before the scene is dropped)."""
         self.model_signals.disconnect_all()
+
+    @property
+    def link_items(self) -> dict[str, LinkItem]:
+        """Link id -> the item drawing it (links inside collapsed groups have none)."""
+        return self.links.items
+
+    @property
+    def batching(self) -> bool:
+        """True while plain links are drawn through one batch item (zoomed out)."""
+        return self.links.batching
 
     # ------------------------------------------------------------ appearance
     def set_theme(self, theme: Theme) -> None:
@@ -82,27 +138,79 @@ class FabricScene(QGraphicsScene):
         self.theme_changed.emit(theme)
 
     def set_colour_mode(self, mode: str) -> None:
-        """Colour links by 'speed' or by 'plane'."""
+        """Colour links by 'speed', 'plane' (network), 'rail' or 'tier'."""
+        if mode not in COLOUR_MODES:
+            raise ValueError(f"unknown colouring {mode!r}: choose one of {', '.join(COLOUR_MODES)}")
         self.colour_by = mode
-        for item in self.link_items.values():
-            item.set_colour_mode(mode)
-        self._invalidate_batch()
+        self._rails = None
+        self.links.recolour()
 
+    def link_colour(self, link: Link) -> QColor:
+        """The colour of ``link`` in the current mode."""
+        mode = self.colour_by
+        if mode == "plane":
+            return PLANE_COLOURS[link.plane]
+        if mode == "rail":
+            if self._rails is None:
+                self._rails = link_rails(self.design)
+            return rail_colour(self._rails.get(link.id))
+        if mode == "tier":
+            return TIER_COLOURS.get(link_tier(self.design, link), OTHER_TIER)
+        return speed_colour(link.speed_gbps)
+
+    def rails(self) -> dict[str, int | None]:
+        """Rail of every link (for the legend)."""
+        if self._rails is None:
+            self._rails = link_rails(self.design)
+        return self._rails
+
+    # --------------------------------------------------------------- filters
     def set_plane_visible(self, plane: Plane, visible: bool) -> None:
         """Show or hide one network (its links, and devices on no other visible network)."""
         if visible == (plane not in self.hidden_planes):
             return
-        if visible:
-            self.hidden_planes.discard(plane)
-        else:
-            self.hidden_planes.add(plane)
-        for item in self.device_items.values():
-            item.setVisible(self._device_visible(item))
-        self._refan(None)
+        (self.hidden_planes.discard if visible else self.hidden_planes.add)(plane)
+        self._apply_filters()
 
-    def _device_visible(self, item: DeviceItem) -> bool:
-        planes = item.device.planes
-        return not planes or any(p not in self.hidden_planes for p in planes)
+    def set_tier_visible(self, tier: int, visible: bool) -> None:
+        """Show or hide the devices of one tier (0 servers, 1 leaves, 2 spines, 3 cores)."""
+        if visible == (tier not in self.hidden_tiers):
+            return
+        (self.hidden_tiers.discard if visible else self.hidden_tiers.add)(tier)
+        self._apply_filters()
+
+    def set_focus(self, device_ids: Iterable[str] | None) -> None:
+        """Show only these devices (None: all)."""
+        self.focus = None if device_ids is None else set(device_ids)
+        self._apply_filters()
+
+    def device_passes(self, device_id: str) -> bool:
+        """True when the filters let a device show."""
+        device = self.design.devices[device_id]
+        if device.planes and all(p in self.hidden_planes for p in device.planes):
+            return False
+        if self.hidden_tiers and DeviceKind(device.kind).tier in self.hidden_tiers:
+            return False
+        return self.focus is None or device_id in self.focus
+
+    def node_visible(self, node: str) -> bool:
+        """A device passing the filters, or a group with such a device."""
+        if node in self.design.devices:
+            return self.device_passes(node)
+        if node not in self._group_visible:
+            self._group_visible[node] = any(
+                self.device_passes(d) for d in self.folding.tree.devices(node))
+        return self._group_visible[node]
+
+    def _apply_filters(self) -> None:
+        self._group_visible.clear()
+        for device_id, item in self.device_items.items():
+            item.setVisible(self.device_passes(device_id))
+        for group_id, tile in self.group_items.items():
+            tile.setVisible(self.node_visible(group_id))
+        for group_id, frame in self.frame_items.items():
+            frame.setVisible(self.node_visible(group_id))
+        self.links.refresh_visibility()
 
     def drawBackground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
         painter.fillRect(rect, self.theme.canvas)
@@ -125,38 +233,294 @@ class FabricScene(QGraphicsScene):
             y += step
         painter.drawPoints(points)
 
-    # ------------------------------------------------------- batched drawing
+    # -------------------------------------------------------- zoom & folding
     def set_view_scale(self, scale: float) -> None:
-        """Called by the view after zooming: batch plain links when zoomed out."""
-        self.set_batching(scale < THIN_BELOW_LOD)
+        """Called after zooming: batch plain links and fold small groups."""
+        self.set_view(scale, self.view_rect)
+
+    def set_view(self, scale: float, rect: QRectF | None) -> None:
+        """What a view shows: its scale (plain links are batched when zoomed out, small
+        groups fold) and the scene area on screen (groups far off screen stay folded)."""
+        self.view_rect = None if rect is None else QRectF(rect)
+        if scale != self.view_scale:
+            self.view_scale = scale
+            for frame in self.frame_items.values():
+                frame.set_lod(scale)
+            for tile in self.group_items.values():
+                tile.set_lod(scale)
+        self.links.set_batching(scale < THIN_BELOW_LOD)
+        if self.semantic_zoom and self.design.groups:
+            self._refold()
+
+    @contextmanager
+    def folded_for(self, scale: float | None, member_px: float | None = None):
+        """Fold groups as a picture at ``scale`` needs (an export: the whole design counts as
+        on screen; ``member_px`` sets how small members may get before their group folds);
+        the view's folding comes back after.  No-op for None or without semantic zoom."""
+        if scale is None or not self.semantic_zoom or not self.design.groups:
+            yield
+            return
+        saved = (self.view_scale, self.view_rect, set(self.auto_folded))
+        self.view_scale, self.view_rect, self._member_px = scale, None, member_px
+        self.auto_folded = set()
+        self._refold()
+        try:
+            yield
+        finally:
+            self.view_scale, self.view_rect, self.auto_folded = saved
+            self._member_px = None
+            self._refold()
 
     def set_batching(self, on: bool) -> None:
-        """Draw plain links through one LinkBatchItem (on) or each by itself (off)."""
-        if on == self.batching:
+        """Draw plain links through one batch item (on) or each by itself (off)."""
+        self.links.set_batching(on)
+
+    def set_semantic_zoom(self, on: bool) -> None:
+        """Fold small groups automatically while zoomed out (on) or never (off)."""
+        self.semantic_zoom = on
+        self._refold()
+
+    def boxes(self) -> dict[str, tuple[float, float, float, float]]:
+        """Each group's box (scene coordinates), cached until devices move or groups change."""
+        if self._boxes is None:
+            self._boxes = group_boxes(self.design, self.folding.tree)
+            self._metrics = None
+        return self._boxes
+
+    def group_rect(self, group_id: str) -> QRectF:
+        """The box of a group as a QRectF."""
+        x0, y0, x1, y1 = self.boxes().get(group_id, (0.0, 0.0, 0.0, 0.0))
+        return QRectF(x0, y0, x1 - x0, y1 - y0)
+
+    def collapsed_groups(self) -> set[str]:
+        """Groups drawn collapsed now (by the design, or by semantic zoom)."""
+        return set(self.folding.collapsed)
+
+    def is_collapsed(self, group_id: str) -> bool:
+        """True when a group is drawn as a tile now."""
+        return group_id in self.folding.collapsed
+
+    def _wanted_folds(self) -> set[str]:
+        groups = self.design.groups
+        chosen = {g for g, group in groups.items() if group.collapsed}
+        auto: set[str] = set()
+        if self.semantic_zoom and groups:
+            boxes = self.boxes()
+            if self._metrics is None:
+                self._metrics = fold_metrics(self.folding.tree, boxes)
+            view = self.view_rect
+            auto = auto_collapse(self._metrics, self.view_scale, self.auto_folded, boxes,
+                                 None if view is None else
+                                 (view.left(), view.top(), view.right(), view.bottom()),
+                                 self._member_px)
+        auto |= self._selected_tiles()  # a selected tile keeps its shape
+        auto -= self._selected_groups_open()  # so does what holds a selected item
+        self.auto_folded = auto
+        self.user_open &= chosen | auto
+        return (chosen | auto) - self.user_open
+
+    def _selected_tiles(self) -> set[str]:
+        return {g for g, tile in self.group_items.items() if tile.isSelected()}
+
+    def _selected_groups_open(self) -> set[str]:
+        """Expanded groups holding a selected device or frame: folding them would drop the
+        selection (and change what Delete or a drag acts on)."""
+        tree = self.folding.tree
+        keep: set[str] = set()
+        for item in self.selectedItems():
+            ident = getattr(item, "device_id", None)
+            if ident is None and isinstance(item, GroupFrame):
+                ident = item.group_id
+                keep.add(ident)
+            if ident is not None:
+                keep.update(tree.ancestors(ident))
+        return keep
+
+    def _refold(self) -> None:
+        before = dict(self.folding.rep)
+        self.folding.set_collapsed(self._wanted_folds())
+        self._apply_reps(before)
+
+    def _apply_reps(self, before: Mapping[str, str]) -> None:
+        """Show and hide nodes and re-strand links after representatives changed."""
+        rep = self.folding.rep
+        changed = [d for d, r in rep.items() if before.get(d) != r]
+        changed += [d for d in before if d not in rep]
+        if not changed:
+            self._sync_frames()
             return
-        self.batching = on
-        if on and self._batch is None:
-            self._batch = LinkBatchItem(self)
-            self.addItem(self._batch)
-        if self._batch is not None:
-            self._batch.setVisible(on)
-        self._apply_batching(self.link_items.values())
+        refs = self._node_refs
+        gone: set[str] = set()
+        for device_id in changed:
+            old, new = before.get(device_id), rep.get(device_id)
+            if old is not None:
+                refs[old] -= 1
+                if refs[old] <= 0:
+                    del refs[old]
+                    gone.add(old)
+            if new is not None:
+                if new not in refs:
+                    self._show_node(new)
+                    gone.discard(new)
+                refs[new] += 1
+        for node in gone:
+            self._hide_node(node)
+        ports = self.design.used_ports
+        self.links.update_links({lk for d in changed if d in rep for lk in ports(d).values()})
+        self._sync_frames()
 
-    def _apply_batching(self, items) -> None:
-        flag = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
-        for item in items:
-            batched = self.batching and item.bundle_size == 1 and not item.isSelected()
-            if bool(item.flags() & flag) != batched:
-                item.setFlag(flag, batched)
-        self._invalidate_batch()
+    def _show_node(self, node: str) -> None:
+        if node in self.design.devices:
+            item = DeviceItem(self.design.devices[node])
+            self.device_items[node] = item
+            self.addItem(item)
+            if not self.device_passes(node):
+                item.setVisible(False)
+            self._update_usage((node,))
+        else:
+            tile = GroupTile(self.design.groups[node], self.group_rect(node),
+                             group_counts(self.design, node, self.folding.tree))
+            tile.set_lod(self.view_scale)
+            self.group_items[node] = tile
+            self.addItem(tile)
+            if not self.node_visible(node):
+                tile.setVisible(False)
 
-    def _invalidate_batch(self) -> None:
-        if self.batching and self._batch is not None:
-            self._batch.invalidate()
+    def _hide_node(self, node: str) -> None:
+        item = self.device_items.pop(node, None) or self.group_items.pop(node, None)
+        if item is not None and item.scene() is self:
+            self.removeItem(item)
+
+    def _sync_frames(self) -> None:
+        """Frames for the expanded groups not inside a collapsed one."""
+        wanted = self.folding.visible_groups()
+        keep = set(wanted)
+        for group_id in [g for g in self.frame_items if g not in keep]:
+            self.removeItem(self.frame_items.pop(group_id))
+        tree = self.folding.tree
+        for group_id in wanted:
+            frame = self.frame_items.get(group_id)
+            if frame is None:
+                frame = GroupFrame(self.design.groups[group_id], self.group_rect(group_id),
+                                   len(tree.ancestors(group_id)))
+                frame.set_lod(self.view_scale)
+                self.frame_items[group_id] = frame
+                self.addItem(frame)
+                if not self.node_visible(group_id):
+                    frame.setVisible(False)
+
+    def anchor(self, node: str) -> QPointF:
+        """Where lines to a node end: a device's centre, a tile's centre."""
+        item = self.device_items.get(node) or self.group_items.get(node)
+        if item is not None:
+            return item.pos()
+        device = self.design.devices.get(node)
+        if device is not None:
+            return QPointF(device.x, device.y)
+        return self.group_rect(node).center()
+
+    def toggle_group(self, group_id: str) -> None:
+        """Fold an expanded group or open a folded one, in place."""
+        if group_id in self.folding.collapsed:
+            self.expand_group(group_id)
+        else:
+            self.collapse_group(group_id)
+
+    def expand_group(self, group_id: str) -> None:
+        """Open a collapsed group in place (one undo step if the design had it collapsed)."""
+        group = self.design.groups[group_id]
+        if group.collapsed:
+            self.commit(SetGroupProperties([group_id], {"collapsed": False},
+                                           label=f"Expand {group.label}"))
+        if group_id in self.folding.collapsed:
+            self.user_open.add(group_id)
+            self._refold()
+
+    def collapse_group(self, group_id: str) -> None:
+        """Draw a group as one tile (one undo step: the design remembers it)."""
+        group = self.design.groups[group_id]
+        self.user_open.discard(group_id)
+        if not group.collapsed:
+            self.commit(SetGroupProperties([group_id], {"collapsed": True},
+                                           label=f"Collapse {group.label}"))
+        self._refold()
+
+    def reveal(self, ids: Iterable[str]) -> None:
+        """Open the collapsed groups holding these devices, these links' ends or these
+        groups, so that they are drawn (a group itself may stay folded, as its tile)."""
+        tree = self.folding.tree
+        inside = set()
+        for ident in ids:
+            link = self.design.links.get(ident)
+            if link is not None:
+                inside.update((link.a, link.b))
+            elif ident in self.design.devices or ident in self.design.groups:
+                inside.add(ident)
+        opened = {g for d in inside for g in tree.ancestors(d) if g in self.folding.collapsed}
+        if opened:
+            self.user_open |= opened
+            self._refold()
+
+    # ------------------------------------------------------------- selection
+    def select_items(self, items: Iterable[QGraphicsItem], clear: bool = True) -> None:
+        """Select items with one selection-changed notification (not one per item)."""
+        blocked = self.signalsBlocked()
+        self.blockSignals(True)
+        try:
+            if clear:
+                for item in self.selectedItems():
+                    item.setSelected(False)
+            for item in items:
+                item.setSelected(True)
+        finally:
+            self.blockSignals(blocked)
+        if not blocked:
+            self.selectionChanged.emit()
+
+    def select_group_items(self, group_id: str) -> None:
+        """Select the drawn items of a group (its frame stays selected), so that dragging
+        the frame moves them all."""
+        tree = self.folding.tree
+        members = set(tree.devices(group_id)) | set(tree.subgroups(group_id))
+        items: list[QGraphicsItem] = [i for d, i in self.device_items.items() if d in members]
+        items += [t for g, t in self.group_items.items() if g in members]
+        self.select_items(items, clear=False)
+
+    def selected_device_ids(self) -> list[str]:
+        """Devices selected directly or through a selected tile or frame, in design order."""
+        chosen: set[str] = set()
+        tree = self.folding.tree
+        for item in self.selectedItems():
+            device_id = getattr(item, "device_id", None)
+            if device_id is not None:
+                chosen.add(device_id)
+                continue
+            group_id = getattr(item, "group_id", None)
+            if group_id is not None and group_id in self.design.groups:
+                chosen.update(tree.devices(group_id))
+        if len(chosen) == len(self.design.devices):
+            return list(self.design.devices)
+        return [d for d in self.design.devices if d in chosen]
+
+    def selected_group_ids(self) -> list[str]:
+        """Groups selected through their tile or frame, in design order."""
+        chosen = {getattr(i, "group_id", None) for i in self.selectedItems()}
+        return [g for g in self.design.groups if g in chosen]
+
+    def selected_link_ids(self) -> list[str]:
+        """Links selected directly (a selected bundle selects all its links), design order."""
+        chosen: set[str] = set()
+        for item in self.selectedItems():
+            if isinstance(item, LinkItem):
+                chosen.update(item.members)
+        return [lk for lk in self.design.links if lk in chosen]
 
     def _on_selection_changed(self) -> None:
-        if self.batching:
-            self._apply_batching(self.link_items.values())
+        try:
+            selected = {i for i in self.selectedItems() if isinstance(i, LinkItem)}
+        except RuntimeError:
+            return
+        self.links.selection_changed(selected)
 
     # ---------------------------------------------------------- snapping/moves
     def snap_point(self, pos: QPointF) -> QPointF:
@@ -165,22 +529,42 @@ class FabricScene(QGraphicsScene):
             return pos
         return QPointF(round(pos.x() / GRID) * GRID, round(pos.y() / GRID) * GRID)
 
+    def snap_delta(self, home: QPointF, pos: QPointF) -> QPointF:
+        """``pos`` moved so that its distance from ``home`` is whole grid steps (a group's
+        devices stay on the grid)."""
+        if not self.snap_to_grid:
+            return pos
+        delta = self.snap_point(pos - home)
+        return home + delta
+
     def device_item_moved(self, item: DeviceItem) -> None:
         """Live re-routing of links while an item is dragged."""
         if self._rerouting_live and item.device_id in self.device_items:
-            for link in self.design.links_of(item.device_id):
-                link_item = self.link_items.get(link.id)
-                if link_item is not None:
-                    self._route(link_item)
+            self.links.route_node(item.device_id)
+
+    def node_moved(self, node: str) -> None:
+        """Live re-routing of the lines of a dragged tile."""
+        if self._rerouting_live:
+            self.links.route_node(node)
 
     def pending_moves(self) -> tuple[dict, dict]:
-        """(new, old) positions of items dragged away from their design position."""
+        """(new, old) positions of devices dragged away from their design position (a dragged
+        tile moves every device of its group)."""
         new, old = {}, {}
+        devices = self.design.devices
         for device_id, item in self.device_items.items():
-            device = item.device
+            device = devices[device_id]
             pos = item.pos()
             if (pos.x(), pos.y()) != (device.x, device.y):
                 new[device_id] = (pos.x(), pos.y())
+                old[device_id] = (device.x, device.y)
+        for group_id, tile in self.group_items.items():
+            delta = tile.pos() - tile.home
+            if delta.isNull():
+                continue
+            for device_id in self.folding.tree.devices(group_id):
+                device = devices[device_id]
+                new[device_id] = (device.x + delta.x(), device.y + delta.y())
                 old[device_id] = (device.x, device.y)
         return new, old
 
@@ -192,76 +576,130 @@ class FabricScene(QGraphicsScene):
     def commit_moves(self) -> None:
         """Record dragged items as one MoveDevices step."""
         new, old = self.pending_moves()
+        moved_groups = [g for g, t in self.group_items.items() if not (t.pos() - t.home).isNull()]
         if new:
-            self.commit(MoveDevices(new, old))
+            command = MoveDevices(new, old)
+            if len(moved_groups) == 1 and not any(
+                    d in self.device_items for d in new):
+                command.label = f"Move {self.design.groups[moved_groups[0]].label}"
+            self.commit(command)
+        self._reset_frames()
+
+    def _reset_frames(self) -> None:
+        for group_id, frame in self.frame_items.items():
+            frame.set_geometry(self.group_rect(group_id))
 
     # -------------------------------------------------------------- following
     def _rebuild(self) -> None:
         self.clear()
-        self._batch = None
-        batching, self.batching = self.batching, False
+        batching = self.links.batching
+        self.links.clear()
+        self.links.batching = False
         self.device_items.clear()
-        self.link_items.clear()
-        for device_id in self.design.devices:
-            self._on_device_added(device_id)
-        for link_id in self.design.links:
-            self._add_link_item(link_id)
-        self._refan(None)
-        self._update_usage(self.design.devices)
-        self.set_batching(batching)
+        self.group_items.clear()
+        self.frame_items.clear()
+        self._node_refs.clear()
+        self._boxes = None
+        self._rails = None
+        self._group_visible.clear()
+        self.user_open.clear()
+        self.auto_folded.clear()
+        self.folding.collapsed = frozenset()
+        self.folding.reset()
+        self.folding.set_collapsed(self._wanted_folds())
+        for node in dict.fromkeys(self.folding.rep.values()):
+            self._show_node(node)
+        self._node_refs.update(self.folding.rep.values())
+        self.links.rebuild()
+        self._sync_frames()
+        self.links.set_batching(batching)
+        self.extent_changed.emit()
 
     def _on_device_added(self, device_id: str) -> None:
-        item = DeviceItem(self.design.device(device_id))
-        self.device_items[device_id] = item
-        self.addItem(item)
-        item.setVisible(self._device_visible(item))
-        self._update_usage((device_id,))
+        self.extent_changed.emit()
+        self._boxes = None
+        before = dict(self.folding.rep)
+        self.folding.add_device(device_id)
+        self._apply_reps(before)
 
     def _on_device_removed(self, device_id: str) -> None:
-        item = self.device_items.pop(device_id)
-        self.removeItem(item)
+        self.extent_changed.emit()
+        self._boxes = None
+        before = dict(self.folding.rep)
+        self.folding.remove_device(device_id)
+        self._apply_reps(before)
 
     def _on_device_changed(self, device_id: str) -> None:
-        item = self.device_items[device_id]
-        item.set_device(self.design.device(device_id))
-        self._update_usage((device_id,))
-        item.setVisible(self._device_visible(item))
-        self._reroute_device(device_id)
+        self._group_visible.clear()
+        item = self.device_items.get(device_id)
+        if item is not None:
+            item.set_device(self.design.device(device_id))
+            self._update_usage((device_id,))
+            item.setVisible(self.device_passes(device_id))
+            self.links.route_node(device_id)
+        for group_id in self.folding.tree.ancestors(device_id):
+            tile = self.group_items.get(group_id)
+            if tile is not None:
+                tile.set_group(self.design.groups[group_id],
+                               group_counts(self.design, group_id, self.folding.tree))
 
     def _on_devices_moved(self, device_ids: tuple) -> None:
+        self.extent_changed.emit()
+        self._boxes = None
         self._rerouting_live = False
+        nodes = set()
         try:
             for device_id in device_ids:
-                self.device_items[device_id].set_device(self.design.device(device_id))
+                item = self.device_items.get(device_id)
+                if item is not None:
+                    item.set_device(self.design.device(device_id))
+                    nodes.add(device_id)
         finally:
             self._rerouting_live = True
-        links = {lk.id for d in device_ids for lk in self.design.links_of(d)}
-        for link_id in links:
-            self._route(self.link_items[link_id])
-
-    def _add_link_item(self, link_id: str) -> None:
-        item = LinkItem(self.design.link(link_id))
-        item.set_colour_mode(self.colour_by)
-        self.link_items[link_id] = item
-        self.addItem(item)
-
-    def _on_link_added(self, link_id: str) -> None:
-        self._add_link_item(link_id)
-        link = self.design.link(link_id)
-        self._refan((link.a, link.b))
-        self._update_usage((link.a, link.b))
-
-    def _on_link_removed(self, link_id: str) -> None:
-        item = self.link_items.pop(link_id)
-        self.removeItem(item)
-        self._invalidate_batch()
-        self._refan((item.link.a, item.link.b))
-        self._update_usage((item.link.a, item.link.b))
+        tree = self.folding.tree
+        groups = {g for d in device_ids for g in tree.ancestors(d)}
+        for group_id in groups:
+            tile = self.group_items.get(group_id)
+            if tile is not None:
+                tile.set_geometry(self.group_rect(group_id))
+                nodes.add(group_id)
+            frame = self.frame_items.get(group_id)
+            if frame is not None:
+                frame.set_geometry(self.group_rect(group_id))
+        if len(nodes) > len(self.device_items) // 2:
+            self.links.route_all()
+        else:
+            for node in nodes:
+                self.links.route_node(node)
 
     def _on_link_changed(self, link_id: str) -> None:
-        link = self.design.link(link_id)
-        self.link_items[link_id].set_link(link)
-        self._refan((link.a, link.b))
+        self._rails = None
+        link = self.design.links.get(link_id)
+        ends = self.links.update_links([link_id])
+        if link is not None:
+            ends |= {link.a, link.b}
+        self._update_usage(ends)
+
+    def _on_groups_changed(self, group_ids: tuple) -> None:
+        self._boxes = None
+        self._group_visible.clear()
+        before = dict(self.folding.rep)
+        self.folding.reset()
+        self.folding.set_collapsed(self._wanted_folds())
+        self._apply_reps(before)
+        tree = self.folding.tree
+        for group_id in group_ids:
+            if group_id not in self.design.groups:
+                continue
+            tile = self.group_items.get(group_id)
+            if tile is not None:
+                tile.set_group(self.design.groups[group_id],
+                               group_counts(self.design, group_id, tree))
+                tile.set_geometry(self.group_rect(group_id))
+            frame = self.frame_items.get(group_id)
+            if frame is not None:
+                frame.set_group(self.design.groups[group_id])
+                frame.set_geometry(self.group_rect(group_id))
 
     def _update_usage(self, device_ids: Iterable[str]) -> None:
         for device_id in device_ids:
@@ -270,66 +708,26 @@ class FabricScene(QGraphicsScene):
                 used = self.design.used_ports(device_id)
                 item.set_port_usage(len(used), _spare_data_nic(item.device, used))
 
-    def _reroute_device(self, device_id: str) -> None:
-        for link in self.design.links_of(device_id):
-            self._route(self.link_items[link.id])
+    # --------------------------------------------------------------- extents
+    def content_rect(self, selection_only: bool = False) -> QRectF:
+        """Scene area of what is drawn (or of the selected devices), visible items only."""
+        rect = QRectF()
+        items: list[QGraphicsItem] = [*self.device_items.values(), *self.group_items.values()]
+        for item in items:
+            if item.isVisible() and (not selection_only or item.isSelected()):
+                rect = rect.united(item.sceneBoundingRect())
+        return rect
 
-    def _route(self, item: LinkItem) -> None:
-        a = self.device_items[item.link.a].pos()
-        b = self.device_items[item.link.b].pos()
-        item.set_ends(QPointF(a), QPointF(b))
-        self._invalidate_batch()
 
-    def _refan(self, pair: tuple[str, str] | None) -> None:
-        """Fan parallel links between two devices, or bundle them when there are many."""
-        groups: dict[tuple, list[LinkItem]] = defaultdict(list)
-        wanted = frozenset(pair) if pair else None
-        for item in self.link_items.values():
-            key = frozenset((item.link.a, item.link.b))
-            if wanted is None or key == wanted:
-                groups[(key, item.link.plane, item.link.speed_gbps)].append(item)
-        by_pair: dict[frozenset, list[list[LinkItem]]] = defaultdict(list)
-        for (key, _plane, _speed), items in groups.items():
-            items.sort(key=lambda it: it.link_id)
-            by_pair[key].append(items)
-        for strands in by_pair.values():
-            self._lay_out_pair(strands)
-        self._update_bundle_labels()
-        if self.batching:
-            self._apply_batching(item for items in groups.values() for item in items)
-
-    def _update_bundle_labels(self) -> None:
-        """Bundle counts stay on while few; when many bundles would overlap, they show on
-        hover and selection only (the tooltip always has the count)."""
-        bundles = [i for i in self.link_items.values() if i.bundle_size > 1]
-        show = len(bundles) <= MAX_BUNDLE_LABELS
-        for item in bundles:
-            if item.show_count != show:
-                item.show_count = show
-                item.update()
-
-    def _lay_out_pair(self, strands: list[list[LinkItem]]) -> None:
-        """Each strand (same network and speed) is one bundle or several fanned lines."""
-        lanes: list[list[LinkItem]] = []
-        for items in strands:
-            plane_hidden = items[0].link.plane in self.hidden_planes
-            if len(items) > BUNDLE_ABOVE:
-                items[0].set_bundle_size(len(items))
-                items[0].setVisible(not plane_hidden)
-                for other in items[1:]:
-                    other.set_bundle_size(1)
-                    other.setVisible(False)
-                lanes.append(items)
-            else:
-                for item in items:
-                    item.set_bundle_size(1)
-                    item.setVisible(not plane_hidden)
-                    lanes.append([item])
-        n = len(lanes)
-        for i, lane in enumerate(lanes):
-            for item in lane:
-                item.offset = (i - (n - 1) / 2) * FAN_SPACING * (2 if len(lane) > 1 else 1)
-                self._route(item)
+def estimate_fit_scale(design: Design) -> float:
+    """The scale at which a view of ``ASSUMED_VIEW`` would show the whole design."""
+    if not design.devices:
+        return 1.0
+    xs = [d.x for d in design.devices.values()]
+    ys = [d.y for d in design.devices.values()]
+    width = max(xs) - min(xs) + 160
+    height = max(ys) - min(ys) + 160
+    return min(ASSUMED_VIEW[0] / width, ASSUMED_VIEW[1] / height, 1.5)
 
 
 def _spare_data_nic(device, used) -> bool:

@@ -7,17 +7,19 @@ import json
 import math
 from collections.abc import Callable
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QPainter, QPen
-from PySide6.QtWidgets import QGraphicsView, QInputDialog
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QInputDialog
 
 from fabricstudio.ui.canvas.interactions import NewLinkInteraction
 from fabricstudio.ui.canvas.items.device_item import HANDLE_RADIUS, TILE, DeviceItem
+from fabricstudio.ui.canvas.minimap import Minimap
 from fabricstudio.ui.canvas.scene import GRID
 from fabricstudio.ui.legend import legend_entries, legend_size, paint_legend
 
 DEVICE_MIME = "application/x-fabricstudio-device"
-MIN_ZOOM, MAX_ZOOM = 0.02, 6.0
+#: A 32,768-GPU fabric fits a 1,366-px screen at about 1 %.
+MIN_ZOOM, MAX_ZOOM = 0.002, 6.0
 MAX_DROP_COUNT = 1024
 NUDGE_STEPS = {Qt.Key.Key_Left: (-1, 0), Qt.Key.Key_Right: (1, 0), Qt.Key.Key_Up: (0, -1),
                Qt.Key.Key_Down: (0, 1)}
@@ -39,6 +41,8 @@ class FabricView(QGraphicsView):
     context_menu_requested = Signal(object)
 
     def __init__(self, scene, editor, parent=None) -> None:
+        self._zooming = True  # until built: no scroll reaches the scene
+        self._fitted = False
         self._legend_key = None
         self._legend_sections: list = []
         super().__init__(scene, parent)
@@ -64,10 +68,19 @@ class FabricView(QGraphicsView):
         self.setCacheMode(QGraphicsView.CacheModeFlag.CacheBackground)
         self.setAcceptDrops(True)
         self.setFrameShape(QGraphicsView.Shape.NoFrame)
-        self.setSceneRect(QRectF(-50_000, -50_000, 100_000, 100_000))
         self.setMouseTracking(True)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.minimap = Minimap(self)
+        self._scene_timer = QTimer(self)
+        self._scene_timer.setSingleShot(True)
+        self._scene_timer.setInterval(0)
+        self._scene_timer.timeout.connect(self._tell_scene)
+        self._extent_timer = QTimer(self)
+        self._extent_timer.setSingleShot(True)
+        self._extent_timer.setInterval(200)
+        self._extent_timer.timeout.connect(self.update_extent)
+        scene.extent_changed.connect(self._extent_timer.start)
+        self.update_extent()
+        self._zooming = False
 
     # ------------------------------------------------------------------ zoom
     def zoom(self) -> float:
@@ -80,23 +93,67 @@ class FabricView(QGraphicsView):
         factor = target / self.zoom()
         if math.isclose(factor, 1.0):
             return
-        if anchor is not None:
-            before = self.mapToScene(anchor.toPoint())
-            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
-            self.scale(factor, factor)
-            after = self.mapToScene(anchor.toPoint())
-            delta = after - before
-            self.translate(delta.x(), delta.y())
-            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
-        else:
-            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
-            self.scale(factor, factor)
-            self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self._zooming = True
+        try:
+            if anchor is not None:
+                before = self.mapToScene(anchor.toPoint())
+                self.setTransformationAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
+                self.scale(factor, factor)
+                after = self.mapToScene(anchor.toPoint())
+                delta = after - before
+                self.translate(delta.x(), delta.y())
+                self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+            else:
+                self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorViewCenter)
+                self.scale(factor, factor)
+                self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        finally:
+            self._zooming = False
         self._zoomed()
 
     def _zoomed(self) -> None:
-        self.scene().set_view_scale(self.zoom())
+        self._fitted = True  # a zoom (or the first fit) makes the view live for the scene
+        self._tell_scene()
         self.zoom_changed.emit(self.zoom())
+
+    def update_extent(self) -> None:
+        """Scroll range: the design with room around it (the scroll bars show where the view
+        is; they appear when the design does not fit)."""
+        design = self.scene().design
+        if not design.devices:
+            rect = QRectF(-2000, -1500, 4000, 3000)
+        else:
+            xs = [d.x for d in design.devices.values()]
+            ys = [d.y for d in design.devices.values()]
+            rect = QRectF(QPointF(min(xs), min(ys)), QPointF(max(xs), max(ys)))
+            room = max(rect.width(), rect.height()) * 0.6 + 1500
+            rect = rect.adjusted(-room, -room, room, room)
+        if rect != self.sceneRect():
+            self.setSceneRect(rect)
+        self.viewport().update(self.minimap.rect().toAlignedRect().adjusted(-2, -2, 2, 2))
+
+    def set_minimap_visible(self, visible: bool) -> None:
+        """Show or hide the minimap."""
+        self.minimap.visible = visible
+        self.viewport().update()
+
+    def visible_scene_rect(self) -> QRectF:
+        """The scene area on screen."""
+        return self.mapToScene(self.viewport().rect()).boundingRect()
+
+    def _tell_scene(self) -> None:
+        """The scene folds groups by what is on screen, and how large (from the first fit
+        on: before it, the view shows nothing the user will see)."""
+        if not self._zooming and self._fitted:
+            self._scene_timer.stop()
+            self.scene().set_view(self.zoom(), self.visible_scene_rect())
+
+    def _tell_scene_soon(self) -> None:
+        """After a scroll or resize: tell the scene once the event is handled (folding may
+        add or remove items and change the selection, which must not happen inside Qt's
+        scroll-area layout)."""
+        if self._fitted:
+            self._scene_timer.start()
 
     def set_zoom(self, zoom: float) -> None:
         """Set an absolute zoom about the view centre."""
@@ -106,20 +163,21 @@ class FabricView(QGraphicsView):
         """Show ``rect`` (default: every visible device) with a margin, clear of the legend
         and of the floating overlays listed in :attr:`covers`."""
         if rect is None:
-            rect = QRectF()
-            for item in self.scene().device_items.values():
-                if item.isVisible():
-                    rect = rect.united(item.sceneBoundingRect())
+            rect = self.scene().content_rect()
         if rect.isEmpty():
             rect = QRectF(-300, -200, 600, 400)
         rect = rect.adjusted(-40, -40, 40, 40)
         area = self.free_area(rect)
         zoom = min(area.width() / rect.width(), area.height() / rect.height(), 1.5)
         zoom = min(max(zoom, MIN_ZOOM), MAX_ZOOM)
-        self.resetTransform()
-        self.scale(zoom, zoom)
-        offset = QPointF(self.viewport().rect().center()) - area.center()
-        self.centerOn(rect.center() + offset / zoom)
+        self._zooming = True
+        try:
+            self.resetTransform()
+            self.scale(zoom, zoom)
+            offset = QPointF(self.viewport().rect().center()) - area.center()
+            self.centerOn(rect.center() + offset / zoom)
+        finally:
+            self._zooming = False
         self._zoomed()
 
     def obstacles(self) -> list[QRectF]:
@@ -176,6 +234,9 @@ class FabricView(QGraphicsView):
 
     # ----------------------------------------------------------------- mouse
     def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if event.button() == Qt.MouseButton.LeftButton and self.minimap.press(event.position()):
+            event.accept()
+            return
         if event.button() == Qt.MouseButton.MiddleButton or (
                 event.button() == Qt.MouseButton.LeftButton and self._space_down):
             self._pan_from = event.position()
@@ -192,6 +253,9 @@ class FabricView(QGraphicsView):
         super().mousePressEvent(event)
 
     def mouseMoveEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if self.minimap.move(event.position()):
+            event.accept()
+            return
         if self._pan_from is not None:
             delta = event.position() - self._pan_from
             self._pan_from = event.position()
@@ -206,6 +270,9 @@ class FabricView(QGraphicsView):
         super().mouseMoveEvent(event)
 
     def mouseReleaseEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if event.button() == Qt.MouseButton.LeftButton and self.minimap.release():
+            event.accept()
+            return
         if self._pan_from is not None and event.button() in (Qt.MouseButton.MiddleButton,
                                                              Qt.MouseButton.LeftButton):
             self._pan_from = None
@@ -325,8 +392,17 @@ class FabricView(QGraphicsView):
         key = (scene.design.revision, scene.colour_by, id(scene.design), hidden)
         if self._legend_key != key:
             self._legend_key = key
-            self._legend_sections = legend_entries(scene.design, scene.colour_by, hidden)
+            rails = scene.rails() if scene.colour_by == "rail" else None
+            self._legend_sections = legend_entries(scene.design, scene.colour_by, hidden, rails)
         return self._legend_sections
+
+    def legend_sections(self):
+        """What the on-canvas legend shows: ('Devices' / 'Links', entries) sections."""
+        return self._legend()
+
+    def legend_rect(self) -> QRectF:
+        """Where the legend sits in the viewport (empty when hidden)."""
+        return self._legend_rect() if self.show_legend else QRectF()
 
     def _legend_rect(self) -> QRectF:
         sections = self._legend()
@@ -340,14 +416,13 @@ class FabricView(QGraphicsView):
         if not self.scene().design.devices:
             self._paint_empty_hint(painter)
             return
-        if not self.show_legend or self.legend_suppressed:
-            return
-        sections = self._legend()
-        if not sections:
-            return
         painter.save()
         painter.resetTransform()
-        paint_legend(painter, self._legend_rect().topLeft(), sections, self.scene().theme)
+        if self.minimap.visible:
+            self.minimap.paint(painter)
+        sections = self._legend() if self.show_legend and not self.legend_suppressed else []
+        if sections:
+            paint_legend(painter, self._legend_rect().topLeft(), sections, self.scene().theme)
         painter.restore()
 
     def _paint_empty_hint(self, painter: QPainter) -> None:
@@ -376,8 +451,26 @@ class FabricView(QGraphicsView):
                          Qt.AlignmentFlag.AlignHCenter | Qt.TextFlag.TextWordWrap, EMPTY_BODY)
         painter.restore()
 
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().resizeEvent(event)
+        self._tell_scene_soon()
+
+    def _update_large_tiles(self) -> None:
+        """Tiles larger than the view keep their text in their part on screen: after a
+        scroll that part moved, so they are repainted whole, not blitted."""
+        view = self.viewport().rect()
+        for tile in self.scene().group_items.values():
+            if tile.cacheMode() == QGraphicsItem.CacheMode.NoCache and tile.isVisible():
+                shown = self.mapFromScene(tile.sceneBoundingRect()).boundingRect() & view
+                if not shown.isEmpty():
+                    self.viewport().update(shown)
+
     def scrollContentsBy(self, dx: int, dy: int) -> None:  # noqa: N802 - Qt override
         super().scrollContentsBy(dx, dy)
+        self._tell_scene_soon()
+        self._update_large_tiles()
+        if self.minimap.visible:  # its view rectangle moved; the rest scrolls by blitting
+            self.viewport().update(self.minimap.rect().toAlignedRect().adjusted(-2, -2, 2, 2))
         if self.show_legend:
             rect = self._legend_rect().toAlignedRect().adjusted(-2, -2, 2, 2)
             self.viewport().update(rect)

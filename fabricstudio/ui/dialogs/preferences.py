@@ -1,17 +1,19 @@
 """Edit > Preferences: application settings that outlive a design.
 
-This is a minimal Preferences dialog holding the cost-book field; the dialog itself belongs
-to the large-fabrics work (issue 14), which folds :class:`CostBookField` into its own page.
-Each field widget validates on accept: a value that cannot be used keeps the dialog open and
-says why in one line.
+THE Preferences dialog is built from the registry in :mod:`fabricstudio.ui.preferences`
+(pages, one row per setting); the cost-book field below is one of its custom fields.  Each
+custom field validates on accept: a value that cannot be used keeps the dialog open and says
+why in one line.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
     QDialog,
     QFileDialog,
     QFormLayout,
@@ -19,10 +21,13 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QSpinBox,
+    QTabWidget,
     QWidget,
 )
 
 from fabricstudio.formats.costbook import CostBookError
+from fabricstudio.ui import preferences as prefs
 from fabricstudio.ui.cost_book import CostBookSetting
 from fabricstudio.ui.forms import validating_dialog_body
 
@@ -70,34 +75,100 @@ class CostBookField(QWidget):
 
 
 class PreferencesDialog(QDialog):
-    """Application preferences: the cost book, then ``fields`` ((label, widget) rows whose
-    widgets have ``apply() -> str``, e.g. the presenter's UI scale and high contrast)."""
+    """THE Preferences dialog: one tab per page of the registry
+    (:mod:`fabricstudio.ui.preferences`), one row per setting.  OK checks every field first
+    (a refused value keeps the dialog open with the reason in one line), then stores the
+    values in the window's QSettings and puts them into effect."""
 
-    def __init__(self, costs: CostBookSetting, parent: QWidget | None = None,
-                 fields: Sequence[tuple[str, QWidget]] = ()) -> None:
-        super().__init__(parent)
+    def __init__(self, window: Any, parent: QWidget | None = None) -> None:
+        super().__init__(parent or window)
+        self.window = window
+        self.settings = window.settings
         self.setWindowTitle("Preferences")
         self.setMinimumWidth(560)
-        self.cost_book = CostBookField(costs)
-        form = QFormLayout()
-        form.addRow("Cost book", self.cost_book)
-        hint = QLabel("Prices, power figures and the GPU-hour price used by the Analysis dock, "
-                      "Compare fabrics, the cable plan and the proposal. Items in the file "
-                      "override the defaults one by one.")
-        hint.setWordWrap(True)
-        hint.setStyleSheet("color: palette(placeholder-text);")
-        form.addRow("", hint)
-        self.fields = [widget for _label, widget in fields]
-        for label, widget in fields:
-            form.addRow(label, widget)
-        self.error = validating_dialog_body(self, form)
+        self.fields: dict[str, Any] = {}
+        self.tabs = QTabWidget()
+        for page, settings in prefs.pages():
+            form = QFormLayout()
+            form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+            for setting in settings:
+                widget = self._field(setting)
+                self.fields[setting.key] = widget
+                label = QLabel(setting.label + ("  (at next start)" if setting.restart else ""))
+                label.setToolTip(setting.tip)
+                widget.setToolTip(setting.tip)
+                form.addRow(label, widget)
+                if setting.note:
+                    note = QLabel(setting.note)
+                    note.setWordWrap(True)
+                    note.setStyleSheet("color: palette(placeholder-text);")
+                    form.addRow("", note)
+            page_widget = QWidget()
+            page_widget.setLayout(form)
+            self.tabs.addTab(page_widget, page)
+        self.cost_book = self.fields.get("costBookPath")
+        self.error = validating_dialog_body(self, self.tabs, self.restore_defaults)
+
+    def _field(self, setting: prefs.Setting) -> QWidget:
+        value = prefs.get(self.settings, setting.key)
+        if setting.kind == "custom" and setting.widget is not None:
+            return setting.widget(self.window)
+        if setting.kind == "bool":
+            box = QCheckBox()
+            box.setChecked(bool(value))
+            return box
+        if setting.kind == "int":
+            spin = QSpinBox()
+            spin.setRange(setting.minimum, setting.maximum)
+            spin.setSuffix(setting.suffix)
+            spin.setGroupSeparatorShown(True)
+            spin.setValue(int(value))
+            return spin
+        combo = QComboBox()
+        for choice, text in setting.choices:
+            combo.addItem(text, choice)
+        combo.setCurrentIndex(max(0, combo.findData(value)))
+        return combo
+
+    def value(self, key: str) -> Any:
+        """The value a field shows now."""
+        widget = self.fields[key]
+        if isinstance(widget, QCheckBox):
+            return widget.isChecked()
+        if isinstance(widget, QSpinBox):
+            return widget.value()
+        if isinstance(widget, QComboBox):
+            return widget.currentData()
+        return None
+
+    def restore_defaults(self) -> None:
+        """Show every plain setting's default (nothing is stored before OK)."""
+        for key, widget in self.fields.items():
+            default = prefs.REGISTRY[key].default
+            if isinstance(widget, QCheckBox):
+                widget.setChecked(bool(default))
+            elif isinstance(widget, QSpinBox):
+                widget.setValue(int(default))
+            elif isinstance(widget, QComboBox):
+                widget.setCurrentIndex(max(0, widget.findData(default)))
 
     def accept(self) -> None:  # noqa: D102 - Qt override
-        problem = self.cost_book.apply()
-        for field in self.fields:
-            problem = problem or field.apply()
-        if problem:
-            self.error.setText(f"Refused: {problem}")
-            self.error.show()
-            return
+        for widget in self.fields.values():
+            if hasattr(widget, "apply"):
+                problem = widget.apply()
+                if problem:
+                    self.error.setText(f"Refused: {problem}")
+                    self.error.show()
+                    return
+        for key in self.fields:
+            setting = prefs.REGISTRY[key]
+            if setting.kind == "custom":
+                continue
+            new = self.value(key)
+            if new == prefs.get(self.settings, key):
+                continue
+            prefs.put(self.settings, key, new)
+            if setting.apply is not None:
+                setting.apply(self.window, new)
+        self.settings.sync()
         super().accept()

@@ -25,6 +25,10 @@ from fabricstudio.ui.model_signals import ModelSignals
 from fabricstudio.ui.theme import INVALID, PLANE_COLOURS, WARNING
 
 DEBOUNCE_MS = 350
+#: At most this long a closing window waits for a running analysis (seconds).
+SHUTDOWN_WAIT_S = 0.1
+#: Analyses left running by closed windows (kept alive until they finish).
+_ABANDONED: set = set()
 OBJECTS_ROLE = Qt.ItemDataRole.UserRole + 1
 SEVERITY_COLOURS = {"error": INVALID, "warning": WARNING}
 
@@ -134,10 +138,20 @@ class AnalysisPanel(QWidget):
             self._worker.wait(int(timeout * 1000))
 
     def shutdown(self) -> None:
-        """Stop the timer and let a running worker finish (window closing)."""
+        """Stop the timer and give a running worker a moment to finish (window closing).
+
+        A long analysis (tens of thousands of GPUs) is not waited for: the worker lets go of
+        this panel and finishes on its own (its result is dropped), so closing the window or
+        quitting never waits seconds for a report nobody will see.
+        """
         self.timer.stop()
         self.model_signals.disconnect_all()
-        self.wait()
+        self.wait(SHUTDOWN_WAIT_S)
+        worker = self._worker
+        if worker is not None and worker.isRunning():
+            worker.setParent(None)  # a running QThread must not die with its parent
+            _ABANDONED.add(worker)
+            worker.finished.connect(lambda: _ABANDONED.discard(worker))
 
     # --------------------------------------------------------------- results
     def _on_report(self, report: object) -> None:

@@ -4,7 +4,7 @@ the model refuses shows the model's reason and the design is untouched."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
@@ -15,11 +15,26 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from fabricstudio.model import DEVICE_CLASSES, Design, DesignError, DeviceKind, Link, Plane
+from fabricstudio.model import (
+    DEVICE_CLASSES,
+    Design,
+    DesignError,
+    DeviceKind,
+    Group,
+    GroupKind,
+    Link,
+    Plane,
+)
 from fabricstudio.model.cabling import cable_for
-from fabricstudio.model.commands import RenameDesign, SetDeviceProperties, SetLinkProperties
+from fabricstudio.model.commands import (
+    RenameDesign,
+    SetDeviceProperties,
+    SetGroupProperties,
+    SetLinkProperties,
+)
+from fabricstudio.topology.folding import group_counts
 from fabricstudio.ui.forms import MIXED, FieldEditor, field_label
-from fabricstudio.ui.icons import kind_pixmap
+from fabricstudio.ui.icons import kind_pixmap, unit_pixmap
 from fabricstudio.ui.model_signals import ModelSignals
 from fabricstudio.ui.undo import DesignUndoStack
 
@@ -41,6 +56,8 @@ class InspectorPanel(QWidget):
         self.stack = stack
         self.device_ids: list[str] = []
         self.link_ids: list[str] = []
+        #: The group shown (one selected group: its tile or its frame's name), else None.
+        self.group_id: str | None = None
         self.editors: dict[str, FieldEditor] = {}
         self.plane_boxes: dict[Plane, QCheckBox] = {}
         self.icon = QLabel()
@@ -78,20 +95,36 @@ class InspectorPanel(QWidget):
                              (design.name_changed, self._on_document_changed),
                              (design.groups_changed, self._on_groups_changed)):
             self.model_signals.connect(signal, slot)
+        # Every change (an undo, a redo, a generated fabric, another panel's edit) refreshes
+        # the shown values once the change is complete: one refresh, not one per object.
+        self._follow = QTimer(self)
+        self._follow.setSingleShot(True)
+        self._follow.setInterval(0)
+        self._follow.timeout.connect(self._catch_up)
+        self.model_signals.connect(design.changed, self._schedule_catch_up)
         self.show_selection([], [])
 
     def detach(self) -> None:
         """Stop following the design."""
+        self._follow.stop()
         self.model_signals.disconnect_all()
 
     # -------------------------------------------------------------- building
-    def show_selection(self, device_ids: list[str], link_ids: list[str]) -> None:
-        """Rebuild the form for a new selection."""
+    def show_selection(self, device_ids: list[str], link_ids: list[str],
+                       group_ids: list[str] | tuple[str, ...] = ()) -> None:
+        """Rebuild the form for a new selection (one selected group shows the group)."""
         self.device_ids = [d for d in device_ids if d in self.design.devices]
         self.link_ids = [lk for lk in link_ids if lk in self.design.links]
+        groups = [g for g in group_ids if g in self.design.groups]
+        self.group_id = None
+        if len(groups) == 1 and not self.link_ids and set(self.device_ids) == set(
+                self.design.group_tree().devices(groups[0])):
+            self.group_id = groups[0]
         self._clear_form()
         self.error.hide()
-        if self.device_ids:
+        if self.group_id is not None:
+            self._build_group()
+        elif self.device_ids:
             self._build_devices()
         elif self.link_ids:
             self._build_links()
@@ -148,6 +181,17 @@ class InspectorPanel(QWidget):
             row.addWidget(box)
         self.form.addRow("Networks", planes)
 
+    def _build_group(self) -> None:
+        group = self.design.group(self.group_id)  # type: ignore[arg-type]
+        self.icon.setPixmap(unit_pixmap("rack" if group.kind is GroupKind.RACK
+                                        else "scalable_unit", 36))
+        for name in ("name", "kind", "collapsed") + (
+                ("height_u",) if group.kind is GroupKind.RACK else ()):
+            self._add_editor(name, Group.model_fields[name])
+        self._group_summary = QLabel()
+        self._group_summary.setWordWrap(True)
+        self.form.addRow("Contents", self._group_summary)
+
     def _build_links(self) -> None:
         self.icon.clear()
         links = [self.design.link(lk) for lk in self.link_ids]
@@ -183,7 +227,9 @@ class InspectorPanel(QWidget):
     # ------------------------------------------------------------ refreshing
     def refresh(self) -> None:
         """Show the current values of the selection."""
-        if self.device_ids:
+        if self.group_id is not None:
+            self._refresh_group()
+        elif self.device_ids:
             devices = [self.design.device(d) for d in self.device_ids]
             for name, editor in self.editors.items():
                 editor.show(_shared_value(getattr(d, name) for d in devices))
@@ -212,13 +258,45 @@ class InspectorPanel(QWidget):
             self._summary.setText(design_summary(self.design))
             self._tech_button.setText(f"{self.design.fabric.technology.label} · settings…")
 
+    def _refresh_group(self) -> None:
+        group = self.design.group(self.group_id)  # type: ignore[arg-type]
+        for name, editor in self.editors.items():
+            editor.show(getattr(group, name))
+        counts = group_counts(self.design, group.id)
+        parent = self.design.group_of(group.id)
+        self.title.setText(group.label)
+        self.subtitle.setText(f"{group.kind.label} · id {group.id}"
+                              + (f" · in {self.design.group(parent).label}" if parent else ""))
+        parts = [f"{counts.servers:,} GPU servers ({counts.gpus:,} GPUs)"]
+        if counts.storage:
+            parts.append(f"{counts.storage:,} storage servers")
+        parts.append(f"{counts.switches:,} switches")
+        subgroups = len(self.design.group_tree().subgroups(group.id))
+        if subgroups:
+            parts.append(f"{subgroups:,} groups inside")
+        self._group_summary.setText(" · ".join(parts))
+
+    def _schedule_catch_up(self) -> None:
+        self._follow.start()
+
+    def _catch_up(self) -> None:
+        """After any change: drop what no longer exists, then show current values."""
+        gone = (any(d not in self.design.devices for d in self.device_ids)
+                or any(lk not in self.design.links for lk in self.link_ids)
+                or (self.group_id is not None and self.group_id not in self.design.groups))
+        if gone:
+            groups = [self.group_id] if self.group_id in self.design.groups else []
+            self.show_selection(self.device_ids, self.link_ids, groups)
+        else:
+            self.refresh()
+
     def _on_object_changed(self, object_id: str) -> None:
         if object_id in self.device_ids or object_id in self.link_ids:
             self.refresh()
 
     def _on_groups_changed(self, _ids: tuple) -> None:
-        if len(self.device_ids) == 1:  # rack placement
-            self.refresh()
+        if len(self.device_ids) == 1 or self.group_id is not None:  # rack placement, group
+            self._catch_up()
 
     def _on_document_changed(self, *_args) -> None:
         if not self.device_ids:  # the design's properties, or links whose cable depends on
@@ -231,12 +309,22 @@ class InspectorPanel(QWidget):
                 value = tuple(p for p, box in self.plane_boxes.items()
                               if box.checkState() == Qt.CheckState.Checked)
                 command = SetDeviceProperties(self.device_ids, {"planes": value})
+                command.label = f"Set the networks of {_who(self.device_ids)}"
             else:
                 value = self.editors[name].value()
-                if self.device_ids:
+                if self.group_id is not None:
+                    group = self.design.group(self.group_id)
+                    if name == "name":
+                        value = str(value).strip()
+                    command = SetGroupProperties([self.group_id], {name: value},
+                                                 label=_group_label(group.label, name, value))
+                elif self.device_ids:
                     command = SetDeviceProperties(self.device_ids, {name: value})
+                    command.label = f"Set {field_label(name)} of {_who(self.device_ids)}"
                 elif self.link_ids:
                     command = SetLinkProperties(self.link_ids, {name: value})
+                    command.label = (f"Set {field_label(name)} of "
+                                     f"{_who(self.link_ids, 'links')}")
                 else:
                     if not str(value).strip():
                         raise ValueError("the design name cannot be empty")
@@ -253,6 +341,22 @@ class InspectorPanel(QWidget):
         """Show why a value was refused."""
         self.error.setText(f"Refused: {text}")
         self.error.show()
+
+
+def _who(ids: list[str], what: str = "devices") -> str:
+    """'gpu1' or '12 devices'."""
+    return ids[0] if len(ids) == 1 else f"{len(ids):,} {what}"
+
+
+def _group_label(label: str, name: str, value) -> str:
+    """Plain-language name of a group edit for the undo history."""
+    if name == "collapsed":
+        return f"{'Collapse' if value else 'Expand'} {label}"
+    if name == "name":
+        return f"Rename {label}"
+    if name == "kind":
+        return f"Make {label} a {GroupKind(value).label.lower()}"
+    return f"Set {field_label(name).lower()} of {label}"
 
 
 def _shared_value(values):

@@ -7,7 +7,7 @@ import json
 from functools import lru_cache
 
 from PySide6.QtCore import QMimeData, QSize, Qt
-from PySide6.QtGui import QDrag
+from PySide6.QtGui import QDrag, QIcon, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QLabel,
@@ -20,9 +20,11 @@ from PySide6.QtWidgets import (
 
 from fabricstudio.model import DeviceKind
 from fabricstudio.ui.canvas.view import DEVICE_MIME
-from fabricstudio.ui.icons import kind_icon, kind_pixmap, resource_bytes
+from fabricstudio.ui.icons import kind_pixmap, resource_bytes, unit_pixmap
 
 ENTRY_ROLE = Qt.ItemDataRole.UserRole + 1
+#: The ``kind`` of palette entries that place a whole unit (scalable unit, rack).
+UNIT = "unit"
 
 
 @lru_cache(maxsize=1)
@@ -30,8 +32,16 @@ def catalogue() -> tuple[dict, ...]:
     """Device presets from resources/catalogue.json."""
     entries = json.loads(resource_bytes("catalogue.json"))["entries"]
     for entry in entries:
-        DeviceKind(entry["kind"])
+        if entry["kind"] != UNIT:
+            DeviceKind(entry["kind"])
     return tuple(entries)
+
+
+def entry_pixmap(entry: dict, size: int) -> QPixmap:
+    """The picture of a palette entry: a device kind's tile, or a unit's."""
+    if entry["kind"] == UNIT:
+        return unit_pixmap(entry["fields"]["type"], size)
+    return kind_pixmap(DeviceKind(entry["kind"]), size)
 
 
 def entry_mime(entry: dict) -> QMimeData:
@@ -52,7 +62,7 @@ class PaletteList(QListWidget):
         self.setSpacing(2)
         self.setUniformItemSizes(True)
         for entry in catalogue():
-            item = QListWidgetItem(kind_icon(DeviceKind(entry["kind"]), 34),
+            item = QListWidgetItem(QIcon(entry_pixmap(entry, 34)),
                                    f"{entry['title']}\n{entry['subtitle']}")
             item.setData(ENTRY_ROLE, entry)
             item.setToolTip("Drag onto the canvas; hold Shift when dropping to place several.")
@@ -65,7 +75,7 @@ class PaletteList(QListWidget):
         entry = item.data(ENTRY_ROLE)
         drag = QDrag(self)
         drag.setMimeData(entry_mime(entry))
-        drag.setPixmap(kind_pixmap(DeviceKind(entry["kind"]), 44))
+        drag.setPixmap(entry_pixmap(entry, 44))
         drag.setHotSpot(drag.pixmap().rect().center() / drag.pixmap().devicePixelRatio())
         drag.exec(Qt.DropAction.CopyAction)
 

@@ -1,10 +1,12 @@
-"""The presenter's rows of Edit > Preferences: UI scale and high contrast (the same settings as
-View > Presenter > UI scale / High contrast, remembered in the window's QSettings)."""
+"""The presenter's rows of Edit > Preferences (its "Presenter" page): UI scale and high
+contrast (the same settings as View > Presenter > UI scale / High contrast, remembered in the
+window's QSettings).  Importing this module registers them with the Preferences registry."""
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QWidget
 
+from fabricstudio.ui import preferences as prefs
 from fabricstudio.ui.presenter.mode import UI_SCALES, PresenterMode
 
 UI_SCALE_TIP = ("Size of the captions, gauge, legend and step counter in presenter mode (F5); "
@@ -55,3 +57,12 @@ def presenter_fields(presenter: PresenterMode) -> list[tuple[str, QWidget]]:
     """(label, field) rows for the Preferences dialog."""
     return [("Presenter UI scale", UiScaleField(presenter)),
             ("Presenter high contrast", HighContrastField(presenter))]
+
+
+prefs.register(prefs.Setting(
+    "presenterUiScale", "Presenter UI scale", default=None, kind="custom", page="Presenter",
+    tip=UI_SCALE_TIP, widget=lambda window: UiScaleField(window.simulation.presenter)))
+prefs.register(prefs.Setting(
+    "presenterHighContrast", "Presenter high contrast", default=False, kind="custom",
+    page="Presenter", tip=CONTRAST_TIP,
+    widget=lambda window: HighContrastField(window.simulation.presenter)))

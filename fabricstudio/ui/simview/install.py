@@ -363,10 +363,33 @@ class SimulationUi(QObject):
         c = self.controller
         self.docks["results"].raise_()
         label = c.request.label if c.request else ""
-        self.results.show_run(f"Finished: {label}", result, c.stream)
+        deadlock = result.totals.deadlock
+        if deadlock.detected:
+            cycle = deadlock.cycle or []
+            text = (f"Deadlock at {format_time(deadlock.at_s or 0.0)}: "
+                    f"{' → '.join(deadlock.path or [])} froze (links {', '.join(cycle)}, "
+                    "selected on the canvas)")
+            self.results.show_run(f"{text} · {label}", result, c.stream)
+            self.select_links(cycle)
+            self.window.statusBar().showMessage(text, 30000)
+        else:
+            self.results.show_run(f"Finished: {label}", result, c.stream)
+            self.window.statusBar().showMessage(
+                f"Finished: {label} · {len(c.stream) if c.stream else 0} frames recorded", 8000)
         self.plots.refresh(force=True)
-        self.window.statusBar().showMessage(
-            f"Finished: {label} · {len(c.stream) if c.stream else 0} frames recorded", 8000)
+
+    def select_links(self, link_ids: list[str]) -> None:
+        """Select these links on the canvas (and nothing else) and scroll them into view."""
+        scene = self.window.scene
+        items = [scene.link_items[i] for i in link_ids if i in scene.link_items]
+        scene.clearSelection()
+        for item in items:
+            item.setSelected(True)
+        if items:
+            rect = items[0].sceneBoundingRect()
+            for item in items[1:]:
+                rect = rect.united(item.sceneBoundingRect())
+            self.window.view.ensureVisible(rect)
 
     def set_factory(self, factory: SourceFactory) -> None:
         """Build simulations with ``factory`` from now on (tests, benchmarks, other engines)."""

@@ -96,7 +96,11 @@ class EngineSource:
         self._simulation = simulation
         self._narrator = Narrator(simulation)
         self.stream = simulation.stream
+        #: The horizon; without one, the latest stop (the frame budget's, sim.budget): the run
+        #: ends earlier when its traffic completes, deadlocks or stalls.
         self.until_s = float(simulation.stop_s)
+        #: Expected length of the run (paces the worker's slices when there is no horizon).
+        self.expected_s = float(simulation.estimate_s)
 
     @property
     def now(self) -> float:

@@ -28,11 +28,13 @@ SLICE_TARGET_S = 0.02
 def _run_source(source: SimulationSource, stop: threading.Event,
                 on_slice: Any = None) -> None:
     """Advance ``source`` to its end in adaptive slices; raise Stopped on request."""
-    step = max(source.stream.sample_period_s, source.until_s / 2000.0)
+    horizon = source.until_s  # without a horizon: the frame budget's limit (or inf)
+    expected = min(horizon, getattr(source, "expected_s", horizon))
+    step = max(source.stream.sample_period_s, expected / 2000.0)
     while not source.finished:
         if stop.is_set():
             raise Stopped
-        target = min(source.until_s, source.now + step)
+        target = min(horizon, source.now + step)
         started = time.perf_counter()
         source.advance(target)
         spent = time.perf_counter() - started

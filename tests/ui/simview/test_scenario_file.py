@@ -98,3 +98,23 @@ def test_opening_another_design_drops_the_loaded_scenario(sim, tmp_path, example
     sim.window.design.load_data(other.to_data())
     assert panel.loaded is None
     assert panel.request().scenario is None
+
+
+def test_a_deadlock_is_named_and_its_cycle_selected_on_the_canvas(qtbot, examples_dir):
+    """The live view says which links froze and selects them (the charts follow)."""
+    folder = examples_dir / "scenarios"
+    window = MainWindow(load_design(folder / "pfc-ring.design.json"))
+    qtbot.addWidget(window)
+    sim = install_simulation_ui(window, engine_source)
+    try:
+        assert sim.scenario.load_scenario_file(folder / "deadlock-ring.scenario.json")
+        assert not sim.scenario.dcqcn.isChecked()  # the scenario's PFC-only run
+        sim.scenario.run_button.click()
+        qtbot.waitUntil(lambda: sim.controller.state == "finished", timeout=60_000)
+        selected = sorted(item.link.id for item in window.scene.selectedItems())
+        assert selected == ["r0", "r1", "r2", "r3", "r4"]
+        title = sim.results.title.text()
+        assert "Deadlock at" in title and "s0 → s1 → s2 → s3 → s4 → s0" in title
+        assert "Deadlock" in window.statusBar().currentMessage()
+    finally:
+        sim.shutdown()

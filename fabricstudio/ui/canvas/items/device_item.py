@@ -6,20 +6,35 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
-from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPaintEngine,
+    QPainter,
+    QPainterPath,
+    QPen,
+)
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsRectItem,
+    QStyleOptionGraphicsItem,
+    QWidget,
+)
 
 from fabricstudio.model import Device, DeviceKind
 from fabricstudio.model.footprint import LABEL_GAP, LABEL_HEIGHT, LABEL_WIDTH, TILE
 from fabricstudio.ui.canvas.items.hover import HoverHighlight
-from fabricstudio.ui.icons import kind_glyph
+from fabricstudio.ui.icons import glyph_pixmap, kind_glyph
 from fabricstudio.ui.theme import DARK, INVALID, KIND_COLOURS, VALID, WARNING, Theme
 
 HANDLE_RADIUS = 5.5
+BOUNDS = QRectF(-LABEL_WIDTH / 2 - 2, -TILE / 2 - 10, LABEL_WIDTH + 4, TILE + 36)
 #: On-screen tile size (px) below which only a flat tile is drawn, and below which labels go.
 FLAT_BELOW_PX = 14.0
 LABEL_BELOW_PX = 26.0
 
+_VECTOR_ENGINES = (QPaintEngine.Type.SVG, QPaintEngine.Type.Pdf, QPaintEngine.Type.Picture)
 _LABEL_FONT = QFont()
 _LABEL_FONT.setPixelSize(11)
 _BADGE_FONT = QFont()
@@ -27,7 +42,7 @@ _BADGE_FONT.setPixelSize(9)
 _BADGE_FONT.setBold(True)
 
 
-class DeviceItem(HoverHighlight, QGraphicsItem):
+class DeviceItem(HoverHighlight, QGraphicsRectItem):
     """Canvas item of one device; knows only its device value and port usage, never the Design.
 
     ``device_id`` is stable; the scene calls :meth:`set_device`, :meth:`set_port_usage` and
@@ -35,7 +50,8 @@ class DeviceItem(HoverHighlight, QGraphicsItem):
     """
 
     def __init__(self, device: Device) -> None:
-        super().__init__()
+        super().__init__(BOUNDS)  # Qt's own boundingRect: no Python call per item per paint
+        self.setPen(QPen(Qt.PenStyle.NoPen))
         self.device_id = device.id
         self._device = device
         self._used = 0
@@ -47,7 +63,6 @@ class DeviceItem(HoverHighlight, QGraphicsItem):
                       | QGraphicsItem.GraphicsItemFlag.ItemIsMovable
                       | QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
         self.setAcceptHoverEvents(True)
-        self.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self.setZValue(10)
         self._apply(device)
 
@@ -67,7 +82,7 @@ class DeviceItem(HoverHighlight, QGraphicsItem):
                 self.setPos(device.x, device.y)
             finally:
                 self._placing = False
-        self.setToolTip(device_tooltip(device))
+        self.setToolTip("")
         self.update()
 
     def set_port_usage(self, used: int, warn: bool = False) -> None:
@@ -92,13 +107,15 @@ class DeviceItem(HoverHighlight, QGraphicsItem):
         return self.mapToScene(QPointF(TILE / 2, 0))
 
     # ------------------------------------------------------------------- Qt API
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
-        return QRectF(-LABEL_WIDTH / 2 - 2, -TILE / 2 - 10, LABEL_WIDTH + 4, TILE + 36)
-
     def shape(self) -> QPainterPath:
         path = QPainterPath()
         path.addRoundedRect(_tile_rect().adjusted(-3, -3, 3 + HANDLE_RADIUS, 3), 9, 9)
         return path
+
+    def hoverEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if not self.toolTip():  # built on first hover: thousands of devices open faster
+            self.setToolTip(device_tooltip(self._device))
+        super().hoverEnterEvent(event)
 
     def itemChange(self, change, value):  # noqa: N802 - Qt override
         scene = self.scene()
@@ -126,7 +143,12 @@ class DeviceItem(HoverHighlight, QGraphicsItem):
         painter.setBrush(colour)
         painter.drawRoundedRect(tile, 9, 9)
         inset = TILE * 0.2
-        kind_glyph(kind).render(painter, tile.adjusted(inset, inset, -inset, -inset))
+        glyph = tile.adjusted(inset, inset, -inset, -inset)
+        if painter.paintEngine().type() in _VECTOR_ENGINES:
+            kind_glyph(kind).render(painter, glyph)  # SVG/PDF exports stay vector
+        else:
+            pixmap = glyph_pixmap(kind, glyph.width() * on_screen / TILE)
+            painter.drawPixmap(glyph, pixmap, QRectF(pixmap.rect()))
         if on_screen < LABEL_BELOW_PX:
             return
         self._paint_badge(painter, tile, theme)

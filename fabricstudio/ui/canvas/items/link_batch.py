@@ -3,25 +3,25 @@
 
 The scene switches it on below :data:`THIN_BELOW_LOD`: plain links then get
 ``ItemHasNoContents`` (still visible, selectable and in ``link_items``; Qt just skips their
-paint) and the batch draws them as 1-px lines.  Selected links and bundles keep painting
-themselves.
+paint) and the batch draws them as 1-px lines.  Selected links keep painting themselves;
+bundles are drawn narrower, with their counts in their tooltips.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF
-from PySide6.QtGui import QColor, QPainter, QPen
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 
 WORLD = QRectF(-1e7, -1e7, 2e7, 2e7)
 
 
 class LinkBatchItem(QGraphicsItem):
-    """Paints the plain links of its scene, grouped by colour; ``invalidate`` after changes."""
+    """Paints the plain links of a LinkLayer, grouped by colour; ``invalidate`` after changes."""
 
-    def __init__(self, scene) -> None:
+    def __init__(self, layer) -> None:
         super().__init__()
-        self._scene = scene
+        self._layer = layer
         self._groups: list[tuple[QPen, list]] | None = None
         self.setZValue(1)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
@@ -36,16 +36,22 @@ class LinkBatchItem(QGraphicsItem):
         return WORLD
 
     def _build(self) -> list[tuple[QPen, list]]:
-        groups: dict[int, tuple[QColor, list]] = {}
-        for item in self._scene.link_items.values():
-            if item.bundle_size != 1 or item.isSelected() or not item.isVisible():
+        groups: dict[tuple[int, int], tuple[QPen, list]] = {}
+        for item in self._layer.all_items():
+            if item.isSelected() or not item.isVisible():
                 continue
-            colour = item.pen().color()
-            key = colour.rgba()
+            colour = item.colour()
+            # Bundles keep a (narrower) width; aliased lines with flat caps are the raster
+            # engine's cheap path (round caps and antialiasing cost 10-50x more).
+            width = 0 if item.bundle_size == 1 else min(round(item.line_width() * 0.6), 5)
+            key = (colour.rgba(), width)
             if key not in groups:
-                groups[key] = (colour, [])
+                pen = QPen(colour, width)
+                pen.setCosmetic(True)
+                pen.setCapStyle(Qt.PenCapStyle.FlatCap)
+                groups[key] = (pen, [])
             groups[key][1].append(item.line())
-        return [(QPen(colour, 0), lines) for colour, lines in groups.values()]
+        return sorted(groups.values(), key=lambda group: group[0].widthF())
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:

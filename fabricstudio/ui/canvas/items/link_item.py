@@ -1,18 +1,31 @@
-"""A link between two device items.  Parallel links fan out; a bundle of many parallel links
-is drawn by its first member as one thick line with a count ("8 x 400G"), the others hidden."""
+"""A link on the canvas.  Parallel links fan out; a *strand* of many parallel links, or of links
+ending at a collapsed group, is drawn by one item as one thick line with a count ("8 x 400G").
+
+``members`` are the ids of the links an item draws (one, or the whole strand); ``link`` is the
+first of them (its ends give the line's direction: ``line().p1()`` is at ``link.a``'s end).
+"""
 
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 from PySide6.QtCore import QLineF, QPointF, QRectF, Qt
-from PySide6.QtGui import QFont, QFontMetricsF, QPainter, QPainterPath, QPainterPathStroker, QPen
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPainter,
+    QPainterPath,
+    QPainterPathStroker,
+    QPen,
+)
 from PySide6.QtWidgets import QGraphicsLineItem, QStyleOptionGraphicsItem, QWidget
 
 from fabricstudio.model import Link
 from fabricstudio.topology.geometry import clip_segment
 from fabricstudio.ui.canvas.items.hover import HoverHighlight
-from fabricstudio.ui.theme import DARK, PLANE_COLOURS, Theme, speed_colour, speed_text
+from fabricstudio.ui.theme import DARK, Theme, speed_colour, speed_text
 
 #: Zoomed out below this, plain links are drawn as 1-px aliased lines (cheap for thousands).
 THIN_BELOW_LOD = 0.5
@@ -25,75 +38,92 @@ _COUNT_FONT.setBold(True)
 
 
 class LinkItem(HoverHighlight, QGraphicsLineItem):
-    """Canvas item of one link.
+    """Canvas item of one link (:class:`BundleItem`: of a bundle standing for ``members``).
 
-    ``link`` is the model value; ``line()`` is the drawn centre line (shifted by ``offset``
-    for fanned parallel links); ``bundle_size`` > 1 marks the member that draws a bundle.
+    The bounding rectangle is Qt's own (no Python call per item when the view collects what
+    to paint); only bundles, whose count label reaches beyond the line, compute their own.
     """
 
-    def __init__(self, link: Link) -> None:
+    def __init__(self, link: Link, members: Sequence[str] | None = None,
+                 colour: QColor | None = None) -> None:
         super().__init__()
         self.link_id = link.id
         self.link = link
+        self.members: list[str] = list(members) if members else [link.id]
         self.offset = 0.0
         self.bundle_size = 1
-        self.colour_by = "speed"
+        #: Names of the ends when they are collapsed groups (for the tooltip).
+        self.end_labels: tuple[str, str] | None = None
         #: Draw the bundle count permanently (the scene turns it off when bundles crowd).
         self.show_count = True
+        self._colour = QColor(colour) if colour is not None else speed_colour(link.speed_gbps)
         self.setAcceptHoverEvents(True)
-        self._bounds = QRectF()
         self.setZValue(1)
         self.setFlag(QGraphicsLineItem.GraphicsItemFlag.ItemIsSelectable)
         # exposedRect lets paint() clip long lines to the repainted strip
         self.setFlag(QGraphicsLineItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
         self._apply_style()
 
+    # ----------------------------------------------------------------- setters
     def set_link(self, link: Link) -> None:
         """Show a new value of the link."""
         if link != self.link:
             self.link = link
+            self.setToolTip("")
             self._apply_style()
 
-    def set_colour_mode(self, mode: str) -> None:
-        """'speed' or 'plane'."""
-        if mode != self.colour_by:
-            self.colour_by = mode
+    def set_members(self, members: Sequence[str], bundle: bool) -> None:
+        """The links this item draws; ``bundle`` = drawn as one line with a count."""
+        self.members = list(members)
+        self.set_bundle_size(len(self.members) if bundle else 1)
+        self.setToolTip("")
+
+    def set_colour(self, colour: QColor) -> None:
+        """Colour of the line (the scene's colouring mode picks it)."""
+        if colour != self._colour:
+            self._colour = QColor(colour)
             self._apply_style()
 
     def set_bundle_size(self, size: int) -> None:
         """How many parallel links this item stands for (1 = itself only)."""
         if size != self.bundle_size:
             self.bundle_size = size
-            self._update_bounds()
             self._apply_style()
 
-    def colour(self):
-        """The link's colour in the current mode."""
-        if self.colour_by == "plane":
-            return PLANE_COLOURS[self.link.plane]
-        return speed_colour(self.link.speed_gbps)
+    def colour(self) -> QColor:
+        """The line's colour."""
+        return QColor(self._colour)
+
+    def line_width(self) -> float:
+        """Screen width of the line: 1 px for a link, wider the more links a bundle holds."""
+        if self.bundle_size > 1:
+            return min(3.0 + self.bundle_size ** 0.5 * 1.2, 12.0)
+        return 1.0
 
     def _apply_style(self) -> None:
         # 1-px cosmetic lines take the raster engine's fast antialiased path (a 2-px line costs
         # ~50x more); speed shows as colour, bundles as width.
-        width = 1.0
-        if self.bundle_size > 1:
-            width = min(3.0 + self.bundle_size ** 0.5 * 1.2, 12.0)
-        pen = QPen(self.colour(), width)
+        width = self.line_width()
+        pen = QPen(self._colour, width)
         pen.setCosmetic(True)
         if width > 1:
             pen.setCapStyle(Qt.PenCapStyle.RoundCap)
         self.setPen(pen)
-        self._thin_pen = QPen(self.colour(), 0)
-        self.setToolTip(self.tooltip_text())
+        self._thin_pen = QPen(self._colour, 0)
+        self.update()
 
     def tooltip_text(self) -> str:
         """Ends, speed, length, network and (on a scene with a design) what the cable is made
-        of, from THE cable-class function."""
+        of, from THE cable-class function; a bundle names its count and ends."""
         lk = self.link
-        count = f"{self.bundle_size} parallel links, " if self.bundle_size > 1 else ""
-        text = (f"<b>{lk.id}</b>: {lk.a}:{lk.a_port} &harr; {lk.b}:{lk.b_port}<br>"
-                f"{count}{lk.speed_gbps:g} Gb/s, {lk.length_m:g} m, {lk.plane.value} network")
+        if self.bundle_size > 1:
+            a, b = self.end_labels or (lk.a, lk.b)
+            text = (f"<b>{self.bundle_size} links</b> {html.escape(a)} &harr; "
+                    f"{html.escape(b)}<br>{lk.speed_gbps:g} Gb/s each, {lk.plane.value} "
+                    f"network<br>first: {lk.id} ({lk.a}:{lk.a_port} &harr; {lk.b}:{lk.b_port})")
+        else:
+            text = (f"<b>{lk.id}</b>: {lk.a}:{lk.a_port} &harr; {lk.b}:{lk.b_port}<br>"
+                    f"{lk.speed_gbps:g} Gb/s, {lk.length_m:g} m, {lk.plane.value} network")
         design = getattr(self.scene(), "design", None)
         if design is not None and lk.a in design.devices and lk.b in design.devices:
             from fabricstudio.model.cabling import cable_for
@@ -102,7 +132,8 @@ class LinkItem(HoverHighlight, QGraphicsLineItem):
         return text
 
     def hoverEnterEvent(self, event) -> None:  # noqa: N802 - Qt override
-        self.setToolTip(self.tooltip_text())  # the technology may have changed since
+        # Built on hover (thousands of links open faster); the technology may have changed.
+        self.setToolTip(self.tooltip_text())
         super().hoverEnterEvent(event)
 
     def set_ends(self, a: QPointF, b: QPointF) -> None:
@@ -114,7 +145,6 @@ class LinkItem(HoverHighlight, QGraphicsLineItem):
             line = QLineF(a + shift, b + shift)
         if line != self.line():
             self.setLine(line)
-            self._update_bounds()
 
     def bundle_label(self) -> str:
         """'8 x 400G' for a bundle, '' otherwise."""
@@ -123,16 +153,6 @@ class LinkItem(HoverHighlight, QGraphicsLineItem):
         return f"{self.bundle_size} x {speed_text(self.link.speed_gbps)}"
 
     # ------------------------------------------------------------------- Qt API
-    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
-        return self._bounds
-
-    def _update_bounds(self) -> None:
-        line = self.line()
-        rect = QRectF(line.p1(), line.p2()).normalized()
-        margin = (80.0, 20.0) if self.bundle_size > 1 else (6.0, 6.0)
-        self.prepareGeometryChange()
-        self._bounds = rect.adjusted(-margin[0], -margin[1], margin[0], margin[1])
-
     def shape(self) -> QPainterPath:
         path = QPainterPath(self.line().p1())
         path.lineTo(self.line().p2())
@@ -158,30 +178,63 @@ class LinkItem(HoverHighlight, QGraphicsLineItem):
             painter.setPen(self.pen())
         exposed = option.exposedRect
         line = self.line()
-        visible = line if exposed.contains(self._bounds) else \
+        visible = line if exposed.contains(self.boundingRect()) else \
             clip_line(line, exposed.adjusted(-4, -4, 4, 4))
         if visible is not None:
             painter.drawLine(visible)
-        if self.bundle_size > 1 and lod > 0.45 and (self.show_count or selected or self._hovered):
+        if self.bundle_size > 1 and (self.show_count or selected or self._hovered) \
+                and line.length() * lod > 90:
             self._paint_count(painter, getattr(self.scene(), "theme", DARK), lod)
 
     def _paint_count(self, painter: QPainter, theme: Theme, lod: float) -> None:
         text = self.bundle_label()
         painter.save()
         centre = self.line().pointAt(LABEL_AT)
-        painter.translate(centre)
-        if lod < 1:  # zoomed out: keep the label readable; zoomed in: it grows with the canvas
-            painter.scale(1 / lod, 1 / lod)
+        if lod < 1:  # zoomed out: keep the label readable (device pixels, glyph cache)
+            origin = painter.worldTransform().map(centre)
+            painter.resetTransform()
+            painter.translate(origin)
+        else:  # zoomed in: it grows with the canvas
+            painter.translate(centre)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setFont(_COUNT_FONT)
         width = QFontMetricsF(_COUNT_FONT).horizontalAdvance(text) + 10
         rect = QRectF(-width / 2, -8, width, 16)
-        painter.setPen(QPen(self.colour(), 1.2))
+        painter.setPen(QPen(self._colour, 1.2))
         painter.setBrush(theme.panel)
         painter.drawRoundedRect(rect, 8, 8)
         painter.setPen(theme.text)
         painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, text)
         painter.restore()
+
+
+class BundleItem(LinkItem):
+    """A bundle: one thick line with a count ("32 x 400G") for a strand of links; its bounds
+    take in the count label."""
+
+    def __init__(self, link: Link, members: Sequence[str], colour: QColor | None = None) -> None:
+        super().__init__(link, members, colour)
+        self._bounds = QRectF()
+        self.set_members(members, True)
+
+    def set_members(self, members: Sequence[str], bundle: bool = True) -> None:
+        """The links this bundle draws (always drawn as a bundle)."""
+        super().set_members(members, True)
+        self._update_bounds()
+
+    def set_ends(self, a: QPointF, b: QPointF) -> None:
+        super().set_ends(a, b)
+        self._update_bounds()
+
+    def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
+        return getattr(self, "_bounds", QRectF())
+
+    def _update_bounds(self) -> None:
+        line = self.line()
+        rect = QRectF(line.p1(), line.p2()).normalized().adjusted(-80.0, -20.0, 80.0, 20.0)
+        if rect != getattr(self, "_bounds", None):
+            self.prepareGeometryChange()
+            self._bounds = rect
 
 
 def clip_line(line: QLineF, rect: QRectF | None) -> QLineF | None:
