@@ -128,11 +128,8 @@ def _simulate(design, scenario, story) -> dict:
     from fabricstudio.model import Technology
     from fabricstudio.sim.recorded import record_run
     from fabricstudio.sim.scenario import ScenarioError
+    from fabricstudio.ui.simview.source import FABRIC_VARIANTS as variants
 
-    variants = {"infiniband": ("InfiniBand", Technology.INFINIBAND, False),
-                "roce": ("RoCE + DCQCN", Technology.ROCE, True),
-                "roce-pfc": ("RoCE PFC only", Technology.ROCE, False),
-                "ethernet": ("Lossy Ethernet", Technology.ETHERNET, False)}
     wanted = []
     if story is None:
         tech = scenario.technology or design.fabric.technology

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from fabricstudio.model import DeviceKind, Technology
-from fabricstudio.model.units import format_bytes
+from fabricstudio.model.units import format_bytes, gbps_to_bytes_per_s
 from fabricstudio.sim.metrics import DirectedLink, MetricStream
 from fabricstudio.sim.workloads.addresses import rail_of, server_of
 
@@ -461,8 +461,9 @@ def _port_share(stream: MetricStream, link: DirectedLink, design: Any, records: 
         for position, fid in enumerate(ids):
             kind = kind_of.get(fid)
             if kind is not None:
-                moved[kind] = moved.get(kind, 0.0) + float(rates[position]) * 1e9 / 8 * period
-    capacity = link.speed_gbps * 1e9 / 8 * max(end - begin, 1e-12)
+                moved[kind] = (moved.get(kind, 0.0)
+                               + gbps_to_bytes_per_s(float(rates[position])) * period)
+    capacity = gbps_to_bytes_per_s(link.speed_gbps) * max(end - begin, 1e-12)
     return {kind: value / capacity for kind, value in moved.items()}
 
 

@@ -34,7 +34,7 @@ from pydantic import (
 )
 
 from fabricstudio.model import Technology, units
-from fabricstudio.sim.scenario import Routing
+from fabricstudio.sim.engine.config import Routing
 
 RESULT_FORMAT: Final = "fabricstudio-result"
 RESULT_VERSION: Final = 1

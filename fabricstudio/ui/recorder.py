@@ -45,12 +45,12 @@ from fabricstudio.ui.simview.painters import (
     paint_pane_header,
     pane_header_height,
 )
+from fabricstudio.ui.simview.source import FABRIC_VARIANTS
 from fabricstudio.ui.simview.style import legend_size, paint_legend
 from fabricstudio.ui.theme import DARK, Theme
 
 #: Story fabric names -> comparison labels (as the presenter's player).
-FABRIC_LABELS = {"infiniband": "InfiniBand", "roce": "RoCE + DCQCN",
-                 "roce-pfc": "RoCE PFC only", "ethernet": "Lossy Ethernet"}
+FABRIC_LABELS = {fabric: variant[0] for fabric, variant in FABRIC_VARIANTS.items()}
 MARGIN = 14.0
 
 
