@@ -85,7 +85,7 @@ class MainWindow(QMainWindow):
         self.failures.install(self.simulation)
         from fabricstudio.ui.panels.sweep_panel import install_sweep_dock
 
-        #: The Sweep dock (Simulation > Sweep…).
+        #: The Sweep dock (What-if > Sweep…).
         self.sweep = install_sweep_dock(self)
         self.resize(1440, 900)
         self._restore_state()
