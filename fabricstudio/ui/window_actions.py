@@ -147,7 +147,7 @@ class WindowActions:
 
     def _build_whatif_actions(self, w: MainWindow) -> None:
         """What-if (docs/failures.md, docs/compare.md, docs/sweeps.md).  Their collaborators
-        (``w.failures``, ``w.sweep``) are made after the actions: the
+        (``w.failures``, ``w.design_compare``, ``w.sweep``) are made after the actions: the
         slots look them up when triggered."""
         self.mark_failed = self._action(
             "Mark &failed (what-if)", lambda: w.failures.mark_selection(),
@@ -158,6 +158,10 @@ class WindowActions:
         self.clear_failures = self._action("&Clear all failures",
                                            lambda: w.failures.marks.clear(),
                                            tip="Every element works again")
+        self.compare_designs = self._action(
+            "Compare with &design…", lambda: w.design_compare.choose_and_run(),
+            tip="Run the Scenario panel's scenario on this design (A) and on another design "
+                "file (B): a table of B - A deltas and a side-by-side replay")
         self.show_sweep = self._action(
             "S&weep…", lambda: w.sweep.show_dock(),
             tip="Run a parameter sweep and see its Pareto front (docs/sweeps.md)")
@@ -220,7 +224,7 @@ class WindowActions:
         whatif = self.whatif_menu = bar.addMenu("What-&if")
         whatif.addActions([self.mark_failed, self.mark_repaired, self.clear_failures])
         whatif.addSeparator()
-        whatif.addAction(self.show_sweep)
+        whatif.addActions([self.compare_designs, self.show_sweep])
         help_menu = bar.addMenu("&Help")
         help_menu.addActions([self.shortcuts, self.about])
 
