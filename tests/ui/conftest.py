@@ -54,12 +54,6 @@ def make_window(qtbot, settings, monkeypatch):
         window.analysis.wait()  # closing abandons a slow analysis; it must still end
         assert not window.analysis.running
         window.deleteLater()
-    windows.clear()
-    # Collect the closed windows' Python/Qt reference cycles here, on the GUI thread: left to
-    # the collector, a later test's worker thread may free them, and a QObject destroyed on a
-    # worker while the GUI thread destroys another can deadlock PySide (both wait on Qt's
-    # connection lock and the GIL).
-    gc.collect()
 
 
 @pytest.fixture
