@@ -21,6 +21,7 @@ from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
 from fabricstudio.model import Design, DeviceKind, Link, Plane
+from fabricstudio.model.bulk import bulk_build
 from fabricstudio.model.commands import Command, MoveDevices, SetGroupProperties
 from fabricstudio.topology.folding import (
     Folding,
@@ -600,6 +601,10 @@ class FabricScene(QGraphicsScene):
 
     # -------------------------------------------------------------- following
     def _rebuild(self) -> None:
+        with bulk_build():
+            self._build_all()
+
+    def _build_all(self) -> None:
         self.clear()
         batching = self.links.batching
         self.links.clear()
