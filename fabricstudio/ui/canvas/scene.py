@@ -25,6 +25,7 @@ from fabricstudio.model.bulk import bulk_build
 from fabricstudio.model.commands import Command, MoveDevices, SetGroupProperties
 from fabricstudio.topology.folding import (
     Folding,
+    Headroom,
     auto_collapse,
     fold_metrics,
     group_boxes,
@@ -95,6 +96,7 @@ class FabricScene(QGraphicsScene):
         self._rerouting_live = True
         self._boxes: dict[str, tuple[float, float, float, float]] | None = None
         self._metrics: dict[str, tuple[float, float]] | None = None
+        self._headroom: Headroom | None = None
         self._member_px: float | None = None
         #: The scene area a view shows (None: no view, everything counts as on screen).
         self.view_rect: QRectF | None = None
@@ -295,7 +297,19 @@ class FabricScene(QGraphicsScene):
         if self._boxes is None:
             self._boxes = group_boxes(self.design, self.folding.tree)
             self._metrics = None
+            self._headroom = None
         return self._boxes
+
+    def room_above(self, group_id: str) -> float:
+        """Free height above a group's box (scene units): where its frame's name tab may go
+        without covering what lies above (else the tab goes inside the frame)."""
+        boxes = self.boxes()
+        if self._headroom is None:
+            self._headroom = Headroom(self.design, boxes)
+        return self._headroom.above(group_id)
+
+    def _place_frame(self, group_id: str, frame: GroupFrame) -> None:
+        frame.set_geometry(self.group_rect(group_id), self.room_above(group_id))
 
     def group_rect(self, group_id: str) -> QRectF:
         """The box of a group as a QRectF."""
@@ -412,7 +426,7 @@ class FabricScene(QGraphicsScene):
             frame = self.frame_items.get(group_id)
             if frame is None:
                 frame = GroupFrame(self.design.groups[group_id], self.group_rect(group_id),
-                                   len(tree.ancestors(group_id)))
+                                   len(tree.ancestors(group_id)), self.room_above(group_id))
                 frame.set_lod(self.view_scale)
                 self.frame_items[group_id] = frame
                 self.addItem(frame)
@@ -597,7 +611,7 @@ class FabricScene(QGraphicsScene):
 
     def _reset_frames(self) -> None:
         for group_id, frame in self.frame_items.items():
-            frame.set_geometry(self.group_rect(group_id))
+            self._place_frame(group_id, frame)
 
     # -------------------------------------------------------------- following
     def _rebuild(self) -> None:
@@ -677,9 +691,8 @@ class FabricScene(QGraphicsScene):
             if tile is not None:
                 tile.set_geometry(self.group_rect(group_id))
                 nodes.add(group_id)
-            frame = self.frame_items.get(group_id)
-            if frame is not None:
-                frame.set_geometry(self.group_rect(group_id))
+        for group_id, frame in self.frame_items.items():  # a neighbour's tab may move too
+            self._place_frame(group_id, frame)
         if len(nodes) > len(self.device_items) // 2:
             self.links.route_all()
         else:
@@ -713,7 +726,7 @@ class FabricScene(QGraphicsScene):
             frame = self.frame_items.get(group_id)
             if frame is not None:
                 frame.set_group(self.design.groups[group_id])
-                frame.set_geometry(self.group_rect(group_id))
+                self._place_frame(group_id, frame)
 
     def _update_usage(self, device_ids: Iterable[str]) -> None:
         for device_id in device_ids:
