@@ -63,6 +63,24 @@ def _to_device(painter: QPainter, point: QPointF) -> None:
     painter.translate(origin)
 
 
+def on_screen_part(painter: QPainter, rect: QRectF, widget: QWidget | None,
+                   radius: float) -> QRectF:
+    """``rect`` (item coordinates) cut down to what the view shows plus a margin in which
+    any corner the cut makes stays off screen.  Zoomed in, a group's outline is tens of
+    thousands of pixels long; the raster engine strokes all of it (an antialiased rounded
+    rectangle: milliseconds), so the part on screen is drawn instead, which looks the same."""
+    if widget is None:
+        return rect
+    transform, invertible = painter.worldTransform().inverted()
+    if not invertible:
+        return rect
+    view = transform.mapRect(QRectF(widget.rect()))
+    if view.contains(rect):
+        return rect
+    margin = 2 * radius + 8 * max(view.width() / max(widget.width(), 1), 1e-9)
+    return rect.intersected(view.adjusted(-margin, -margin, margin, margin))
+
+
 def counts_text(counts: GroupCounts) -> str:
     """'256 GPUs · 32 servers · 8 switches'."""
     return " · ".join(counts_parts(counts))
@@ -213,11 +231,13 @@ class GroupTile(HoverHighlight, QGraphicsRectItem):
         else:
             painter.setPen(self._border)
         painter.setBrush(self._fill)
+        shown = on_screen_part(painter, rect, widget, radius) \
+            if self.cacheMode() == QGraphicsItem.CacheMode.NoCache else rect
         if radius * lod < ROUND_FROM_PX:  # zoomed out: the corners are not seen, a plain
-            painter.drawRect(rect)        # rectangle is many times cheaper to draw
-        else:
+            painter.drawRect(shown)       # rectangle is many times cheaper to draw
+        elif not shown.isEmpty():
             painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-            painter.drawRoundedRect(rect, radius, radius)
+            painter.drawRoundedRect(shown, radius, radius)
         self._paint_text(painter, lod, on_screen_w, on_screen_h, widget)
 
     def _highlight(self) -> QColor:
@@ -405,10 +425,13 @@ class GroupFrame(QGraphicsRectItem):
         painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         radius = min(RADIUS, self._rect.width() / 6, self._rect.height() / 6)
-        if radius * lod < ROUND_FROM_PX:
-            painter.drawRect(self._rect)
+        outline = on_screen_part(painter, self._rect, widget, radius)
+        if outline.isEmpty():
+            pass
+        elif radius * lod < ROUND_FROM_PX:
+            painter.drawRect(outline)
         else:
-            painter.drawRoundedRect(self._rect, radius, radius)
+            painter.drawRoundedRect(outline, radius, radius)
         header = self._header(lod)
         if header.width() * lod > self._rect.width() * lod + 40:
             return
