@@ -48,7 +48,7 @@ class MainWindow(QMainWindow):
     def __init__(self, design: Design | None = None, path: str | None = None,
                  settings: QSettings | None = None, recovery_dir: Path | None = None) -> None:
         super().__init__()
-        with bulk_build():  # a 32k-GPU design makes ~500k objects here
+        with bulk_build(freeze=True):  # a 32k-GPU design makes ~500k objects here
             self._build(design, path, settings, recovery_dir)
 
     def _build(self, design: Design | None, path: str | None, settings: QSettings | None,

@@ -86,7 +86,7 @@ class DesignFiles(QObject):
             if not path:
                 return False
         try:
-            with bulk_build():  # a large design: no garbage-collector passes while it is built
+            with bulk_build(freeze=True):  # no garbage-collector passes while it is built
                 loaded = load_design(path)
                 if needs_layout(loaded):
                     loaded.move_devices(design_layout(loaded))

@@ -37,17 +37,16 @@ def test_bulk_build_leaves_a_switched_off_collector_off() -> None:
         gc.enable()
 
 
-def test_a_large_build_is_frozen_a_small_one_is_not() -> None:
-    gc.unfreeze()
-    try:
-        with bulk_build():
-            small = [[i] for i in range(100)]
-        assert gc.get_freeze_count() == 0
-        with bulk_build():
-            large = [[i] for i in range(FREEZE_AFTER + 1000)]
-        assert gc.get_freeze_count() >= len(large)
-    finally:
-        gc.unfreeze()
+def test_a_large_build_is_frozen_when_asked_a_small_one_is_not() -> None:
+    frozen = gc.get_freeze_count()
+    with bulk_build(freeze=True):
+        small = [[i] for i in range(100)]
+    with bulk_build():
+        large = [[i] for i in range(FREEZE_AFTER + 1000)]
+    assert gc.get_freeze_count() == frozen  # neither the small build nor an unasked one
+    with bulk_build(freeze=True):
+        larger = [[i] for i in range(FREEZE_AFTER + 1000)]
+    assert gc.get_freeze_count() >= frozen + len(larger)
     assert small and large
 
 

@@ -613,7 +613,7 @@ class FabricScene(ItemScene):
 
     # -------------------------------------------------------------- following
     def _rebuild(self) -> None:
-        with bulk_build():
+        with bulk_build(freeze=True):
             self._build_all()
 
     def _build_all(self) -> None:
