@@ -211,3 +211,29 @@ def test_a_tile_says_whole_counts_and_keeps_its_text_on_screen(make_window, rail
     QApplication.processEvents()
     big = window.scene.group_items.get(unit)
     assert big is not None and big.cacheMode() == QGraphicsItem.CacheMode.NoCache
+
+
+def test_an_outline_larger_than_the_view_is_cut_to_what_the_view_shows(qapp):
+    """Zoomed in, a pod's outline is drawn only around the view (the corners the cut makes
+    stay off screen); one inside the view is drawn whole."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QImage, QPainter, QTransform
+    from PySide6.QtWidgets import QWidget
+
+    from fabricstudio.ui.canvas.items.group_item import on_screen_part
+
+    widget = QWidget()
+    widget.resize(400, 300)
+    image = QImage(400, 300, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    painter.setTransform(QTransform.fromScale(2.0, 2.0))  # the view shows (0, 0, 200, 150)
+    try:
+        small = QRectF(10, 10, 50, 50)
+        assert on_screen_part(painter, small, widget, 14.0) == small
+        huge = QRectF(-50_000, -40_000, 100_000, 80_000)
+        cut = on_screen_part(painter, huge, widget, 14.0)
+        assert cut.contains(QRectF(0, 0, 200, 150))
+        assert cut.width() < 300 and cut.height() < 250  # view plus a margin, not 100,000
+        assert huge.contains(cut)
+    finally:
+        painter.end()
