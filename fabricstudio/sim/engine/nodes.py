@@ -25,6 +25,11 @@ from fabricstudio.model import DeviceKind
 from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.ports import WD_DROP, Cell, Port
 
+#: A multi-packet cell arriving at a lossy egress queue fuller than this share of its limit
+#: is taken apart into packets (they arrive one by one and are admitted or dropped one by
+#: one, as in a packet switch); below it a whole cell always fits.
+SPLIT_FRACTION = 0.5
+
 
 def marked_packets(rng: Random, npkts: int, p: float) -> int:
     """Packets of a cell marked when each is marked with probability ``p`` (binomial draw:
@@ -64,6 +69,8 @@ class Switch(Node):
         self.buffer = device.buffer_bytes
         self.used = 0
         self.rng = engine.rng
+        self.mtu = engine.mtu
+        self.overhead = engine.wire_overhead
         self._rr = 0
 
     def route(self, cell: Cell) -> Port:
@@ -105,6 +112,7 @@ class Switch(Node):
         if k:
             port.marks += k
             self.engine.ecn_marks += k
+            cell.ce += k
             if cell.mark < 0:
                 cell.mark = port.index
 
@@ -118,6 +126,69 @@ class Switch(Node):
         port.drops += cell.npkts
         self.engine.drop(cell)
 
+    def room(self, out: Port) -> float:
+        """Bytes a new arrival for ``out`` may still add: drop-tail into a shared buffer with a
+        dynamic per-egress share (Choudhury and Hahne, alpha 1: a queue may grow while it is
+        below the free buffer).  The packets of the cell ``out`` is sending that have not
+        started yet still occupy the buffer (as at packet granularity)."""
+        free = self.buffer - self.used
+        queued = out.q_bytes
+        if out.busy:
+            left = out.free_at - self.clock.env._now
+            if left > 0:
+                waiting = (-(-left * out.rate // (self.mtu + self.overhead)) - 1) * self.mtu
+                if waiting > 0:
+                    free -= waiting
+                    queued += waiting
+        return free - queued
+
+    def receive_lossy(self, cell: Cell, out: Port) -> None:
+        """Tail drop per packet.  A cell that fits is queued whole; one that does not is
+        taken apart: its packets arrive one by one over its serialisation time (one event
+        each) and each is kept if it fits when it arrives - the interleaving of a packet
+        switch, exactly where drops happen.  Packets that were split stay single downstream
+        (their ACKs clock the sender per packet while the queue is full)."""
+        room = self.room(out)
+        if cell.bytes <= room and (cell.npkts == 1
+                                   or room >= SPLIT_FRACTION * (self.buffer - self.used)):
+            self.used += cell.bytes
+            out.enqueue(cell)
+            return
+        n = cell.npkts
+        if n == 1:
+            self.drop(cell, out)
+            return
+        flow = cell.flow
+        now = self.clock.env._now
+        span = cell.tail - now  # the packets arrive spread over this (at least one each)
+        first_sent = cell.sent_at - (n - 1) * flow.pkt_time
+        for j in range(n):
+            seq = cell.seq + j
+            size = flow.span_bytes(seq, 1)
+            part = Cell(flow, size, 1, size + self.overhead, seq, first_sent + j * flow.pkt_time)
+            part.hop = cell.hop
+            part.via = cell.via
+            part.mark = cell.mark
+            part.ce = 1 if j < cell.ce else 0
+            part.tail = now + span * (j + 1) / n
+            if j == 0:
+                self._part_arrives_now(part, out)
+            else:
+                self.clock.call(span * j / n, self._part_arrives, (part, out))
+
+    def _part_arrives(self, event: Call) -> None:
+        part, out = event.arg
+        self._part_arrives_now(part, out)
+
+    def _part_arrives_now(self, part: Cell, out: Port) -> None:
+        if out.wd_state == WD_DROP and out.watchdog is not None:
+            out.watchdog.discard(out, part)
+        elif part.bytes <= self.room(out):
+            self.used += part.bytes
+            out.enqueue(part)
+        else:
+            self.drop(part, out)
+
 
 class RoceSwitch(Switch):
     """Lossless Ethernet switch: PFC with a dynamic-threshold shared buffer, ECN at dequeue."""
@@ -127,7 +198,7 @@ class RoceSwitch(Switch):
         settings = engine.fabric.pfc
         self.pfc = settings.enabled
         self.reserve = max(settings.reserve_bytes, engine.cell_bytes)
-        self.resume_offset = max(settings.resume_offset_bytes, 2 * engine.cell_bytes)
+        self.resume_offset = settings.resume_offset_bytes
         self.total_hdrm = 0
         self.total_rsrv = 0
         self.fixed = 0  # headroom + reserve set aside from the shared pool
@@ -158,15 +229,11 @@ class RoceSwitch(Switch):
         else:
             out = self.route(cell)
         size = cell.bytes
-        if out.wd_state == WD_DROP:  # the PFC watchdog discards this queue's traffic
-            out.watchdog.discard(out, cell)
+        if out.wd_state == WD_DROP and out.watchdog is not None:
+            out.watchdog.discard(out, cell)  # the PFC watchdog discards this queue's traffic
             return
         if not self.pfc:
-            if self.used + size > self.buffer or out.q_bytes + size > self.buffer - self.used:
-                self.drop(cell, out)
-                return
-            self.used += size
-            out.enqueue(cell)
+            self.receive_lossy(cell, out)
             return
         reserve = self.reserve
         new = via.rx_bytes + size
@@ -174,9 +241,16 @@ class RoceSwitch(Switch):
             via.rx_bytes = new
         elif new - reserve > via.alpha * (self.buffer - self.fixed - self.shared_used):
             if via.rx_hdrm + size > via.headroom or self.used + size > self.buffer:
-                self.engine.lossless_violations += 1
-                self.drop(cell, via)
-                return
+                # headroom overflow: the packets that still fit are kept, the rest lost
+                room = min(via.headroom - via.rx_hdrm, self.buffer - self.used)
+                keep = int(room // self.mtu) if room > 0 else 0
+                lost = cell.npkts - keep
+                self.engine.lossless_violations += lost
+                if keep <= 0:
+                    self.drop(cell, via)
+                    return
+                self.engine.trim(cell, keep, via)
+                size = cell.bytes
             via.rx_hdrm += size
         else:
             via.rx_bytes = new
@@ -216,23 +290,33 @@ class RoceSwitch(Switch):
 
 
 class EthernetSwitch(Switch):
-    """Lossy Ethernet switch: shared buffer with a dynamic per-egress share, tail drop."""
+    """Lossy Ethernet switch: shared buffer with a dynamic per-egress share, tail drop per
+    packet; with DCTCP, CE marks above K on the egress queue."""
+
+    def __init__(self, engine, device, latency_s: float, index: int) -> None:
+        super().__init__(engine, device, latency_s, index)
+        self.dctcp = engine.tcp_params.transport == "dctcp"
 
     def receive(self, event: Call) -> None:
-        """Admit the cell into the egress queue or drop it."""
+        """Admit the cell (or those of its packets that fit) into the egress queue."""
         cell = event.arg
-        out = self.route(cell)
-        size = cell.bytes
-        free = self.buffer - self.used
-        if size > free or out.q_bytes + size > free:
-            self.drop(cell, out)
-            return
-        self.used += size
-        out.enqueue(cell)
+        self.receive_lossy(cell, self.route(cell))
 
     def on_dequeue(self, cell: Cell, out: Port, _start: float) -> None:
-        """Release the cell's buffer."""
+        """Release the cell's buffer; DCTCP marking (step at K, on the queue each packet
+        leaves behind: the later packets of the cell count toward it as they wait)."""
         self.used -= cell.bytes
+        if self.dctcp:
+            behind = out.q_bytes
+            n = cell.npkts
+            if behind + (n - 1) * self.mtu > out.kmin:
+                marked = n if behind > out.kmin else n - 1 - int((out.kmin - behind) // self.mtu)
+                if marked > 0:
+                    out.marks += marked
+                    self.engine.ecn_marks += marked
+                    cell.ce += marked
+                    if cell.mark < 0:
+                        cell.mark = out.index
 
 
 class IbSwitch(Switch):
