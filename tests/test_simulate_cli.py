@@ -129,3 +129,13 @@ def test_training_summary_shows_gpu_idle_money_at_the_cost_books_price(examples,
     per_day = (1 - utilisation) * 8 * 10.0 * 24
     assert f"of 8 GPUs' time waiting = {format_money(per_day)} per day" in line
     assert "$10.00 per GPU-hour (sourced" in line
+
+
+def test_a_stalled_receiver_from_the_command_line(examples, capsys):
+    code = main(["simulate", str(examples / "incast.design.json"), "--workload", "stall",
+                 "--receiver", "r", "--size", "256KiB", "--duration", "0.0002", "--json", "-",
+                 "--no-timing"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert [w["type"] for w in doc["workloads"]] == ["incast", "stall"]
+    assert doc["workloads"][1]["receiver"] == "r" and doc["totals"]["pfc_pauses"] > 0

@@ -91,7 +91,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                             "(storage) or gradient size (training); e.g. 256MiB, 1GB")
     group.add_argument("--ranks", metavar="LIST", default="all",
                        help="comma-separated GPUs (server/gpuN) or 'all' (default)")
-    group.add_argument("--receiver", metavar="ADDR", help="incast receiver")
+    group.add_argument("--receiver", metavar="ADDR",
+                       help="incast receiver; stall: the receiver whose NIC stalls")
+    group.add_argument("--duration", metavar="SECONDS", type=positive_float,
+                       help="stall: how long the receiver's NIC stays stuck (default 1 ms)")
     group.add_argument("--senders", metavar="LIST",
                        help="incast senders (default: every other GPU server)")
     group.add_argument("--compute", metavar="SECONDS", type=positive_float,
@@ -210,13 +213,15 @@ def _workload_fields(args: argparse.Namespace) -> dict[str, Any]:
         raise CliError(f"--workload {name.replace('_', '-')} needs --size BYTES", 2)
     if name == "training" and args.compute is None:
         raise CliError("--workload training needs --compute SECONDS", 2)
-    if name == "incast" and not args.receiver:
-        raise CliError("--workload incast needs --receiver ADDR", 2)
+    if name in ("incast", "stall") and not args.receiver:
+        raise CliError(f"--workload {name} needs --receiver ADDR", 2)
     fields: dict[str, Any] = {"size_bytes": args.size, "ranks": _ranks(args.ranks),
                               "overlap": args.overlap, "iterations": args.iterations,
                               "receiver": args.receiver, "senders": _ranks(args.senders)}
     if args.compute is not None:
         fields["compute_s"] = args.compute
+    if args.duration is not None:
+        fields["duration_s"] = args.duration
     return fields
 
 

@@ -29,10 +29,6 @@ Speed = Annotated[float, Field(ge=0.01, le=100_000, description="Gb/s (10 Mb/s .
 #: Canvas coordinates are kept within +-COORDINATE_LIMIT px (every exporter can draw them).
 COORDINATE_LIMIT = 1e7
 
-#: Standard Ethernet / InfiniBand port speeds offered in the editor (Gb/s).
-STANDARD_SPEEDS_GBPS = (1, 10, 25, 100, 200, 400, 800)
-
-
 class _DeviceBase(StrictNumbers):
     """Fields every device has."""
 
@@ -213,7 +209,6 @@ Device = Annotated[
     Field(discriminator="kind"),
 ]
 Switch = Leaf | Spine | Core | MgmtSwitch
-Server = GpuServer | StorageServer
 #: For ``isinstance``: narrows a Device to the switch or server classes.
 SWITCH_TYPES = (Leaf, Spine, Core, MgmtSwitch)
 SERVER_TYPES = (GpuServer, StorageServer)

@@ -60,7 +60,6 @@ _KIND_FACTS: dict[DeviceKind, _KindFacts] = {
     DeviceKind.STORAGE_SERVER: _KindFacts("Storage server", 0, False, "stor", "C2549B"),
     DeviceKind.MGMT_SWITCH: _KindFacts("Management switch", 1, True, "mgmt", "64748B"),
 }
-SWITCH_KINDS = frozenset(kind for kind in DeviceKind if kind.is_switch)
 
 
 class Plane(StrEnum):

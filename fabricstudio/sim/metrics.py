@@ -85,13 +85,16 @@ def link_fields(*kinds: MetricKind) -> tuple[str, ...]:
 
 def combine(field: MetricField, values: list[np.ndarray]) -> np.ndarray:
     """Several consecutive periods' values of ``field`` as one (see :data:`MetricKind`)."""
+    stacked = np.asarray(values)
     if field.kind in ("fraction", "rate"):
-        return np.mean(values, axis=0).astype(field.dtype)
-    if field.kind == "count":
-        return np.sum(values, axis=0).astype(field.dtype)
-    if field.kind == "peak":
-        return np.max(values, axis=0).astype(field.dtype)
-    return values[-1]
+        merged: np.ndarray = stacked.mean(axis=0)
+    elif field.kind == "count":
+        merged = stacked.sum(axis=0)
+    elif field.kind == "peak":
+        merged = stacked.max(axis=0)
+    else:
+        return values[-1]
+    return merged.astype(field.dtype)
 
 
 def chart_unit(field: MetricField) -> tuple[str, float]:

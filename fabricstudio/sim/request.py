@@ -49,6 +49,7 @@ WORKLOAD_LABELS: dict[WorkloadType, str] = {
     "storage_read": "Storage read burst",
     "training": "Training step",
     "llm_training": "LLM training iteration",
+    "stall": "Stalled receiver (pause storm)",
 }
 #: How a workload reads inside a sentence ("training step + incast 7:1").
 WORKLOAD_NOUNS: dict[WorkloadType, str] = {
@@ -56,6 +57,7 @@ WORKLOAD_NOUNS: dict[WorkloadType, str] = {
     "all_to_all": "all-to-all", "incast": "incast", "permutation": "permutation",
     "storage_read": "storage read", "storage_write": "checkpoint write",
     "training": "training step", "llm_training": "LLM training iteration",
+    "stall": "stalled receiver",
 }
 #: Request fields that are run settings (override a base scenario's when given).
 RUN_SETTINGS = ("technology", "dcqcn", "routing", "engine", "focus", "cell_bytes", "seed",
@@ -78,7 +80,10 @@ class RunRequest(BaseModel):
     overlap: float = Field(default=0.0, ge=0, le=1, description="training: overlap fraction")
     iterations: int = Field(default=1, ge=1, le=10_000, description="training: iterations")
     receiver: str | None = Field(
-        default=None, description="incast receiver; None = the first GPU server of the ranks")
+        default=None, description="incast (and stall) receiver; None = the first GPU server "
+                                  "of the ranks")
+    duration_s: float = Field(default=0.001, gt=0, le=1e4,
+                              description="stall: how long the receiver's NIC stays stuck")
     senders: tuple[str, ...] = Field(
         default=(), description="incast senders; () = every other GPU server of the ranks")
     llm: LlmTrainingSpec | None = Field(
@@ -129,9 +134,18 @@ class RunRequest(BaseModel):
         return " + ".join(parts)
 
     # --------------------------------------------------------------- workloads
+    def workload_specs(self, design: Design) -> list[dict[str, Any]]:
+        """The request's own workload in the scenario schema: one spec, or for ``stall`` an
+        incast toward the receiver whose NIC stalls from the start for ``duration_s`` (the
+        pause storm).  ValueError when the design cannot carry it (e.g. one GPU server)."""
+        if self.workload == "stall":
+            incast = self._incast(design)
+            return [incast, {"type": "stall", "receiver": incast["receiver"],
+                             "duration_s": self.duration_s}]
+        return [self.workload_spec(design)]
+
     def workload_spec(self, design: Design) -> dict[str, Any]:
-        """The request's own workload in the scenario schema (ValueError when the design
-        cannot carry it, e.g. an incast without two GPU servers)."""
+        """The request's own workload (one spec) in the scenario schema."""
         kind = self.workload
         ranks: Any = list(self.ranks) if self.ranks else "all"
         if kind in COLLECTIVE_TYPES:
@@ -192,7 +206,7 @@ def scenario_for(design: Design, request: RunRequest) -> Scenario:
     workloads = list(base.get("workloads", []))
     if request.workload is not None:
         try:
-            workloads.append(request.workload_spec(design))
+            workloads += request.workload_specs(design)
         except ValueError as exc:
             raise ScenarioError(str(exc)) from None
     data = {**base, "workloads": workloads}

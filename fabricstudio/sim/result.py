@@ -300,6 +300,12 @@ class FlowsReport(WorkloadReport):
     bytes: int
 
 
+class StallReport(WorkloadReport):
+    """A stalled receiver (``start_s``..``finish_s`` is the stall)."""
+
+    receiver: str
+
+
 class CollectiveReport(WorkloadReport):
     """A collective workload (its ``time_s`` is the collective's mean run time)."""
 
@@ -332,14 +338,15 @@ _COLLECTIVE_TYPES = frozenset({"all_reduce", "all_gather", "reduce_scatter", "al
 
 def _report_kind(value: Any) -> str:
     kind = value.get("type") if isinstance(value, dict) else getattr(value, "type", None)
-    if kind in ("training", "llm_training"):
-        return kind
+    if kind in ("training", "llm_training", "stall"):
+        return str(kind)
     return "collective" if kind in _COLLECTIVE_TYPES else "flows"
 
 
 AnyWorkloadReport = Annotated[
     Annotated[TrainingReport, Tag("training")] | Annotated[CollectiveReport, Tag("collective")]
-    | Annotated[FlowsReport, Tag("flows")] | Annotated[LlmTrainingReport, Tag("llm_training")],
+    | Annotated[FlowsReport, Tag("flows")] | Annotated[LlmTrainingReport, Tag("llm_training")]
+    | Annotated[StallReport, Tag("stall")],
     Discriminator(_report_kind),
 ]
 

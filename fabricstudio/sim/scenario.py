@@ -86,7 +86,7 @@ def parse_size(value: Any) -> int:
 CollectiveType = Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
 StorageType = Literal["storage_read", "storage_write"]
 WorkloadType = Literal[CollectiveType, "incast", "permutation", StorageType, "training",
-                       "llm_training"]
+                       "llm_training", "stall"]
 Routing = Literal["default", "ecmp", "static", "adaptive"]
 Algorithm = Literal["auto", "ring", "hierarchical", "tree", "nvls_tree"]
 EngineKind = Literal["auto", "cell", "flow"]
@@ -251,6 +251,18 @@ class LlmTrainingSpec(_Spec):
         return GPUS[self.gpu] if isinstance(self.gpu, str) else self.gpu
 
 
+class StallSpec(_Spec):
+    """A receiving NIC that stops draining for ``duration_s`` from ``start_s`` (a host or PCIe
+    hang; Guo et al., SIGCOMM 2016): on RoCE with PFC its switch port pauses, the pause spreads
+    upstream (a pause storm) until the NIC watchdog gives up after 100 ms; InfiniBand returns
+    no credits; lossy Ethernet drops.  It sends nothing itself: pair it with traffic toward
+    ``receiver``.  Needs the cell engine (the flow level does not model pauses)."""
+
+    type: Literal["stall"]
+    receiver: Address
+    start_s: Time = 0.0
+    duration_s: float = Field(gt=0, le=1e4, allow_inf_nan=False, description="seconds")
+
 
 class FocusSpec(_Spec):
     """A focused run (docs/simulation.md, "Focused runs"): the cell engine on this region,
@@ -277,7 +289,7 @@ class FocusSpec(_Spec):
 
 Workload = Annotated[
     CollectiveSpec | IncastSpec | PermutationSpec | StorageSpec | TrainingSpec
-    | LlmTrainingSpec,
+    | LlmTrainingSpec | StallSpec,
     Field(discriminator="type"),
 ]
 
@@ -379,13 +391,6 @@ def _deep_merge(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, An
         else:
             out[key] = value
     return out
-
-
-class ScenarioFile(Scenario):
-    """The file's top-level object (envelope + scenario)."""
-
-    format: Literal["fabricstudio-scenario"]
-    version: Literal[1]
 
 
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:

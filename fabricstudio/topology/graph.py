@@ -30,15 +30,3 @@ def design_graph(design: Design, planes: Iterable[Plane] | None = None) -> nx.Mu
                        length_m=link.length_m, plane=link.plane, link=link)
     return graph
 
-
-def simple_graph(graph: nx.MultiGraph) -> nx.Graph:
-    """Collapse parallel links into one edge whose ``speed_gbps`` is their sum."""
-    simple = nx.Graph()
-    simple.add_nodes_from(graph.nodes(data=True))
-    for a, b, data in graph.edges(data=True):
-        if simple.has_edge(a, b):
-            simple[a][b]["speed_gbps"] += data["speed_gbps"]
-            simple[a][b]["count"] += 1
-        else:
-            simple.add_edge(a, b, speed_gbps=data["speed_gbps"], count=1)
-    return simple

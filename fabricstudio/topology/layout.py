@@ -32,24 +32,12 @@ from fabricstudio.topology.builders.placement import (
 from fabricstudio.topology.builders.planes import MgmtPlan, StoragePlan
 from fabricstudio.topology.builders.wiring import TierPlan
 
-#: Horizontal distance between devices in a row, vertical distance between tiers (px).
-COLUMN_GAP = PITCH
 #: Servers in one row of a block of servers that no leaf claims.
 LOOSE_ROW = 8
 MGMT_AGG_ROW = 16
 NETWORK_GAP = 4 * PITCH
 
 Positions = dict[str, tuple[float, float]]
-
-
-def role_rows(devices: Iterable[Device]) -> list[tuple[str, list[Device]]]:
-    """Devices grouped into labelled rows, top row first."""
-    rows: dict[tuple[int, str], list[Device]] = defaultdict(list)
-    for device in devices:
-        kind = DeviceKind(device.kind)
-        network = _main_plane(device)
-        rows[(-kind.tier, f"{network.value}:{kind.value}")].append(device)
-    return [(label, members) for (_, label), members in sorted(rows.items())]
 
 
 def _main_plane(device: Device) -> Plane:

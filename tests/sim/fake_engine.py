@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import simpy
-
 from fabricstudio.model import Design
-from fabricstudio.sim.engine.clock import Clock
+from fabricstudio.sim.engine.clock import Clock, environment
 
 
 @dataclass
@@ -45,7 +43,7 @@ class FakeEngine:
 
     def __init__(self, rate_bps: float = 100e9 / 8, latency_s: float = 1e-6,
                  design: Design | None = None) -> None:
-        self.env = simpy.Environment()
+        self.env = environment()
         self.clock = Clock(self.env)
         self.design = design if design is not None else Design()
         self.rate = rate_bps

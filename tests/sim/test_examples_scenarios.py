@@ -37,6 +37,7 @@ PAIRS = {
     "incast8": "incast8",
     "parking-lot": "parking-lot",
     "demo-small-training-incast": "demo-rail16",
+    "pause-storm": "victim",
 }
 
 
@@ -288,3 +289,16 @@ def test_demo_lossless_fabrics_drop_nothing_while_lossy_ethernet_drops_and_resen
         assert lossless.totals.lossless_violations == 0
         # the burst costs every fabric GPU time (no burst: 85% busy)
         assert lossless.training.gpu_utilisation < 0.8
+
+
+def test_pause_storm_a_stalled_receiver_halves_an_innocent_flow_without_a_drop():
+    """A stuck NIC (stall workload): PFC pauses the shared S1 -> S2 link, so V -> W, which never
+    goes near R, drops to about half its rate; nothing is lost.  Lossy Ethernet keeps V -> W
+    at line rate and drops A's packets instead."""
+    _sim, result = simulate("pause-storm")
+    stall = next(w for w in result.workloads if w.type == "stall")
+    assert (stall.start_s, stall.finish_s) == (pytest.approx(2e-4), pytest.approx(1e-3))
+    assert result.totals.drops == 0 and result.totals.pfc_pauses > 0
+    assert 0.3 * C / 1e9 < gbps(result, "V", "W") < 0.7 * C / 1e9
+    _sim, lossy = simulate("pause-storm", technology="ethernet")
+    assert lossy.totals.drops > 0 and gbps(lossy, "V", "W") > 0.9 * C / 1e9

@@ -36,6 +36,7 @@ FROZEN = {
     "workloads[collective]": ["name", "ranks", "size_bytes", "algorithm", "channels",
                               "algbw_gbps", "busbw_gbps"],
     "workloads[training]": ["collective", "training"],
+    "workloads[stall]": ["receiver"],
 }
 _COLLECTIVES = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all"}
 
@@ -56,7 +57,7 @@ def _check_layout(doc: dict) -> None:
         for entry in doc[name]:
             _in_order(list(entry), FROZEN[f"{name}[]"], f"{name}[]")
     for entry in doc["workloads"]:
-        kind = ("training" if entry["type"] == "training" else
+        kind = (entry["type"] if entry["type"] in ("training", "stall") else
                 "collective" if entry["type"] in _COLLECTIVES else "flows")
         keys = list(entry)
         _in_order(keys, FROZEN["workloads[]"], "workloads[]")

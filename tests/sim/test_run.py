@@ -217,3 +217,15 @@ def test_a_window_opening_after_the_traffic_is_reported():
     assert result.finished and all(link.utilisation == 0 for link in result.links)
     assert result.flows[0].throughput_gbps > 90  # over its lifetime
     assert any("before the statistics window" in w for w in result.warnings)
+
+
+def test_the_garbage_collector_is_paused_only_while_a_headless_run_owns_the_process():
+    import gc
+
+    s = scenario(until_s=0.0002, flows=[FLOW])
+    sim = build_simulation(star(), s)
+    sim.advance(0.0001)  # the GUI's thread worker advances like this: collector untouched
+    assert gc.isenabled()
+    seen = []
+    sim.run(progress=lambda _f: seen.append(gc.isenabled()))
+    assert seen and not any(seen) and gc.isenabled()

@@ -1,9 +1,18 @@
-"""A thin callback scheduler on top of the SimPy clock.
+"""A thin callback scheduler on top of the SimPy clock; the ONLY module that touches SimPy's
+private internals.
 
 The hot path schedules plain callbacks, not generator processes: each call is one tiny event
 object pushed on SimPy's own event queue (the same ``(time, priority, id, event)`` entries
-``Environment.schedule`` pushes), so workload processes interleave with the engine on one
-clock and ``env.run``/``env.step`` process both.  Time unit: seconds (float).
+``Environment.schedule`` pushes; :attr:`Clock.queue` and :attr:`Clock.eid` are that heap and
+id counter), so workload processes interleave with the engine on one clock and
+``env.run``/``env.step`` process both.  The engines make their environment with
+:func:`environment`: its current time is also the plain attribute ``t``, which hot paths read
+as cheaply as SimPy's private ``_now``.  Time unit: seconds (float).
+
+What this relies on (pinned ``simpy<5``; ``tests/sim/engine/test_clock.py`` checks each against
+the installed SimPy): ``Environment._queue`` is a heapq of ``(time, priority, id, event)``,
+``Environment._eid`` the id counter, ``Environment.step`` assigns ``self._now`` from the popped
+entry, and an event is processed by calling its ``callbacks`` then reading ``_ok``.
 """
 
 from __future__ import annotations
@@ -30,12 +39,34 @@ class Call:
     _value = None
 
 
+class ClockEnvironment(simpy.Environment):
+    """A simpy.Environment whose current time is also the plain attribute ``t`` (SimPy writes
+    the time through ``_now``; hot paths read ``env.t`` without a property call)."""
+
+    t: float
+
+    @property
+    def _now(self) -> float:
+        return self.t
+
+    @_now.setter
+    def _now(self, value: float) -> None:
+        self.t = value
+
+
+def environment() -> ClockEnvironment:
+    """A fresh simulation clock (time 0)."""
+    return ClockEnvironment()
+
+
 class Clock:
     """Schedules callbacks on a SimPy environment and counts them."""
 
     __slots__ = ("env", "events", "queue", "eid")
 
-    def __init__(self, env: simpy.Environment) -> None:
+    def __init__(self, env: ClockEnvironment) -> None:
+        if not isinstance(env, ClockEnvironment):
+            raise TypeError("Clock needs the environment made by clock.environment()")
         self.env = env
         self.events = 0
         # SimPy's own heap and id counter (Environment.schedule pushes onto the same).
@@ -53,7 +84,7 @@ class Clock:
         event = Call()
         event.callbacks = callbacks
         event.arg = arg
-        heappush(self.queue, (self.env._now + delay, NORMAL, next(self.eid), event))
+        heappush(self.queue, (self.env.t + delay, NORMAL, next(self.eid), event))
         self.events += 1
 
     def call_late(self, delay: float, fn: Callable[[Call], None], arg: object = None) -> None:
@@ -62,7 +93,7 @@ class Clock:
         event = Call()
         event.callbacks = (fn,)
         event.arg = arg
-        heappush(self.queue, (self.env._now + delay, NORMAL + 1, next(self.eid), event))
+        heappush(self.queue, (self.env.t + delay, NORMAL + 1, next(self.eid), event))
         self.events += 1
 
     @property

@@ -79,7 +79,7 @@ class ControlPlane:
     def _cross(self, frame: _Frame) -> None:
         """Serialise the frame on its next port (between two packets of the data there)."""
         port = frame.ports[frame.hop]
-        now = self.clock.env._now
+        now = self.clock.env.t
         start = now
         if port.busy and port.free_at > now:
             begun = port.tx_start

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable
 from random import Random
 from typing import cast
 
-import simpy
 from simpy.core import StopSimulation
 
 from fabricstudio.model import Design, FabricSettings, Technology, freeze
 from fabricstudio.model.devices import GpuServer
 from fabricstudio.model.units import transfer_time_s
 from fabricstudio.sim.engine.addressing import resolve_address
-from fabricstudio.sim.engine.clock import Call, Clock
+from fabricstudio.sim.engine.clock import Call, Clock, environment
 from fabricstudio.sim.engine.config import EngineConfig, EngineError, FlowRecord
 from fabricstudio.sim.engine.control import ControlPlane
 from fabricstudio.sim.engine.dcqcn import DcqcnRp
@@ -63,7 +61,7 @@ class Engine:
         self.tcp_params = TcpParams.from_fabric(fabric)
         self.ibcc_params = IbCcParams()
         self.rng = Random(self.config.seed)
-        self.env = simpy.Environment()
+        self.env = environment()
         self.clock = Clock(self.env)
         # totals
         self.offered = self.delivered = self.dropped = self.retransmitted = 0
@@ -394,10 +392,6 @@ class Engine:
         if until <= self.env.now or self.deadlock is not None:
             return
         started = time.perf_counter()
-        # Cells, events and records form no reference cycles on the hot path; pausing the
-        # cyclic collector avoids rescanning millions of live objects (collected afterwards).
-        collecting = gc.isenabled()
-        gc.disable()
         try:
             env = self.env
             env.run(until=until)
@@ -406,8 +400,6 @@ class Engine:
         except StopSimulation:  # the deadlock watch ended the run
             pass
         finally:
-            if collecting:
-                gc.enable()
             self._wall += time.perf_counter() - started
 
     # ------------------------------------------------------------------ reports
@@ -449,8 +441,8 @@ class Engine:
     def stalled(self) -> bool:
         """True when nothing can move any more: only housekeeping is scheduled (metric
         frames, the deadlock watch, PFC refreshes that renew a standing PAUSE) - no cell,
-        credit, timer or workload step.  (Reads SimPy's event heap: call between slices.)"""
-        for entry in self.env._queue:
+        credit, timer or workload step.  (Reads the clock's event heap: call between slices.)"""
+        for entry in self.clock.queue:
             callbacks = getattr(entry[3], "callbacks", None)
             if not callbacks:
                 continue

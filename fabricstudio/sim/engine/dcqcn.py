@@ -77,7 +77,7 @@ class DcqcnRp:
 
     def on_cnp(self, _event: Call) -> None:
         """A CNP arrived: cut now, or at the end of the current rate-decrease period."""
-        now = self.clock.env._now
+        now = self.clock.env.t
         if now < self.next_cut:
             if not self.cut_pending:
                 self.cut_pending = True
@@ -87,7 +87,7 @@ class DcqcnRp:
 
     def _deferred_cut(self, _event: Call) -> None:
         self.cut_pending = False
-        self._cut(self.clock.env._now)
+        self._cut(self.clock.env.t)
 
     def _cut(self, now: float) -> None:
         """Cut the rate, raise alpha, restart the increase machinery."""
@@ -107,7 +107,7 @@ class DcqcnRp:
             self.clock.call(p.timer, self._on_timer)
 
     def _on_timer(self, _event: Call) -> None:
-        now = self.clock.env._now
+        now = self.clock.env.t
         if self.rc >= self.line:
             self.timer_pending = False
             return

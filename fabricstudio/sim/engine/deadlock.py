@@ -43,7 +43,7 @@ class DeadlockWatch:
         return head if head > port.free_at else port.free_at
 
     def _check(self, _event: Call) -> None:
-        now = self.clock.env._now
+        now = self.clock.env.t
         frozen = [port for port in self.ports
                   if port.queue and (port.paused or port.stalled_since >= 0)
                   and now - self.stuck_since(port) >= self.stretch - 1e-15]

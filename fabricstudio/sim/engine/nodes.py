@@ -89,7 +89,7 @@ class Switch(Node):
             return ports[0]
         self._rr += 1
         n = len(ports)
-        now = self.clock.env._now
+        now = self.clock.env.t
         best = ports[0]
         best_key = None
         for k in range(n):
@@ -134,7 +134,7 @@ class Switch(Node):
         free = self.buffer - self.used
         queued = out.q_bytes
         if out.busy:
-            left = out.free_at - self.clock.env._now
+            left = out.free_at - self.clock.env.t
             if left > 0:
                 waiting = (-(-left * out.rate // (self.mtu + self.overhead)) - 1) * self.mtu
                 if waiting > 0:
@@ -159,7 +159,7 @@ class Switch(Node):
             self.drop(cell, out)
             return
         flow = cell.flow
-        now = self.clock.env._now
+        now = self.clock.env.t
         span = cell.tail - now  # the packets arrive spread over this (at least one each)
         first_sent = cell.sent_at - (n - 1) * flow.pkt_time
         for j in range(n):
@@ -345,7 +345,7 @@ class IbSwitch(Switch):
         size = cell.bytes
         self.used -= size
         via = cell.via
-        self.clock.call(start - self.clock.env._now + via.prop + self.credit_delay,
+        self.clock.call(start - self.clock.env.t + via.prop + self.credit_delay,
                         via.return_credits, size)
         if self.fecn and out.q_bytes > self.cc_threshold and 2 * out.credits >= out.credit_max:
             # root of congestion (queue above threshold while downstream still grants
@@ -386,4 +386,4 @@ class Host(Node):
         if flow.frame_mark != sampler.count:
             flow.frame_mark = sampler.count
             sampler.track(flow.rec)
-        flow.on_arrival(cell, self.clock.env._now)
+        flow.on_arrival(cell, self.clock.env.t)

@@ -221,7 +221,7 @@ class Port:
         at once to start after the switch latency."""
         queue = self.queue
         if not queue and not self.paused and not self.credit_based and not self.done_pending:
-            now = self.env._now
+            now = self.env.t
             if not self.busy or now >= self.free_at:
                 # fast path: an idle port starts the cell when it has crossed the switch
                 if self.busy:
@@ -231,7 +231,7 @@ class Port:
                 self.on_dequeue(cell, self, start)
                 self.transmit(cell, start)
                 return
-        cell.ready = self.env._now + self.fwd
+        cell.ready = self.env.t + self.fwd
         queue.append(cell)
         self.q_bytes += cell.bytes
         if not self.done_pending:
@@ -249,7 +249,7 @@ class Port:
         if self.busy:
             if self.done_pending:
                 return
-            now = self.env._now
+            now = self.env.t
             if now < self.free_at:
                 if self.queue:
                     self.done_pending = True
@@ -270,21 +270,21 @@ class Port:
             if fits < cell.npkts:
                 if self.credits < fits * mtu:
                     if self.stalled_since < 0:
-                        self.stalled_since = self.env._now
+                        self.stalled_since = self.env.t
                     return
                 cell = split_cell(cell, fits)
             else:
                 self.queue.popleft()
         elif self.credit_based and self.credits < cell.bytes and self.credits < self.credit_max:
             if self.stalled_since < 0:
-                self.stalled_since = self.env._now
+                self.stalled_since = self.env.t
             return
-        elif cell.bytes > self.fine_bytes and self.env._now - self.pfc_rx_at < self.pfc_recent:
+        elif cell.bytes > self.fine_bytes and self.env.t - self.pfc_rx_at < self.pfc_recent:
             cell = split_cell(cell, self.fine_bytes // cell.flow.mtu or 1)  # PFC is active
         else:
             self.queue.popleft()
         self.q_bytes -= cell.bytes
-        now = self.env._now
+        now = self.env.t
         start = cell.ready if cell.ready > now else now
         self.on_dequeue(cell, self, start)
         self.transmit(cell, start)
@@ -328,13 +328,13 @@ class Port:
             heappush(heap, (start + self.arrive_delay, NORMAL, next(self.eid), arrive))
 
     def _tx_done(self, _event: Call) -> None:
-        now = self.env._now
+        now = self.env.t
         if now < self.free_at:  # control frames slipped in (in band): the data ends later
             self.clock.post(self.free_at - now, self.done_cbs)
             return
         self.done_pending = False
         self.busy = False
-        self.busy_time += self.env._now - self.tx_start
+        self.busy_time += self.env.t - self.tx_start
         self.kick()
 
     # ------------------------------------------------------------------ PFC, transmitter side
@@ -342,7 +342,7 @@ class Port:
         """A PFC frame from the receiver: ``arg`` = pause quanta (0 = RESUME).  A PAUSE holds
         the transmitter for quanta x 512 bit times unless refreshed or resumed earlier; a
         cell already on the wire (or committed to it) finishes."""
-        now = self.env._now
+        now = self.env.t
         quanta = event.arg
         self.pfc_rx_at = now
         if self.wd_state == WD_FORWARD:  # the watchdog ignores PFC on this queue
@@ -364,7 +364,7 @@ class Port:
         self.expiry_pending = False
         if not self.paused:
             return
-        now = self.env._now
+        now = self.env.t
         if now >= self.pause_until - 1e-15:
             self._unpause(now)
         else:  # refreshed meanwhile: check again when the newest PAUSE lapses
@@ -415,7 +415,7 @@ class Port:
         """InfiniBand credits (bytes) returned by the receiver."""
         self.credits += event.arg
         if self.stalled_since >= 0:
-            self.stall_time += self.env._now - self.stalled_since
+            self.stall_time += self.env.t - self.stalled_since
             self.stalled_since = -1.0
         self.kick()
 
@@ -462,7 +462,7 @@ class PfcWatchdog:
         if not port.queue or port.tx_cells != sent:
             self.clock.call(self.detect, self._check, (port, since, port.tx_cells))
             return
-        now = self.clock.env._now
+        now = self.clock.env.t
         port.wd_state = self.action
         port.wd_triggers += 1
         self.engine.pfc_watchdog_triggers += 1
@@ -489,7 +489,7 @@ class PfcWatchdog:
 
     def _restore(self, event: Call) -> None:
         port = event.arg
-        now = self.clock.env._now
+        now = self.clock.env.t
         quiet_until = port.pfc_rx_at + self.restore
         if now < quiet_until - 1e-15:  # PFC frames still arrive: the storm goes on
             self.clock.call(quiet_until - now, self._restore, port)
@@ -529,7 +529,7 @@ class NicPort(Port):
         n = len(flows)
         if not n:
             return
-        now = self.env._now
+        now = self.env.t
         earliest = INF
         for _ in range(n):
             flow = flows[0]

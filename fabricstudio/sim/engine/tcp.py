@@ -269,7 +269,7 @@ class TcpFlow(Flow):
         if at < self.timer_event_at - 1e-15:
             self.timer_token += 1
             self.timer_event_at = at
-            self.clock.call(at - self.clock.env._now, self._on_timer, self.timer_token)
+            self.clock.call(at - self.clock.env.t, self._on_timer, self.timer_token)
 
     def _arm_after_send(self, now: float, restart: bool) -> None:
         """The RTO (restarted from now when ``restart``), or a tail loss probe when eligible,
@@ -290,7 +290,7 @@ class TcpFlow(Flow):
     def _on_timer(self, event: Call) -> None:
         if event.arg != self.timer_token:
             return  # superseded by an earlier deadline
-        now = self.clock.env._now
+        now = self.clock.env.t
         self.timer_event_at = INF
         if self.timer_at == INF or self.una >= self.npk:
             return
@@ -350,7 +350,7 @@ class TcpFlow(Flow):
         ack, first, end, npkts, ce, echo = event.arg
         if self.una >= self.npk:
             return
-        now = self.clock.env._now
+        now = self.clock.env.t
         self._rtt_sample(now - echo)
         prior = self.una
         delivered = 0

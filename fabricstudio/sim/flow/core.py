@@ -20,17 +20,15 @@ Engine API (the same as :class:`fabricstudio.sim.engine.Engine`): ``add_flow``, 
 
 from __future__ import annotations
 
-import gc
 import time
 from collections.abc import Callable
 
 import numpy as np
-import simpy
 
 from fabricstudio.model import Design, Technology, freeze
 from fabricstudio.model.devices import GpuServer
 from fabricstudio.sim.engine.addressing import resolve_address
-from fabricstudio.sim.engine.clock import Call, Clock
+from fabricstudio.sim.engine.clock import Call, Clock, environment
 from fabricstudio.sim.engine.config import (
     TARGET_FRAMES,
     EngineConfig,
@@ -108,7 +106,7 @@ class FlowEngine:
         self.fabric = fabric
         self.technology: Technology = fabric.technology
         self.cell_bytes = None
-        self.env = simpy.Environment()
+        self.env = environment()
         self.clock = Clock(self.env)
         mode = self.config.routing
         if mode == "default":
@@ -422,8 +420,6 @@ class FlowEngine:
         if until <= self.env.now:
             return
         started = time.perf_counter()
-        collecting = gc.isenabled()
-        gc.disable()
         try:
             env = self.env
             env.run(until=until)
@@ -432,8 +428,6 @@ class FlowEngine:
             self._advance_fluid(self.env.now)
             self._refresh_kept()
         finally:
-            if collecting:
-                gc.enable()
             self._wall += time.perf_counter() - started
 
     def _refresh_kept(self) -> None:

@@ -15,6 +15,7 @@ from fabricstudio.sim.scenario import (
     PermutationSpec,
     Scenario,
     ScenarioError,
+    StallSpec,
     StorageSpec,
     TrainingSpec,
 )
@@ -29,6 +30,7 @@ from fabricstudio.sim.workloads.addresses import (
 )
 from fabricstudio.sim.workloads.base import Workload, WorkloadContext
 from fabricstudio.sim.workloads.collectives import Collective, bandwidths, bus_factor
+from fabricstudio.sim.workloads.stall import ReceiverStall
 from fabricstudio.sim.workloads.traffic import (
     FlowSet,
     explicit_flows,
@@ -85,6 +87,9 @@ def _build_one(ctx: WorkloadContext, design: Design, index: int, i: int, spec) -
             check_address(design, address, where)
         return storage_burst(ctx, index, [storage_endpoint(design, c) for c in clients],
                              [storage_endpoint(design, s) for s in servers], spec)
+    if isinstance(spec, StallSpec):
+        check_address(design, spec.receiver, f"{where} receiver")
+        return ReceiverStall(ctx, index, spec)
     raise ScenarioError(f"{where}: unknown workload type")  # pragma: no cover - pydantic
 
 

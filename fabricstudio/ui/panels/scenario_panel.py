@@ -60,6 +60,10 @@ class ScenarioPanel(QWidget):
         self.size_mib.setValue(8.0)
         self.compute_ms = QDoubleSpinBox(decimals=3, minimum=0.0, maximum=10_000, suffix=" ms")
         self.compute_ms.setValue(2.0)
+        self.stall_ms = QDoubleSpinBox(decimals=3, minimum=0.001, maximum=10_000, suffix=" ms")
+        self.stall_ms.setValue(1.0)
+        self.stall_ms.setToolTip("How long the receiver's NIC stops draining (a host or PCIe "
+                                 "hang): the pause storm of a lossless fabric")
         self.ranks = QComboBox()
         self.ranks.addItem("All GPUs", "all")
         self.ranks.addItem("GPUs of selected servers", "selection")
@@ -108,7 +112,8 @@ class ScenarioPanel(QWidget):
         self.stop_button.clicked.connect(self.stop_requested)
         self.compare_button.clicked.connect(self._on_compare)
         for signal in (self.workload.currentIndexChanged, self.size_mib.valueChanged,
-                       self.compute_ms.valueChanged, self.ranks.currentIndexChanged):
+                       self.compute_ms.valueChanged, self.stall_ms.valueChanged,
+                       self.ranks.currentIndexChanged):
             signal.connect(self.clear_scenario)
         self._sync_enabled()
         self._show_scenario()
@@ -123,6 +128,7 @@ class ScenarioPanel(QWidget):
         form.addRow("Workload", self.workload)
         form.addRow("Message size", self.size_mib)
         form.addRow("Compute per step", self.compute_ms)
+        form.addRow("Stall duration", self.stall_ms)
         form.addRow("Ranks", self.ranks)
         form.addRow("Routing", self.routing)
         form.addRow("Cell size", self.cell)
@@ -146,6 +152,7 @@ class ScenarioPanel(QWidget):
     def _sync_enabled(self) -> None:
         self.dcqcn.setEnabled(self._technology() is Technology.ROCE)
         self.compute_ms.setEnabled(self.workload.currentData() == "training")
+        self.stall_ms.setEnabled(self.workload.currentData() == "stall")
         self.horizon_us.setEnabled(not self.until_complete.isChecked())
 
     def follow_design(self) -> None:
@@ -260,7 +267,8 @@ class ScenarioPanel(QWidget):
                 raise ValueError("Select at least two GPUs' servers, or choose 'All GPUs'")
         return self._common_request().with_changes(
             workload=self.workload.currentData(), size_bytes=round(self.size_mib.value() * 2**20),
-            compute_s=self.compute_ms.value() / 1000.0, ranks=ranks)
+            compute_s=self.compute_ms.value() / 1000.0,
+            duration_s=self.stall_ms.value() / 1000.0, ranks=ranks)
 
     def _common_request(self) -> RunRequest:
         """Fabric and engine options (shared by field-built and loaded workloads)."""

@@ -9,6 +9,7 @@ parent Worker appends them to a MetricStream the UI reads exactly like a local o
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import pickle
@@ -55,8 +56,10 @@ def picklable(factory: SourceFactory) -> bool:
 def _child_main(factory: SourceFactory, design: FrozenDesign, request: RunRequest, conn: Any,
                 stop: Any, send_frames: bool) -> None:
     """Child process: build the source, run it in slices, stream frames, GPU states and
-    captions, send the result, the final captions and the facts."""
+    captions, send the result, the final captions and the facts (the run owns this process:
+    the cyclic garbage collector stays paused)."""
     _lower_priority()
+    gc.disable()
     try:
         source = factory(design, request)
         stream = source.stream

@@ -87,11 +87,6 @@ class DeviceItem(HoverHighlight, QGraphicsItem):
         """The device value currently shown."""
         return self._device
 
-    @property
-    def port_usage(self) -> tuple[int, int]:
-        """(connected ports, all ports)."""
-        return self._used, self._total
-
     def handle_pos(self) -> QPointF:
         """Scene position of the connector handle (drag from it to draw a link)."""
         return self.mapToScene(QPointF(TILE / 2, 0))
