@@ -269,14 +269,10 @@ class DcqcnFlow(Flow):
         self.rp = rp
 
     def make_cell(self, now: float, limit: int = 0) -> Cell:
-        """Cut the next cell and pace the following one at the current rate Rc.  Below line
-        rate the cell shrinks with the rate (a paced sender's packets go out one by one with
-        gaps; a whole cell at line rate would hit the queues as a burst)."""
+        """Cut the next cell and pace the following one at the current rate Rc (below line
+        rate the cell leaves at line rate and the next waits; the switches judge ECN per
+        packet, so the burst does not draw extra marks, see ``Switch.ecn``)."""
         rp = self.rp
-        if rp.rc < rp.line and self.cell_pkts > 1:
-            cap = int(self.cell_pkts * rp.rc / rp.line) or 1
-            if not limit or cap < limit:
-                limit = cap
         cell = Flow.make_cell(self, now, limit)
         if rp.rc < rp.line:
             self.next_time = now + cell.wire / rp.rc

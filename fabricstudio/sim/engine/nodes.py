@@ -99,16 +99,32 @@ class Switch(Node):
                 best, best_key = port, key
         return best
 
-    def ecn(self, cell: Cell, port: Port, queue_bytes: int) -> None:
-        """RED ramp on the egress queue at dequeue; marks packets of the cell."""
+    def ecn(self, cell: Cell, port: Port, queue_bytes: int, own: int = 0) -> None:
+        """RED ramp on the egress queue at dequeue; marks packets of the cell.  Each packet
+        sees the queue it leaves behind: ``queue_bytes`` plus the packets of its own cell
+        that are already waiting behind it (at most ``own``: as many as arrived while the
+        cell waited; a cell that did not wait streams through, its packets leaving as they
+        arrive), as a packet switch marks them."""
         kmin = port.kmin
-        if queue_bytes <= kmin:
+        mtu = self.mtu
+        if queue_bytes + own * mtu <= kmin:
             return
         kmax = port.kmax
-        p = 1.0 if queue_bytes >= kmax else port.pmax * (queue_bytes - kmin) / (kmax - kmin)
-        if p <= 0.0:
-            return
-        k = marked_packets(self.rng, cell.npkts, p)
+        n = cell.npkts
+        if own <= 0:
+            p = 1.0 if queue_bytes >= kmax else port.pmax * (queue_bytes - kmin) / (kmax - kmin)
+            if p <= 0.0:
+                return
+            k = marked_packets(self.rng, n, p)
+        else:
+            rand = self.rng.random
+            pmax, span = port.pmax, kmax - kmin
+            k = 0
+            for j in range(n):
+                behind = n - 1 - j
+                q = queue_bytes + (own if own < behind else behind) * mtu
+                if q >= kmax or (q > kmin and rand() < pmax * (q - kmin) / span):
+                    k += 1
         if k:
             port.marks += k
             self.engine.ecn_marks += k
@@ -261,11 +277,20 @@ class RoceSwitch(Switch):
             via.rx_pause()
         out.enqueue(cell)
 
-    def on_dequeue(self, cell: Cell, out: Port, _start: float) -> None:
+    def on_dequeue(self, cell: Cell, out: Port, start: float) -> None:
         """The egress commits the cell: ECN-mark it, release its buffer, RESUME its ingress
         if it fell below XON."""
-        if self.ecn_on and out.q_bytes > out.kmin:
-            self.ecn(cell, out, out.q_bytes)
+        if self.ecn_on:
+            own = 0
+            via = cell.via
+            if cell.npkts > 1 and via is not None:  # packets that arrived while it waited
+                waited = start - out.fwd - (cell.tail - cell.wire / via.rate)
+                if waited > 0:
+                    own = int(waited * out.rate * cell.npkts // cell.wire)
+                    if own > cell.npkts - 1:
+                        own = cell.npkts - 1
+            if out.q_bytes + own * self.mtu > out.kmin:
+                self.ecn(cell, out, out.q_bytes, own)
         self.release(cell)
 
     def release(self, cell: Cell) -> None:

@@ -191,6 +191,37 @@ def test_v6_no_marks_below_kmin_all_packets_marked_above_kmax():
     assert hits == pytest.approx(1 - (1 - p) ** 4, abs=0.01)
 
 
+def test_ecn_judges_each_packet_by_the_queue_it_leaves_behind():
+    """A 16-packet cell dequeued with 8 packets short of Kmax behind it: if it waited until all
+    its packets had arrived, its first 8 leave at least Kmax behind (the rest of their own
+    cell included) and are all marked; a cell that streamed through (its packets leave as
+    they arrive) is judged by the queue behind it alone (RED probability ~0.2 here)."""
+    eng = incast(Technology.ROCE, 1, 1e6)
+    switch = eng.net.switches["s"]
+    port = next(p for p in eng.ports if (p.src, p.dst) == ("s", "r"))
+    queue = int(port.kmax - 8 * eng.mtu)
+
+    class FakeCell:
+        npkts = 16
+        mark = -1
+        ce = 0
+
+    waited, streamed = [], []
+    for _ in range(200):
+        cell = FakeCell()
+        switch.ecn(cell, port, queue, own=15)
+        waited.append(cell.ce)
+        cell = FakeCell()
+        switch.ecn(cell, port, queue)
+        streamed.append(cell.ce)
+    assert min(waited) >= 8
+    assert float(np.mean(streamed)) == pytest.approx(16 * port.pmax * (queue - port.kmin)
+                                                     / (port.kmax - port.kmin), rel=0.15)
+    below = FakeCell()
+    switch.ecn(below, port, int(port.kmin))
+    assert below.ce == 0
+
+
 # ---------------------------------------------------------------- V7: headroom
 def test_v7_headroom_below_two_propagation_delays_loses_packets_and_says_so():
     settings = fabric(pfc=PfcSettings(headroom_bytes=2_000))
