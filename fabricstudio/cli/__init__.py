@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from fabricstudio import __version__
 from fabricstudio.cli.common import CliError, CliParser
-from fabricstudio.cli.output import write_err
+from fabricstudio.cli.output import claim_stdout, write_err
 
 #: Subcommand modules, in the order ``--help`` lists them.
 COMMAND_MODULES = ("gui", "validate", "generate", "analyze", "simulate", "export", "import",
@@ -50,6 +50,19 @@ def build_parser() -> tuple[CliParser, dict]:
     return parser, modules
 
 
+#: Output options where ``-`` means standard output (``generate -o -`` and ``simulate --json
+#: -`` handle it themselves); without this a file named ``-`` was written.
+_DASH_OUTPUTS = ("output", "png", "svg", "metrics")
+
+
+def _dash_is_stdout(args: argparse.Namespace) -> None:
+    if args.command == "generate":
+        return
+    for dest in _DASH_OUTPUTS:
+        if getattr(args, dest, None) == "-":
+            setattr(args, dest, "/dev/stdout")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fabricstudio`` console script."""
     args_list = list(sys.argv[1:] if argv is None else argv)
@@ -57,8 +70,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args_list or (args_list[0] not in modules and args_list[0] not in
                          ("-h", "--help", "--version")):
         args_list.insert(0, "gui")
+    claim_stdout(())
     try:
         args = parser.parse_args(args_list)
+        _dash_is_stdout(args)
+        claim_stdout(vars(args).values())
         return int(modules[args.command].run(args) or 0)
     except CliError as exc:
         write_err(f"fabricstudio: error: {exc}")

@@ -25,6 +25,17 @@ def wanted(args: argparse.Namespace) -> bool:
     return bool(getattr(args, "cable_plan", None))
 
 
+def output_paths(target: str) -> list[str]:
+    """The files ``--cable-plan TARGET`` writes (a CSV's summary beside it); [] when the name
+    is not .csv or .xlsx (:func:`run` says so)."""
+    from fabricstudio.formats.tables import table_paths
+
+    try:
+        return [str(p) for p in table_paths(target, [("Cables", [], []), ("Summary", [], [])])]
+    except OutputError:
+        return []
+
+
 def run(args: argparse.Namespace, design: Design) -> int:
     """Write the cable plan of ``design`` to ``args.cable_plan``."""
     from fabricstudio.formats.tables import write_tables

@@ -53,6 +53,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Load, lay out if needed, render, write; print what was written."""
     if interop_export.wanted(args):
+        others = [o for o, v in (("--png", args.png), ("--svg", args.svg),
+                                 ("--cable-plan", args.cable_plan),
+                                 ("--scenario", args.scenario)) if v]
+        if others and args.format:
+            raise CliError(f"--format writes one export; {' and '.join(others)} cannot be "
+                           "combined with it (run export once for each)", 2)
         return interop_export.run(args)
     if recording_export.wanted(args):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -73,8 +79,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--at must be a simulated time >= 0 seconds, got {args.at!r}", 2)
     if args.scenario is not None and (args.svg or not args.png):
         raise CliError("a simulation moment is written as PNG: give --png FILE (no --svg)", 2)
-    if args.png and args.svg and os.path.realpath(args.png) == os.path.realpath(args.svg):
-        raise CliError(f"--png and --svg both name {args.png}", 2)
+    _check_distinct(args)
     design = load_design_arg(args.design)
     _check_outputs(args)
     if plan:
@@ -98,6 +103,19 @@ def run(args: argparse.Namespace) -> int:
 
 def _inputs(args: argparse.Namespace) -> tuple[str, ...]:
     return tuple(p for p in (args.design, args.scenario) if p)
+
+
+def _check_distinct(args: argparse.Namespace) -> None:
+    """Refuse two outputs that are one file (the second would replace the first)."""
+    from fabricstudio.formats import OutputError, distinct_outputs
+
+    named = [("--png", args.png or ""), ("--svg", args.svg or "")]
+    if args.cable_plan:
+        named += [("--cable-plan", p) for p in cable_plan_export.output_paths(args.cable_plan)]
+    try:
+        distinct_outputs(named)
+    except OutputError as exc:
+        raise CliError(str(exc), 2) from None
 
 
 def _check_outputs(args: argparse.Namespace) -> None:

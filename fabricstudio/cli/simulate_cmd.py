@@ -19,7 +19,8 @@ from fabricstudio.cli.common import (
     positive_int,
 )
 from fabricstudio.cli.output import write_out
-from fabricstudio.formats import OutputError, check_output, write_output
+from fabricstudio.formats import OutputError, check_output, distinct_outputs, write_output
+from fabricstudio.formats.output import inherited_fd
 from fabricstudio.model import Design, Technology, format_validation_error
 from fabricstudio.model.units import format_bytes
 from fabricstudio.model.units import format_seconds as _t
@@ -284,8 +285,13 @@ def _inputs(args: argparse.Namespace) -> list[str]:
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse bad output paths before the run (not after minutes of simulation)."""
     outputs = [p for p in (args.json, args.metrics) if p and p != "-"]
-    if len(outputs) == 2 and outputs[0] == outputs[1]:
-        raise CliError(f"--json and --metrics both name {outputs[0]}", 2)
+    if args.json == "-" and args.metrics and inherited_fd(args.metrics) == 1:
+        raise CliError("--json - and --metrics - both write to standard output; send one "
+                       "of them to a file", 2)
+    try:
+        distinct_outputs([("--json", args.json or ""), ("--metrics", args.metrics or "")])
+    except OutputError as exc:
+        raise CliError(str(exc), 2) from None
     for path in outputs:
         _write(lambda p=path: check_output(p, inputs=_inputs(args), force=args.force))
 

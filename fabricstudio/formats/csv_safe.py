@@ -16,3 +16,12 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 def spreadsheet_safe(text: str) -> str:
     """``text`` as a CSV text cell that opens as text in a spreadsheet."""
     return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
+
+def from_spreadsheet_safe(text: str) -> str:
+    """Undo :func:`spreadsheet_safe`: the cell's text without the apostrophe that was put
+    before a formula character."""
+    if len(text) > 1 and text[0] == "'" and text[1] in FORMULA_STARTS:
+        return text[1:]
+    return text

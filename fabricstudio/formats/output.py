@@ -11,9 +11,12 @@ What it guarantees, whatever the output path points at:
 * a file with several hard links is updated in place (the data is first written completely
   to a temporary file, so a full disk fails before the target is touched), so every link
   sees the new contents, as editors do;
-* an existing character device or FIFO (``/dev/null``, ``/dev/stdout``, a named pipe) is
+* an existing character device or FIFO (``/dev/null``, a terminal, a named pipe) is
   written into directly (a FIFO without a reader is refused instead of blocking); block
   devices, sockets and folders are refused;
+* ``/dev/stdout``, ``/dev/stderr`` and ``/dev/fd/N`` (``/proc/self/fd/N``) write into the
+  process's own open descriptor, whatever it is (a pipe, a terminal, a file opened by the
+  shell with ``>`` or ``>>``), at its position and in its mode, as other tools do;
 * an output that is one of the run's input files (same device and inode, whatever the
   spelling, through links too) is refused unless ``force`` is given;
 * the temporary file is removed on any failure (including Ctrl+C), and temporary files left
@@ -44,6 +47,9 @@ STALE_AFTER_S = 24 * 3600.0
 #: Longest part of the target's name kept in a temporary file's name (names are <= 255 bytes).
 _NAME_KEEP = 120
 _CHUNK = 1 << 20
+#: Names of the standard descriptors, and the paths that name any open descriptor.
+_STD_NAMES = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+_FD_PATH = re.compile(r"/(?:dev/fd|proc/(self|thread-self|\d+)/fd)/(\d+)")
 
 PathLike = str | os.PathLike[str]
 #: What can be written: bytes, text (UTF-8), or a function that writes bytes to a binary file.
@@ -64,6 +70,11 @@ def write_output(path: PathLike, data: Payload, *, inputs: Iterable[PathLike] = 
     """Write ``data`` to ``path`` safely (see the module docstring); returns the path written
     (the real file behind a symbolic link).  ``inputs`` are the files the output was made
     from; writing over one of them needs ``force``."""
+    fd = inherited_fd(path)
+    if fd is not None:
+        _check_inherited(path, fd, inputs, force)
+        _write_inherited(path, fd, data)
+        return Path(os.fspath(path))
     real, info = _prepare(path, inputs, force)
     if info is not None and not stat.S_ISREG(info.st_mode):
         _write_special(path, real, info, data)
@@ -77,10 +88,57 @@ def write_output(path: PathLike, data: Payload, *, inputs: Iterable[PathLike] = 
 def check_output(path: PathLike, *, inputs: Iterable[PathLike] = (), force: bool = False) -> Path:
     """Refuse an output path :func:`write_output` would refuse, without writing anything;
     returns the real path.  Call it before long work so a bad path fails at once."""
+    fd = inherited_fd(path)
+    if fd is not None:
+        _check_inherited(path, fd, inputs, force)
+        return Path(os.fspath(path))
     real, info = _prepare(path, inputs, force)
     if info is not None and stat.S_ISFIFO(info.st_mode):
         _open_fifo(path, real).close()  # refuses a FIFO nobody reads
     return real
+
+
+def inherited_fd(path: PathLike) -> int | None:
+    """The descriptor number ``path`` names when it is ``/dev/stdout``, ``/dev/stderr``,
+    ``/dev/stdin``, ``/dev/fd/N`` or ``/proc/self/fd/N`` (also with this process's id);
+    None for any other path."""
+    text = os.fspath(path)
+    if not text.startswith("/"):
+        return None
+    text = os.path.normpath(text)
+    if text in _STD_NAMES:
+        return _STD_NAMES[text]
+    match = _FD_PATH.fullmatch(text)
+    if match is None or match.group(1) not in (None, "self", "thread-self", str(os.getpid())):
+        return None
+    return int(match.group(2))
+
+
+def distinct_outputs(named: Iterable[tuple[str, PathLike]]) -> None:
+    """OutputError when two outputs of one command are the same file (same spelling after
+    following links, or the same existing file): the second would silently replace the
+    first.  ``named`` pairs an option (``--json``) with its path."""
+    seen: list[tuple[str, PathLike, str, tuple[int, int] | None]] = []
+    for option, path in named:
+        text = os.fspath(path)
+        if not text or text == "-":
+            continue
+        fd = inherited_fd(text)
+        real = f"fd:{fd}" if fd is not None else os.path.realpath(text)
+        try:
+            info = os.stat(text)
+            inode: tuple[int, int] | None = (info.st_dev, info.st_ino)
+            if not stat.S_ISREG(info.st_mode):
+                inode = None  # /dev/null may take several outputs
+                real = ""
+        except OSError:
+            inode = None
+        for other_option, other_path, other_real, other_inode in seen:
+            if (real and real == other_real) or (inode is not None and inode == other_inode):
+                raise OutputError(path, f"is named by both {other_option} and {option} "
+                                        f"({os.fspath(other_path)}); the second would replace "
+                                        "the first: give each output its own file")
+        seen.append((option, path, real, inode))
 
 
 def temp_files_for(path: PathLike) -> list[Path]:
@@ -128,7 +186,9 @@ def _prepare(path: PathLike, inputs: Iterable[PathLike], force: bool
     try:
         info: os.stat_result | None = os.stat(real)
     except FileNotFoundError:
-        info = None
+        info = _magic_link(text)
+        if info is not None:  # /proc/PID/fd/N of a pipe: realpath gives 'pipe:[123]'
+            real = Path(text)
     except OSError as exc:
         raise OutputError(path, _reason(exc)) from None
     if info is None:
@@ -141,6 +201,26 @@ def _prepare(path: PathLike, inputs: Iterable[PathLike], force: bool
         if not force:
             _refuse_inputs(path, info, inputs)
     return real, info
+
+
+def _magic_link(text: str) -> os.stat_result | None:
+    """The status of a special file reached through a link ``realpath`` cannot spell (a
+    ``/proc`` descriptor link of a pipe or socket); None otherwise."""
+    try:
+        info = os.stat(text)
+    except OSError:
+        return None
+    return None if stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode) else info
+
+
+def _check_inherited(path: PathLike, fd: int, inputs: Iterable[PathLike], force: bool) -> None:
+    try:
+        info = os.fstat(fd)
+    except OSError:
+        raise OutputError(path, f"file descriptor {fd} is not open") from None
+    _refuse_kind(path, info)
+    if not force:
+        _refuse_inputs(path, info, inputs)
 
 
 def _refuse_kind(path: PathLike, info: os.stat_result) -> None:
@@ -208,6 +288,17 @@ def _write_in_place(path: PathLike, real: Path, info: os.stat_result, data: Payl
         raise OutputError(path, _reason(exc)) from None
     finally:
         _discard(temp)
+
+
+def _write_inherited(path: PathLike, fd: int, data: Payload) -> None:
+    """Write into this process's open descriptor ``fd`` (a duplicate, so closing it leaves
+    ``fd`` open); the descriptor's position and mode (append) are the shell's."""
+    try:
+        with open(os.dup(fd), "wb", closefd=True) as handle:
+            _emit(handle, data)
+            handle.flush()
+    except OSError as exc:
+        raise OutputError(path, _reason(exc)) from None
 
 
 def _write_special(path: PathLike, real: Path, info: os.stat_result, data: Payload) -> None:

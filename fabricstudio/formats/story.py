@@ -35,9 +35,11 @@ import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from fabricstudio.formats.json_strict import loads_strict
 from fabricstudio.model import format_validation_error
+from fabricstudio.model.strict import StrictNumbers
 
 FORMAT_NAME = "fabricstudio-story"
 CURRENT_VERSION = 1
@@ -65,7 +67,9 @@ class StoryError(ValueError):
         super().__init__(f"{self.source}: {problem}")
 
 
-class _Strict(BaseModel):
+class _Strict(StrictNumbers):
+    """Numbers are numbers (no ``true``, no ``"6"``), nothing unknown, nothing infinite."""
+
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
@@ -80,6 +84,14 @@ class RectangleCamera(_Strict):
     """Frame this rectangle of the canvas: x, y, width, height (canvas units)."""
 
     rectangle: tuple[float, float, float, float]
+
+    @field_validator("rectangle", mode="before")
+    @classmethod
+    def _numbers(cls, value: Any) -> Any:
+        if isinstance(value, (list, tuple)) and any(isinstance(v, (bool, str)) for v in value):
+            raise ValueError("expected four numbers [x, y, width, height], found a boolean or "
+                             "text")
+        return value
 
     @field_validator("rectangle")
     @classmethod
@@ -167,19 +179,6 @@ class Story(_Strict):
 
 
 # ---------------------------------------------------------------------- reading
-def _reject_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise ValueError(f"duplicate key {key!r}")
-        out[key] = value
-    return out
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 def _decode(raw: bytes | str, source: str | os.PathLike[str]) -> Any:
     if len(raw) > MAX_FILE_BYTES:
         raise StoryError(source, f"too large ({len(raw) / 1e6:.1f} MB; a story is at most "
@@ -194,8 +193,7 @@ def _decode(raw: bytes | str, source: str | os.PathLike[str]) -> Any:
     if not raw.strip():
         raise StoryError(source, "file is empty")
     try:
-        return json.loads(raw, object_pairs_hook=_reject_duplicates,
-                          parse_constant=_reject_constant)
+        return loads_strict(raw)
     except json.JSONDecodeError as exc:
         raise StoryError(source, f"not valid JSON ({exc.msg}: line {exc.lineno}, column "
                                  f"{exc.colno})") from None

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fabricstudio.formats.output import OutputError, PathLike, write_output
+from fabricstudio.formats.output import OutputError, PathLike, check_output, write_output
 from fabricstudio.interop.registry import InteropError
 
 #: Fixed time stamp of zip entries, so the same design gives the same bytes.
@@ -64,7 +64,11 @@ def write_bundle(bundle: Bundle, target: str | Path, fmt: str = "", *,
             kinds = ", ".join(sorted({Path(n).suffix for n in names}))
             raise InteropError(f"{target}: {fmt} writes several files ({kinds}): give a folder, "
                                "a .zip, or a file name ending in one of those suffixes")
-        if not target.exists():
+        if target.is_dir():  # refuse a bad file inside before writing any (no half sets)
+            for name in names:
+                if (target / name).parent.is_dir():
+                    check_output(target / name, inputs=inputs, force=force)
+        elif not target.exists():
             if not target.parent.is_dir():
                 raise InteropError(f"{target}: folder {target.parent} does not exist")
             target.mkdir()

@@ -238,9 +238,10 @@ def _choose(cage_a: Cage, cage_b: Cage, speed: float, length: float,
                            "cable-rj45-cat6a", "", cage_a, cage_b)
     rate = f"{head.gbps:g}g"
     suffix = "-breakout" if breakout else ""
-    for media, limit in (("DAC", DAC_MAX_M), ("ACC", ACC_MAX_M)):
+    copper: tuple[tuple[Media, float], ...] = (("DAC", DAC_MAX_M), ("ACC", ACC_MAX_M))
+    for media, limit in copper:
         if length <= limit:
-            return CableChoice(media, media, limit, True, None, None,  # type: ignore[arg-type]
+            return CableChoice(media, media, limit, True, None, None,
                                f"{media.lower()}-{rate}{suffix}", breakout, cage_a, cage_b)
     if (cage_a.ports == 1 and cage_b.ports == 1 and head.gbps <= AOC_MAX_GBPS
             and length <= AOC_MAX_M):

@@ -33,6 +33,8 @@ from pydantic import (
     model_validator,
 )
 
+from fabricstudio.model.strict import StrictNumbers
+
 COSTBOOK_FORMAT: Final = "fabricstudio-costbook"
 COSTBOOK_VERSION: Final = 1
 Confidence = Literal["sourced", "weak", "placeholder"]
@@ -58,8 +60,9 @@ def _finite(value: float, what: str) -> float:
     return value
 
 
-class CostItem(BaseModel):
-    """Price, power and height of one class of part."""
+class CostItem(StrictNumbers):
+    """Price, power and height of one class of part (numbers are numbers: no ``true``, no
+    ``"12"``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -80,6 +83,13 @@ class CostItem(BaseModel):
     @classmethod
     def _is_finite(cls, value: float) -> float:
         return _finite(value, "value")
+
+    @field_validator("price_range", mode="before")
+    @classmethod
+    def _range_numbers(cls, value: Any) -> Any:
+        if isinstance(value, (list, tuple)) and any(isinstance(v, (bool, str)) for v in value):
+            raise ValueError("expected two numbers [low, high], found a boolean or text")
+        return value
 
     @model_validator(mode="after")
     def _range(self) -> CostItem:
@@ -162,6 +172,8 @@ class CostBook(BaseModel):
             except ValidationError as exc:
                 first = exc.errors()[0]
                 where = ".".join(str(p) for p in first["loc"])
+                if first["type"] == "number_type":
+                    where = str(first.get("ctx", {}).get("field", where))
                 name = part if isinstance(part, str) else "?"
                 raise ValueError(f"class {name}: {where + ': ' if where else ''}"
                                  f"{first['msg']}") from None

@@ -289,19 +289,27 @@ class Design:
         omitted; returns the stored link."""
         link = self.resolve_link(link)
         _insert(self._links, link.id, link, index)
-        self._ports[link.a][link.a_port] = link.id  # type: ignore[index]
-        self._ports[link.b][link.b_port] = link.id  # type: ignore[index]
+        self._claim_ports(link, link.id)
         self._bump()
         self.link_added.emit(link.id)
         self.changed.emit()
         return link
 
+    def _claim_ports(self, link: Link, link_id: str | None) -> None:
+        """Record the two ports a stored (port-resolved) link uses, or free them (None)."""
+        for end, port in ((link.a, link.a_port), (link.b, link.b_port)):
+            if port is None:
+                raise DesignError(f"link {link.id}: port at {end} is not assigned")
+            if link_id is None:
+                del self._ports[end][port]
+            else:
+                self._ports[end][port] = link_id
+
     def remove_link(self, link_id: str) -> Link:
         """Remove a link; returns it."""
         link = self.link(link_id)
         del self._links[link_id]
-        del self._ports[link.a][link.a_port]  # type: ignore[arg-type]
-        del self._ports[link.b][link.b_port]  # type: ignore[arg-type]
+        self._claim_ports(link, None)
         self._bump()
         self.link_removed.emit(link_id)
         self.changed.emit()
@@ -320,11 +328,9 @@ class Design:
             problems += end_problems(new, self._devices[end], port, used)
         if problems:
             raise DesignError("; ".join(problems))
-        del self._ports[old.a][old.a_port]  # type: ignore[arg-type]
-        del self._ports[old.b][old.b_port]  # type: ignore[arg-type]
+        self._claim_ports(old, None)
         self._links[link_id] = new
-        self._ports[new.a][new.a_port] = link_id  # type: ignore[index]
-        self._ports[new.b][new.b_port] = link_id  # type: ignore[index]
+        self._claim_ports(new, link_id)
         self._bump()
         self.link_changed.emit(link_id)
         self.changed.emit()
@@ -442,8 +448,7 @@ class Design:
                 problems.append(str(exc))
                 continue
             design._links[link.id] = resolved
-            design._ports[resolved.a][resolved.a_port] = link.id  # type: ignore[index]
-            design._ports[resolved.b][resolved.b_port] = link.id  # type: ignore[index]
+            design._claim_ports(resolved, link.id)
         problems += group_problems(data.groups, design._devices, design._links)
         if not problems:
             design._groups = {g.id: g for g in data.groups}

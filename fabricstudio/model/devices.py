@@ -7,7 +7,7 @@ alike (``0 .. radix-1``).
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import ConfigDict, Field, field_validator
 
@@ -34,6 +34,9 @@ class _DeviceBase(StrictNumbers):
 
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
 
+    if TYPE_CHECKING:  # each device class declares its own ``kind`` Literal field
+        kind: str
+
     id: DeviceId
     name: str = Field(default="", max_length=200, description="Display name (id when empty)")
     x: float = Field(default=0.0, ge=-COORDINATE_LIMIT, le=COORDINATE_LIMIT,
@@ -52,7 +55,7 @@ class _DeviceBase(StrictNumbers):
     @property
     def is_switch(self) -> bool:
         """True for switches."""
-        return DeviceKind(self.kind).is_switch  # type: ignore[attr-defined]
+        return DeviceKind(self.kind).is_switch
 
     def port_count(self) -> int:  # pragma: no cover - overridden
         """Number of ports."""

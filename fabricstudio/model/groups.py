@@ -3,8 +3,8 @@
 A group lists its members by id: devices, or (except racks) other groups, so groups form a
 forest (a pod holds scalable units, a scalable unit holds racks, a rack holds devices).  Every
 device and group is a member of at most one group.  A rack may give each member device the
-lowest rack unit (U, 1 = bottom) it occupies; :func:`u_height` gives the default height of a
-device kind, for stacking and for anyone drawing a rack elevation.
+lowest rack unit (U, 1 = bottom) it occupies; :func:`u_height` gives the height of a device,
+for the generators' stacking, the rack plan and anyone drawing a rack elevation.
 
 ``collapsed`` is the user's choice, saved with the design: a collapsed group is drawn as one
 tile.  (The canvas also collapses groups that are small on screen; that is not saved.)
@@ -18,8 +18,7 @@ from typing import Any
 
 from pydantic import ConfigDict, Field, StrictInt, model_validator
 
-from fabricstudio.model.devices import DeviceId
-from fabricstudio.model.enums import DeviceKind
+from fabricstudio.model.devices import Device, DeviceId, GpuServer, StorageServer
 from fabricstudio.model.strict import StrictNumbers
 from fabricstudio.model.text import printable
 
@@ -28,23 +27,24 @@ STANDARD_RACK_U = 42
 #: Tallest rack accepted (U); 52U racks exist, nothing taller is sold as a rack.
 MAX_RACK_U = 60
 
-#: Default device heights (U).  GPU server: NVIDIA DGX H100 / HGX H100 8-GPU systems are 8U
-#: (DGX H100 user guide, "Hardware overview"); switches: 64-port 400G switches such as the
-#: NVIDIA QM9700 (IB) or SN5600-class Ethernet are 1-2U, 1U assumed; management switches 1U;
-#: storage servers 2U (typical all-flash NVMe node, e.g. DDN AI400X2 is 2U).
-DEFAULT_U_HEIGHT = {
-    DeviceKind.GPU_SERVER: 8,
-    DeviceKind.STORAGE_SERVER: 2,
-    DeviceKind.LEAF: 1,
-    DeviceKind.SPINE: 1,
-    DeviceKind.CORE: 1,
-    DeviceKind.MGMT_SWITCH: 1,
-}
+#: Switching capacity of the largest 1U switch (Gb/s): 64 x 400G, e.g. the NVIDIA QM9700
+#: (NDR InfiniBand) and SN4700-class Ethernet switches are 1U; 51.2 Tb/s switches (SN5600,
+#: 64 x 800G) are 2U.
+ONE_U_MAX_GBPS = 25_600.0
 
 
-def u_height(kind: DeviceKind | str) -> int:
-    """Default rack units a device of ``kind`` occupies."""
-    return DEFAULT_U_HEIGHT[DeviceKind(kind)]
+def u_height(device: Device) -> int:
+    """Rack units ``device`` occupies (one rule for the generators, the rack plan and the
+    exports).  GPU servers: 8-GPU HGX/DGX H100 systems are 8U (DGX H100 user guide, "Hardware
+    overview"), smaller ones 4U; storage servers 2U (an all-flash NVMe node such as the DDN
+    AI400X2); switches 1U up to :data:`ONE_U_MAX_GBPS` of ports, else 2U (management
+    switches are 1U)."""
+    if isinstance(device, GpuServer):
+        return 8 if device.gpus >= 8 else 4
+    if isinstance(device, StorageServer):
+        return 2
+    capacity = device.radix * device.port_speed_gbps
+    return 1 if capacity <= ONE_U_MAX_GBPS else 2
 
 
 class GroupKind(StrEnum):

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from fabricstudio.model.devices import Device
+from fabricstudio.model.devices import Device, Switch
 from fabricstudio.model.enums import DeviceKind, Plane, Technology
 
 Family = Literal["infiniband", "ethernet"]
@@ -108,9 +108,10 @@ _ETH_25 = PartClass("switch-eth-48x25g", "Ethernet switch, 48 x 25G SFP28 + 8 x 
 
 def switch_class(device: Device, technology: Technology | str) -> PartClass:
     """The class of switch a switch device is ordered as (by technology, speed and radix)."""
-    return _switch_class(str(device.kind), float(device.port_speed_gbps),  # type: ignore[union-attr]
-                         int(device.radix), tuple(device.planes),  # type: ignore[union-attr]
-                         str(technology))
+    if not isinstance(device, Switch):
+        raise TypeError(f"{device.id} is a {device.kind}, not a switch")
+    return _switch_class(str(device.kind), float(device.port_speed_gbps), int(device.radix),
+                         tuple(device.planes), str(technology))
 
 
 @lru_cache(maxsize=256)

@@ -110,7 +110,8 @@ class GpuTimeline:
         with self._lock:
             if not len(self._computing):
                 return np.full(len(self.gpus), GpuState.IDLE, dtype=np.int8)
-            return self._states[min(max(index, 0), len(self._computing) - 1)].copy()
+            row: np.ndarray = self._states[min(max(index, 0), len(self._computing) - 1)]
+            return row.copy()
 
     def computing_now(self, index: int) -> float:
         """Fraction of the fleet's GPUs computing in frame ``index``."""

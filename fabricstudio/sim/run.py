@@ -513,7 +513,8 @@ def _mean_hops(graph: nx.Graph, pairs: list[tuple[str, str]]) -> float:
     if not fabric_pairs:
         return 0.0
     sample = fabric_pairs[::max(1, len(fabric_pairs) // 64)]
-    return sum(nx.shortest_path_length(graph, a, b) for a, b in sample) / len(sample)
+    hops: int = sum(nx.shortest_path_length(graph, a, b) for a, b in sample)
+    return hops / len(sample)
 
 
 def estimate_work(design: Design, graph: nx.Graph, workloads: list[Workload],

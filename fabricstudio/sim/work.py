@@ -20,6 +20,7 @@ would exceed its limit is refused with the figures and a suggestion.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Any
 
 #: Seconds per cell-hop of the cell engine (~330 k cell-hops/s, docs/engine.md "Speed").
 CELL_S_PER_CELL_HOP = 3.0e-6
@@ -67,7 +68,7 @@ class WorkEstimate:
         """Predicted wall time on ``engine`` ("cell" or "flow")."""
         return self.cell_seconds if engine == "cell" else self.flow_seconds
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """JSON-ready figures, predictions included."""
         out = asdict(self)
         out["cell_hops"] = round(self.cell_hops)

@@ -22,12 +22,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fabricstudio.model import Design, Device, DeviceKind, Plane
+from fabricstudio.model.groups import u_height
 from fabricstudio.topology.groups import SERVER_KINDS, leaf_units
 
 RACK_UNITS = 42
 #: Servers placed together when nothing else groups them (DGX SuperPOD: 4 DGX per rack).
 SERVERS_PER_RACK = 4
-ONE_U_MAX_GBPS = 25_600.0
 
 
 @dataclass(frozen=True)
@@ -50,14 +50,8 @@ class RackPlan:
 
 
 def device_height(device: Device) -> int:
-    """Rack units a device takes."""
-    kind = DeviceKind(device.kind)
-    if kind is DeviceKind.GPU_SERVER:
-        return 8 if device.gpus >= 8 else 4  # type: ignore[union-attr]
-    if kind is DeviceKind.STORAGE_SERVER:
-        return 2
-    capacity = device.radix * device.port_speed_gbps  # type: ignore[union-attr]
-    return 1 if capacity <= ONE_U_MAX_GBPS else 2
+    """Rack units a device takes (:func:`fabricstudio.model.groups.u_height`)."""
+    return u_height(device)
 
 
 def rack_plan(design: Design) -> RackPlan:

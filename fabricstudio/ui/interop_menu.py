@@ -188,7 +188,8 @@ class InteropMenu:
             with busy():
                 bundle = export_design(window.design, name, dialog.option_pairs(),
                                        dialog.subset())
-                written = write_bundle(bundle, path, name)
+                written = write_bundle(bundle, path, name,
+                                       inputs=[p for p in [window.path] if p])
         except InteropError as exc:
             QMessageBox.critical(window, "Export failed", str(exc))
             return False

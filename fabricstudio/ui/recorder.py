@@ -55,6 +55,27 @@ class RecordingError(ValueError):
     """A recording cannot be made (one line for the user)."""
 
 
+#: Most frames of one video (10 minutes at 60 fps, the command line's own limits).
+MAX_FRAMES = 36_000
+#: Most memory the GIF encoder may hold: Pillow keeps every quantised frame (one byte per
+#: pixel) until the file is written; 960 x 540 at 10 fps for 10 minutes is 2.9 GiB.
+MAX_GIF_BYTES = 1024 * 2**20
+
+
+def check_video_size(kind: str, width: int, height: int, frames: int) -> None:
+    """RecordingError, before anything is rendered, for a video too long to render or a GIF
+    whose frames would not fit in memory (with the size it would need)."""
+    if frames > MAX_FRAMES:
+        raise RecordingError(f"{frames:,} frames is too long a video (at most {MAX_FRAMES:,}); "
+                             "lower the frame rate or the length")
+    held = frames * width * height
+    if kind == "gif" and held > MAX_GIF_BYTES:
+        raise RecordingError(f"a GIF of {frames:,} frames of {width} x {height} px would hold "
+                             f"{held / 2**20:,.0f} MiB of frames in memory (the limit is "
+                             f"{MAX_GIF_BYTES / 2**20:,.0f} MiB); lower the width, the frame "
+                             "rate or the length, or record an MP4")
+
+
 @dataclass(frozen=True)
 class Shot:
     """One video frame: these runs at simulated time ``t``, the camera (scene rectangle or
@@ -82,6 +103,11 @@ def story_shots(story: Story, runs: dict[str, RecordedRun], fps: float,
     scale = 1.0
     if seconds is not None:
         scale = seconds / sum(step.hold_s for step in story.steps)
+    total = sum(max(1, round(step.hold_s * scale * fps)) for step in story.steps)
+    if total > MAX_FRAMES:  # refused before a single shot exists
+        raise RecordingError(f"the story lasts {total / fps:,.0f} s: {total:,} frames at "
+                             f"{fps:g} fps is too long a video (at most {MAX_FRAMES:,}); give "
+                             "it a length (--seconds) or shorter holds")
     fabrics: tuple[str, ...] = ("roce",)
     t = 0.0
     for step in story.steps:
@@ -327,6 +353,7 @@ def write_video(path: str | Path, kind: str, renderer: FrameRenderer, shots: Seq
     """Render ``shots`` and write them as ``kind`` ("gif" or "mp4") to ``path``."""
     started = time.perf_counter()
     total = len(shots)
+    check_video_size(kind, renderer.width, renderer.height, total)
 
     def counted() -> Iterator[np.ndarray]:
         for k, frame in enumerate(frames(renderer, shots, fps), start=1):

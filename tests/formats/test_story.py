@@ -68,7 +68,7 @@ def _bad(change) -> dict:
     ("", "empty"),
     ("[1, 2]", "object at the top"),
     ("{\"format\": \"fabricstudio-story\", \"version\": 1, \"version\": 2, \"steps\": []}",
-     "duplicate key 'version'"),
+     'duplicate key "version"'),
     ("{\"format\": \"fabricstudio-story\", \"version\": 1, \"steps\": [{\"time_s\": NaN}]}",
      "NaN is not a JSON number"),
     ("{\"format\": \"fabricstudio-story\", \"version\": 1, \"steps\": [{\"time_s\": Infinity}]}",

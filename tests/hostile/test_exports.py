@@ -110,3 +110,40 @@ def test_storage_server_as_a_collective_rank_is_a_message(tmp_path):
     one_line_error(run_cli("simulate", design, "--scenario", scenario), "storage2")
     one_line_error(run_cli("export", design, "--scenario", scenario, "--png",
                            tmp_path / "m.png"), "storage2")
+
+
+def _refused_after_progress(out, *needles):
+    """Progress lines ("simulating ...") and then one error line."""
+    last = out.stderr.strip().splitlines()[-1]
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    assert last.startswith("fabricstudio: error:")
+    for needle in needles:
+        assert needle in last, (needle, last)
+
+
+def test_gif_too_large_for_memory_is_refused_before_rendering(tmp_path):
+    scenario = tmp_path / "s.json"
+    scenario.write_text(json.dumps(SCENARIO))
+    gif = tmp_path / "big.gif"
+    out = run_cli("export", PAIR, "--scenario", scenario, "--gif", gif, "--fps", "60",
+                  "--seconds", "600", "--width", "3840", mem_mib=1536, timeout=120)
+    _refused_after_progress(out, "36,000 frames of 3840 x 2160 px", "MiB of frames in memory",
+                            "record an MP4")
+    assert not gif.exists()
+
+
+def test_story_of_endless_holds_is_refused_before_a_shot_exists(tmp_path):
+    from tests.hostile.helpers import ROOT
+
+    story = json.loads((ROOT / "fabricstudio/resources/demos/training-incast.story.json")
+                       .read_text())
+    story.update(design="d.json", scenario="s.json",
+                 steps=[dict(story["steps"][0], hold_s=600)] * 500)
+    (tmp_path / "d.json").write_bytes(PAIR.read_bytes())
+    (tmp_path / "s.json").write_text(json.dumps(SCENARIO))
+    (tmp_path / "long.story.json").write_text(json.dumps(story))
+    out = run_cli("export", tmp_path / "d.json", "--scenario", tmp_path / "s.json", "--story",
+                  tmp_path / "long.story.json", "--mp4", tmp_path / "v.mp4", "--fps", "60",
+                  mem_mib=1536, timeout=120)
+    _refused_after_progress(out, "18,000,000 frames", "too long a video")
+    assert not (tmp_path / "v.mp4").exists()

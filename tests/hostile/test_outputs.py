@@ -292,3 +292,127 @@ def test_export_to_another_format_onto_the_design_is_refused(tmp_path):
     out = run_cli("export", design, "--format", "graphml", "-o", design, "--force")
     assert out.returncode == 0, out.stderr
     assert b"graphml" in design.read_bytes()
+
+
+# ------------------------------------------- standard output and open descriptors
+def test_dev_stdout_into_a_pipe_gets_the_data_and_the_messages_go_to_stderr(tmp_path):
+    """/dev/stdout of a piped process is /proc/self/fd/1 -> 'pipe:[123]', which realpath
+    cannot open: it used to fail with 'No such file or directory'."""
+    for target in ("/dev/stdout", "-", "/dev/fd/1"):
+        out = run_cli("export", TINY, "--svg", target, cwd=tmp_path)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.startswith("<?xml") and out.stdout.rstrip().endswith("</svg>")
+        assert "wrote" in out.stderr
+    gen = run_cli("import", "--format", "dot", _dot_file(tmp_path), "-o", "-", cwd=tmp_path)
+    assert gen.returncode == 0, gen.stderr
+    assert '"fabricstudio-design"' in gen.stdout
+    assert _only(tmp_path) == ["t.dot"]  # no file named '-'
+
+
+def _dot_file(tmp_path: Path) -> Path:
+    path = tmp_path / "t.dot"
+    path.write_text('graph t { a [kind="gpu_server"]; b [kind="leaf"]; a -- b }\n')
+    return path
+
+
+def test_user_symlink_to_dev_stdout_writes_into_the_pipe(tmp_path):
+    link = tmp_path / "out.svg"
+    link.symlink_to("/dev/stdout")
+    out = run_cli("export", TINY, "--svg", link)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("<?xml") and link.is_symlink()
+
+
+def test_open_descriptor_is_written_at_its_position_in_append_mode(tmp_path):
+    log = tmp_path / "log.txt"
+    log.write_text("first\n")
+    with open(log, "ab") as handle:
+        write_output(f"/dev/fd/{handle.fileno()}", b"second\n")
+        write_output(f"/proc/self/fd/{handle.fileno()}", "third\n")
+    assert log.read_text() == "first\nsecond\nthird\n"
+    assert _only(tmp_path) == ["log.txt"]
+
+
+def test_closed_descriptor_is_a_message():
+    fd = os.open(os.devnull, os.O_WRONLY)
+    os.close(fd)
+    with pytest.raises(OutputError, match=f"file descriptor {fd} is not open"):
+        write_output(f"/dev/fd/{fd}", b"x")
+    with pytest.raises(OutputError, match="is not open"):
+        check_output(f"/dev/fd/{fd}")
+
+
+def test_json_and_metrics_cannot_both_be_stdout(tmp_path):
+    out = run_cli("simulate", PAIR, "--workload", "all-reduce", "--size", "64KiB",
+                  "--json", "-", "--metrics", "-", cwd=tmp_path)
+    one_line_error(out, "both write to standard output")
+    csv_out = run_cli("simulate", PAIR, "--workload", "all-reduce", "--size", "64KiB",
+                      "--metrics", "-", cwd=tmp_path)
+    assert csv_out.returncode == 0, csv_out.stderr
+    assert csv_out.stdout.startswith("t_s,kind,id") and _only(tmp_path) == []
+
+
+# ---------------------------------------------------- two outputs, one file
+def test_two_outputs_naming_one_file_are_refused_before_work(tmp_path):
+    (tmp_path / "real.csv").write_text("old")
+    (tmp_path / "alias.json").symlink_to("real.csv")
+    sim = run_cli("simulate", PAIR, "--workload", "all-reduce", "--size", "64KiB",
+                  "--json", tmp_path / "alias.json", "--metrics", tmp_path / "real.csv")
+    one_line_error(sim, "is named by both --json and --metrics")
+    assert "simulated" not in sim.stdout
+    exp = run_cli("export", TINY, "--cable-plan", tmp_path / "plan.csv",
+                  "--png", tmp_path / "plan.summary.csv")
+    one_line_error(exp, "is named by both --png and --cable-plan")
+    assert (tmp_path / "real.csv").read_text() == "old"
+    assert _only(tmp_path) == ["alias.json", "real.csv"]
+
+
+def test_format_with_a_picture_or_plan_is_refused_not_ignored(tmp_path):
+    out = run_cli("export", TINY, "--cable-plan", tmp_path / "p.xlsx", "--format", "graphml",
+                  "-o", tmp_path / "p.xlsx")
+    one_line_error(out, "--format writes one export", "--cable-plan")
+    assert _only(tmp_path) == []
+
+
+def test_export_set_into_a_folder_refuses_before_writing_any_file(tmp_path):
+    design = tmp_path / "d.json"
+    design.write_bytes(TINY.read_bytes())
+    folder = tmp_path / "netbox"
+    folder.mkdir()
+    (folder / "devices.csv").symlink_to(design)
+    out = run_cli("export", design, "--format", "netbox", "-o", folder)
+    one_line_error(out, "devices.csv", "is the input file")
+    assert _only(folder) == ["devices.csv"] and design.read_bytes() == TINY.read_bytes()
+
+
+def test_gui_export_to_another_format_onto_the_open_design_is_refused(qtbot, tmp_path,
+                                                                       monkeypatch):
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import (
+        QApplication,
+        QDialogButtonBox,
+        QFileDialog,
+        QMessageBox,
+    )
+
+    from fabricstudio.ui.interop_menu import ExportOptionsDialog
+    from fabricstudio.ui.main_window import MainWindow
+
+    design = tmp_path / "d.graphml"
+    design.write_bytes(TINY.read_bytes())
+    window = MainWindow()
+    qtbot.addWidget(window)
+    assert window.files.open(str(design))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(design), ""))
+    shown = []
+    monkeypatch.setattr(QMessageBox, "critical", lambda *a: shown.append(a[2]))
+
+    def press():
+        dialog = next(w for w in QApplication.topLevelWidgets()
+                      if isinstance(w, ExportOptionsDialog) and w.isVisible())
+        dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok).click()
+
+    QTimer.singleShot(50, press)
+    window.interop.export_actions["graphml"].trigger()
+    assert shown and "is the input file" in shown[0]
+    assert design.read_bytes() == TINY.read_bytes()

@@ -13,7 +13,7 @@ import pytest
 from fabricstudio.formats import DesignFileError, dump_design, load_design, parse_design
 from fabricstudio.model import Design, GpuServer, Leaf, Link
 from fabricstudio.sim.scenario import ScenarioError, parse_scenario
-from tests.hostile.helpers import EXAMPLES, PAIR, TINY, one_line_error, run_cli
+from tests.hostile.helpers import EXAMPLES, PAIR, ROOT, TINY, one_line_error, run_cli
 
 HEAD = '{"format": "fabricstudio-design", "version": 1, '
 SCENARIO = ('{"format": "fabricstudio-scenario", "version": 1, '
@@ -234,3 +234,66 @@ def test_gui_metrics_csv_cells_cannot_start_a_formula(qtbot, tmp_path, monkeypat
 def test_pair_example_still_simulates_from_the_cli():
     out = run_cli("simulate", PAIR, "--workload", "all-reduce", "--size", "64KiB")
     assert out.returncode == 0, out.stderr
+
+
+def test_netbox_csvs_are_formula_safe_and_import_back_to_the_same_ids(tmp_path):
+    design = Design("=cmd|' /C calc'!A0\x1b[2J")
+    evil = '=HYPERLINK("evil.example","x")'
+    design.add_device(GpuServer(id=evil, name="@SUM(1+1)\x07", gpus=1, nics=1,
+                                nic_speed_gbps=100))
+    design.add_device(GpuServer(id="+h2", name="-2+3", gpus=1, nics=1, nic_speed_gbps=100,
+                                x=200))
+    design.add_device(Leaf(id="@leaf", radix=4, port_speed_gbps=100, x=100, y=-150))
+    design.add_link(Link(id="-l1", a=evil, b="@leaf", speed_gbps=100))
+    design.add_link(Link(id="l2", a="+h2", b="@leaf", speed_gbps=100))
+    path = tmp_path / "formula.json"
+    path.write_text(dump_design(design))
+    folder = tmp_path / "netbox"
+    assert run_cli("export", path, "--format", "netbox", "-o", folder).returncode == 0
+    cells = [cell for table in sorted(folder.glob("*.csv"))
+             for row in csv.reader(table.open(encoding="utf-8")) for cell in row]
+    assert len(cells) > 100
+    assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
+    assert not [c for c in cells if any(ord(ch) < 32 or 0x7F <= ord(ch) < 0xA0 for ch in c)]
+    assert "'=HYPERLINK(\"evil.example\",\"x\")" in cells
+    back = tmp_path / "back.json"
+    out = run_cli("import", folder, "-o", back)
+    assert out.returncode == 0, out.stderr
+    loaded = load_design(back)
+    assert set(loaded.devices) == {evil, "+h2", "@leaf"}
+    assert set(loaded.links) == {"-l1", "l2"}
+
+
+@pytest.mark.parametrize("item, needle", [
+    ({"price": True}, "price: expected a number, found a boolean"),
+    ({"price": "12"}, "price: expected a number, found text"),
+    ({"price": 1, "power_w": "300"}, "power_w: expected a number, found text"),
+    ({"price": 1, "price_range": [True, "3"]}, "price_range"),
+    ({}, 'duplicate key "price"'),
+])
+def test_cost_book_numbers_are_numbers(tmp_path, item, needle):
+    body = json.dumps({"class": "gpu-server-per-gpu", **item})
+    if "duplicate" in needle:
+        body = '{"class": "gpu-server-per-gpu", "price": 1, "price": 2}'
+    book = tmp_path / "book.json"
+    book.write_text('{"format": "fabricstudio-costbook", "version": 1, "currency": "USD", '
+                    f'"items": [{body}]}}')
+    one_line_error(run_cli("analyze", TINY, "--cost-book", book), needle)
+
+
+@pytest.mark.parametrize("old, new, needle", [
+    ('"hold_s": 10', '"hold_s": true', "hold_s: expected a number, found a boolean"),
+    ('"hold_s": 10', '"hold_s": "10"', "hold_s: expected a number, found text"),
+    ('"hold_s": 10', '"hold_s": 1e400', "1e400 is out of range"),
+    ('"hold_s": 10', '"hold_s": 10, "hold_s": 3', 'duplicate key "hold_s"'),
+    ('"hold_s": 10', '"hold_s": ' + "9" * 5000, "5,000 digits"),
+    ('"camera": "fit"', '"camera": {"rectangle": [true, "1", 3, 4]}', "four numbers"),
+])
+def test_story_numbers_are_numbers(old, new, needle):
+    from fabricstudio.formats.story import StoryError, parse_story
+
+    text = (ROOT / "fabricstudio/resources/demos/training-incast.story.json").read_text()
+    assert old in text
+    parse_story(text)
+    with pytest.raises(StoryError, match=needle):
+        parse_story(text.replace(old, new, 1))

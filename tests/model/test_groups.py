@@ -179,5 +179,7 @@ def test_ids_are_unique_across_devices_links_and_groups(design):
         design.add_device(GpuServer(id="rack1"))
 
 
-def test_default_heights():
-    assert u_height("gpu_server") == 8 and u_height("leaf") == 1
+def test_heights_follow_the_device():
+    assert u_height(GpuServer(id="g")) == 8 and u_height(GpuServer(id="g", gpus=4)) == 4
+    assert u_height(Leaf(id="l", radix=64, port_speed_gbps=400)) == 1  # 25.6 Tb/s: 1U
+    assert u_height(Leaf(id="l", radix=64, port_speed_gbps=800)) == 2  # 51.2 Tb/s: 2U

@@ -10,6 +10,7 @@ from fabricstudio.topology.builders import (
     RailOptimizedSpec,
     build_fabric,
 )
+from fabricstudio.topology.racks import rack_plan
 
 SPECS = [
     LeafSpineSpec(gpus=64, storage_servers=4, management=True),
@@ -19,6 +20,8 @@ SPECS = [
     RailOptimizedSpec(servers=40, servers_per_su=10, servers_per_rack=3, management=True),
     FatTreeSpec(switch_radix=16),
     FatTreeSpec(switch_radix=8, nics_per_server=3),
+    LeafSpineSpec(gpus=64, nic_speed_gbps=800, port_speed_gbps=800),  # 2U switches
+    LeafSpineSpec(gpus=32, gpus_per_server=4),  # 4U servers
 ]
 
 
@@ -34,15 +37,19 @@ def test_every_device_is_in_exactly_one_rack(spec):
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.topology)
 def test_rack_positions_do_not_overlap(spec):
     build = build_fabric(spec)
-    kinds = {d.id: d.kind for d in build.devices}
+    devices = {d.id: d for d in build.devices}
+    plan = rack_plan(build.to_design())
     for rack in (g for g in build.groups if g.kind is GroupKind.RACK):
         assert rack.u_positions, rack.id
         used = set()
         for device, bottom in rack.u_positions.items():
-            units = set(range(bottom, bottom + u_height(kinds[device])))
+            units = set(range(bottom, bottom + u_height(devices[device])))
             assert units <= set(range(1, rack.height_u + 1)), (rack.id, device)
             assert not units & used, (rack.id, device)
             used |= units
+            # the rack plan (NetBox export, rack view) reads the same slot and height
+            assert (plan.slots[device].position, plan.slots[device].height) == \
+                (bottom, u_height(devices[device]))
 
 
 def test_rail_optimised_units_and_pods():

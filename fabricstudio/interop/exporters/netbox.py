@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 
 import yaml
 
+from fabricstudio.formats.csv_safe import spreadsheet_safe
 from fabricstudio.interop.bundle import Bundle
 from fabricstudio.interop.naming import KIND_COLOURS, ROLE_NAMES, interface_name
 from fabricstudio.interop.netbox_schema import (
@@ -27,6 +28,7 @@ from fabricstudio.interop.options import Options
 from fabricstudio.interop.registry import ExportFormat, Option
 from fabricstudio.model import Design, Device, DeviceKind, Plane
 from fabricstudio.model.cabling import cable_for
+from fabricstudio.model.text import printable
 from fabricstudio.topology.racks import RACK_UNITS, device_height, rack_plan
 
 #: Fields that make two devices the same hardware (everything but identity and placement).
@@ -50,13 +52,21 @@ Import in this order (each page's Import button; CSV unless said):
 
 
 def _table(columns: Sequence[str], rows: Iterable[dict]) -> str:
+    """CSV text; text cells without control characters and formula-safe (a name such as
+    ``=HYPERLINK(...)`` gets a leading apostrophe, which the importer removes again)."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n",
                             extrasaction="raise")
     writer.writeheader()
     for row in rows:
-        writer.writerow({k: ("" if v is None else v) for k, v in row.items()})
+        writer.writerow({k: _cell(v) for k, v in row.items()})
     return out.getvalue()
+
+
+def _cell(value: object) -> object:
+    if value is None:
+        return ""
+    return spreadsheet_safe(printable(value)) if isinstance(value, str) else value
 
 
 def _hardware(device: Device) -> tuple:

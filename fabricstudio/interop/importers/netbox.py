@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from fabricstudio.formats.csv_safe import from_spreadsheet_safe
 from fabricstudio.interop.imported import ImportedLink, ImportedNode, ImportedTopology
 from fabricstudio.interop.importers._common import read_file
 from fabricstudio.interop.naming import safe_name
@@ -88,7 +89,8 @@ def _rows(data: bytes, name: str, source: str) -> list[dict[str, str]]:
                 raise InteropError(f"{source}/{name}: more than {MAX_ROWS:,} rows")
             if None in raw:
                 raise InteropError(f"{source}/{name} line {number}: more cells than headers")
-            rows.append({k: (raw.get(h) or "").strip() for k, h in zip(keys, header, strict=True)})
+            rows.append({k: from_spreadsheet_safe((raw.get(h) or "").strip())
+                         for k, h in zip(keys, header, strict=True)})
     except csv.Error as exc:
         raise InteropError(f"{source}/{name}: not valid CSV ({exc})") from None
     return rows

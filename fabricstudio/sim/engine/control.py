@@ -26,10 +26,13 @@ timeout reads the receiver's progress).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.ports import Port
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fabricstudio.sim.engine.core import Engine
 
 #: Wire bytes of a control frame: a 64-byte minimum Ethernet frame + preamble/IFG (20 B).
 CONTROL_WIRE_BYTES = 84
@@ -40,7 +43,7 @@ class _Frame:
 
     __slots__ = ("ports", "hop", "then", "arg", "last_delay")
 
-    def __init__(self, ports: tuple[Port, ...], then: Callable[[Call], object], arg: Any,
+    def __init__(self, ports: tuple[Port, ...], then: Callable[[Call], None], arg: Any,
                  last_delay: float) -> None:
         self.ports = ports
         self.hop = 0
@@ -52,14 +55,14 @@ class _Frame:
 class ControlPlane:
     """Sends control frames in band (see the module docstring)."""
 
-    def __init__(self, engine) -> None:
+    def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.clock = engine.clock
         self.nic_latency = engine.fabric.nic_latency_ns * 1e-9
         self.response = engine.fabric.pfc.response_time_ns * 1e-9
         self.wire = CONTROL_WIRE_BYTES
 
-    def send(self, ports: tuple[Port, ...], then: Callable[[Call], object],
+    def send(self, ports: tuple[Port, ...], then: Callable[[Call], None],
              arg: Any = None) -> None:
         """A frame from a receiver NIC over ``ports`` (its reverse path) to the sender; calls
         ``then`` (with ``event.arg`` = ``arg``) when it has arrived."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from random import Random
-from typing import cast
+from typing import Any, cast
 
 from simpy.core import StopSimulation
 
@@ -73,11 +73,11 @@ class Engine:
         self.control_wire_bytes = 0
         #: None while no deadlock was found; then {"detected": True, "at_s", "since_s",
         #: "cycle": [link ids], "path": [devices]} and the run is over.
-        self.deadlock: dict | None = None
+        self.deadlock: dict[str, Any] | None = None
         self._wall = 0.0
         self.flows = FlowLog()
         self._streams: dict[int, Flow] = {}
-        self._routes: dict[tuple[int, int, int], tuple[tuple | None, float]] = {}
+        self._routes: dict[tuple[int, int, int], tuple[tuple[Port, ...] | None, float]] = {}
         self._addresses: dict[str, tuple[str, int, int | None]] = {}
         self._rate_states: dict[tuple[int, int, int], DcqcnRp | IbCcState] = {}
         #: sends control frames in band (None: they arrive after fixed delays)
@@ -125,7 +125,7 @@ class Engine:
             return None
         return stretch
 
-    def declare_deadlock(self, cycle: list, since_s: float) -> None:
+    def declare_deadlock(self, cycle: list[Port], since_s: float) -> None:
         """The deadlock watch found ``cycle`` (ports in dependency order) frozen since
         ``since_s``: record it; the run is over."""
         self.deadlock = {
@@ -277,7 +277,8 @@ class Engine:
             raise EngineError(f"stall of {address}: start {start_s} s is before now ({now} s)")
         ReceiverStall(self, self.net.hosts[device], ep.down, float(start_s), float(duration_s))
 
-    def _route(self, sep: Endpoint, dep: Endpoint, qp: int) -> tuple[tuple | None, float]:
+    def _route(self, sep: Endpoint, dep: Endpoint, qp: int
+               ) -> tuple[tuple[Port, ...] | None, float]:
         """(path or None for adaptive routing, one-way base delay) of a connection, cached."""
         key = (sep.index, dep.index, qp)
         route = self._routes.get(key)
@@ -310,7 +311,7 @@ class Engine:
             return IbCcFlow
         return Flow
 
-    def _path_delay(self, path: tuple) -> float:
+    def _path_delay(self, path: tuple[Port, ...]) -> float:
         """One-way base delay of a path (propagation, switch and NIC latency)."""
         delay = 2 * self.fabric.nic_latency_ns * 1e-9
         for port in path:
@@ -403,11 +404,11 @@ class Engine:
             self._wall += time.perf_counter() - started
 
     # ------------------------------------------------------------------ reports
-    def link_stats(self, measure_from_s: float = 0.0) -> list[dict]:
+    def link_stats(self, measure_from_s: float = 0.0) -> list[dict[str, Any]]:
         """Per directed link statistics over ``[measure_from_s, now]``."""
         return self.sampler.link_stats(measure_from_s)
 
-    def totals(self) -> dict:
+    def totals(self) -> dict[str, Any]:
         """Fabric-wide byte and event counts (conservation:
         offered = delivered + dropped + in flight).  Read-only: safe to call between slices
         or from another thread while the engine runs (values may then be a slice apart)."""
@@ -451,7 +452,7 @@ class Engine:
                 return False
         return True
 
-    def stats(self) -> dict:
+    def stats(self) -> dict[str, Any]:
         """Engine performance figures."""
         events = self.clock.events
         return {

@@ -17,16 +17,21 @@ stretch, nothing on the cell path.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from simpy.core import StopSimulation
 
 from fabricstudio.sim.engine.clock import Call
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fabricstudio.sim.engine.core import Engine
 from fabricstudio.sim.engine.ports import Port
 
 
 class DeadlockWatch:
     """Periodic check for a frozen cycle of blocked ports (see the module docstring)."""
 
-    def __init__(self, engine, stretch_s: float) -> None:
+    def __init__(self, engine: Engine, stretch_s: float) -> None:
         self.engine = engine
         self.clock = engine.clock
         self.stretch = stretch_s

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any, overload
 
 from fabricstudio.sim.engine.config import FlowRecord
 
@@ -29,7 +30,7 @@ class FlowSummary:
     fct_sum_s: float = 0.0
     fct_max_s: float = 0.0
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         """JSON-ready figures: counts, bytes and flow completion times (mean, max)."""
         return {"flows": self.flows, "finished": self.finished, "bytes": self.bytes,
                 "finished_bytes": self.finished_bytes,
@@ -78,7 +79,12 @@ class FlowLog:
     def __len__(self) -> int:
         return self._count
 
-    def __getitem__(self, flow_id):
+    @overload
+    def __getitem__(self, flow_id: int) -> FlowRecord: ...
+    @overload
+    def __getitem__(self, flow_id: slice) -> list[FlowRecord]: ...
+
+    def __getitem__(self, flow_id: int | slice) -> FlowRecord | list[FlowRecord]:
         if isinstance(flow_id, slice):  # over the retained records, as a list
             return list(self)[flow_id]
         if 0 <= flow_id < len(self._kept):

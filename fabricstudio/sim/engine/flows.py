@@ -14,12 +14,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from fabricstudio.sim.engine.clock import Call
+from fabricstudio.sim.engine.clock import Call, Clock
 from fabricstudio.sim.engine.config import FlowRecord
 from fabricstudio.sim.engine.dcqcn import DcqcnRp
+from fabricstudio.sim.engine.params import IbCcParams
 from fabricstudio.sim.engine.ports import Cell, NicPort, Port
 from fabricstudio.sim.engine.ranges import RangeSet
+
+if TYPE_CHECKING:
+    from fabricstudio.sim.engine.core import Engine
 
 
 class Flow:
@@ -49,7 +54,7 @@ class Flow:
                  # callback, units reported
                  "unit_pkts", "unit_short", "limit", "on_units", "units_done")
 
-    def __init__(self, engine, rec: FlowRecord, nic: NicPort, path: tuple[Port, ...] | None,
+    def __init__(self, engine: Engine, rec: FlowRecord, nic: NicPort, path: tuple[Port, ...] | None,
                  dst_ep: int, rev_delay: float,
                  on_done: Callable[[FlowRecord], None] | None) -> None:
         self.rec = rec
@@ -232,13 +237,14 @@ class Flow:
                 self.nak_for = rcv
                 self.reply(self.on_nak, rcv)
 
-    def reply(self, then: Callable[[Call], object], arg: object = None) -> None:
+    def reply(self, then: Callable[[Call], None], arg: object = None) -> None:
         """A control frame from the receiver back to the sender (ACK, NAK, CNP, BECN): after
         the path's base delay, or in band over the reverse path."""
-        if self.back is None:
+        control = self.engine.control
+        if self.back is None or control is None:
             self.clock.call(self.rev_delay, then, arg)
         else:
-            self.engine.control.send(self.back, then, arg)
+            control.send(self.back, then, arg)
 
     def _accept(self, seq: int, end: int) -> int:
         """Take packets ``seq .. end - 1`` not held yet; advance the in-order point; returns
@@ -264,7 +270,7 @@ class DcqcnFlow(Flow):
 
     __slots__ = ("rp",)
 
-    def __init__(self, *args, rp: DcqcnRp, **kwargs) -> None:
+    def __init__(self, *args: Any, rp: DcqcnRp, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.rp = rp
 
@@ -295,7 +301,7 @@ class IbCcState:
 
     __slots__ = ("clock", "p", "ccti", "pending")
 
-    def __init__(self, clock, params) -> None:
+    def __init__(self, clock: Clock, params: IbCcParams) -> None:
         self.clock = clock
         self.p = params
         self.ccti = 0
@@ -322,7 +328,7 @@ class IbCcFlow(Flow):
 
     __slots__ = ("cc",)
 
-    def __init__(self, *args, cc: IbCcState, **kwargs) -> None:
+    def __init__(self, *args: Any, cc: IbCcState, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.cc = cc
 

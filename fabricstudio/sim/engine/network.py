@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fabricstudio.model import Design, Technology
 from fabricstudio.model.devices import GpuServer, StorageServer
 from fabricstudio.model.units import format_kb as _kb
@@ -12,6 +14,9 @@ from fabricstudio.sim.engine.routing import Endpoint
 from fabricstudio.sim.engine.topology import directed_links, endpoint_ports
 from fabricstudio.sim.metrics import DirectedLink
 
+if TYPE_CHECKING:
+    from fabricstudio.sim.engine.core import Engine
+
 SERVER_TYPES = (GpuServer, StorageServer)
 MAX_WARNINGS_PER_KIND = 8
 
@@ -19,7 +24,7 @@ MAX_WARNINGS_PER_KIND = 8
 class Network:
     """Nodes, ports (directed links, two per cable) and NIC endpoints of one run."""
 
-    def __init__(self, engine, design: Design) -> None:
+    def __init__(self, engine: Engine, design: Design) -> None:
         self.engine = engine
         self.design = design
         self.hosts: dict[str, Host] = {}
@@ -52,7 +57,7 @@ class Network:
         if not self.hosts:
             raise EngineError("the design has no servers to send traffic")
 
-    def node(self, device_id: str):
+    def node(self, device_id: str) -> Host | Switch:
         """Runtime node of a device."""
         return self.hosts.get(device_id) or self.switches[device_id]
 

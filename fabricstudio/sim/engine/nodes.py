@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from math import sqrt
 from random import Random
+from typing import TYPE_CHECKING
 
 from fabricstudio.model import DeviceKind
 from fabricstudio.sim.engine.clock import Call
@@ -29,6 +30,11 @@ from fabricstudio.sim.engine.ports import WD_DROP, Cell, Port
 #: is taken apart into packets (they arrive one by one and are admitted or dropped one by
 #: one, as in a packet switch); below it a whole cell always fits.
 SPLIT_FRACTION = 0.5
+
+if TYPE_CHECKING:
+    from fabricstudio.model import Device
+    from fabricstudio.model.devices import Switch as SwitchDevice
+    from fabricstudio.sim.engine.core import Engine
 
 
 def marked_packets(rng: Random, npkts: int, p: float) -> int:
@@ -50,7 +56,7 @@ def marked_packets(rng: Random, npkts: int, p: float) -> int:
 class Node:
     """Common part of switches and hosts."""
 
-    def __init__(self, engine, device_id: str) -> None:
+    def __init__(self, engine: Engine, device_id: str) -> None:
         self.engine = engine
         self.id = device_id
         self.clock = engine.clock
@@ -60,7 +66,7 @@ class Node:
 class Switch(Node):
     """Forwarding shared by all switch flavours."""
 
-    def __init__(self, engine, device, latency_s: float, index: int) -> None:
+    def __init__(self, engine: Engine, device: SwitchDevice, latency_s: float, index: int) -> None:
         super().__init__(engine, device.id)
         self.device = device
         self.latency = latency_s
@@ -132,6 +138,10 @@ class Switch(Node):
             if cell.mark < 0:
                 cell.mark = port.index
 
+    def receive(self, event: Call) -> None:
+        """A cell (``event.arg``) arrives (per flavour)."""
+        raise NotImplementedError
+
     def on_dequeue(self, cell: Cell, out: Port, start: float) -> None:
         """``cell`` is committed to leave this switch by ``out`` at ``start``: release its
         buffer (per flavour)."""
@@ -147,8 +157,8 @@ class Switch(Node):
         dynamic per-egress share (Choudhury and Hahne, alpha 1: a queue may grow while it is
         below the free buffer).  The packets of the cell ``out`` is sending that have not
         started yet still occupy the buffer (as at packet granularity)."""
-        free = self.buffer - self.used
-        queued = out.q_bytes
+        free: float = self.buffer - self.used
+        queued: float = out.q_bytes
         if out.busy:
             left = out.free_at - self.clock.env.t
             if left > 0:
@@ -209,7 +219,7 @@ class Switch(Node):
 class RoceSwitch(Switch):
     """Lossless Ethernet switch: PFC with a dynamic-threshold shared buffer, ECN at dequeue."""
 
-    def __init__(self, engine, device, latency_s: float, index: int) -> None:
+    def __init__(self, engine: Engine, device: SwitchDevice, latency_s: float, index: int) -> None:
         super().__init__(engine, device, latency_s, index)
         settings = engine.fabric.pfc
         self.pfc = settings.enabled
@@ -318,7 +328,8 @@ class EthernetSwitch(Switch):
     """Lossy Ethernet switch: shared buffer with a dynamic per-egress share, tail drop per
     packet; with DCTCP, CE marks above K on the egress queue."""
 
-    def __init__(self, engine, device, latency_s: float, index: int) -> None:
+    def __init__(self, engine: Engine, device: SwitchDevice, latency_s: float,
+                 index: int) -> None:
         super().__init__(engine, device, latency_s, index)
         self.dctcp = engine.tcp_params.transport == "dctcp"
 
@@ -347,7 +358,7 @@ class EthernetSwitch(Switch):
 class IbSwitch(Switch):
     """InfiniBand switch: credit-based, never drops; optional FECN marking."""
 
-    def __init__(self, engine, device, latency_s: float, index: int) -> None:
+    def __init__(self, engine: Engine, device: SwitchDevice, latency_s: float, index: int) -> None:
         super().__init__(engine, device, latency_s, index)
         self.credit_delay = engine.fabric.infiniband.credit_processing_ns * 1e-9
         self.fecn = engine.ib_cc
@@ -384,7 +395,7 @@ class IbSwitch(Switch):
 class Host(Node):
     """A server: its NIC ports send flows' cells; arriving cells are delivered to flows."""
 
-    def __init__(self, engine, device) -> None:
+    def __init__(self, engine: Engine, device: Device) -> None:
         super().__init__(engine, device.id)
         self.device = device
         self.credit_delay = engine.fabric.infiniband.credit_processing_ns * 1e-9

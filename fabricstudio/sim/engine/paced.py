@@ -3,6 +3,8 @@ flow-level run computed for it (see fabricstudio.sim.focus)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from fabricstudio.sim.engine.flows import Flow
 from fabricstudio.sim.engine.ports import Cell
 
@@ -15,7 +17,7 @@ class PacedFlow(Flow):
 
     __slots__ = ("pace",)
 
-    def __init__(self, *args, rate: float, **kwargs) -> None:
+    def __init__(self, *args: Any, rate: float, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.pace = rate
 

@@ -444,7 +444,7 @@ class PfcWatchdog:
     everything that arrives for it, ``forward`` ignores PFC on it; after ``restore`` seconds
     without a PFC frame the queue returns to normal."""
 
-    def __init__(self, engine, detect_s: float, restore_s: float, action: str) -> None:
+    def __init__(self, engine: Engine, detect_s: float, restore_s: float, action: str) -> None:
         self.engine = engine
         self.clock = engine.clock
         self.detect = detect_s
@@ -508,7 +508,7 @@ class NicPort(Port):
     __slots__ = ("flows", "wake_at")
     pulls = True
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.flows: deque[Flow] = deque()
         self.wake_at = INF

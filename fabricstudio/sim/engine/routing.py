@@ -17,7 +17,9 @@ closer (breadth-first distances over the switch graph, computed once per attachm
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -61,10 +63,25 @@ class Endpoint:
         return self.up.dst
 
 
+class RouterNode(Protocol):
+    """What the router reads of a switch: the cell engine's Switch or the flow engine's
+    NodeRef (their ``out`` values are Ports or LinkRefs: anything with ``dst``)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def index(self) -> int: ...
+    @property
+    def tier(self) -> int: ...
+    @property
+    def out(self) -> Mapping[int, Any]: ...
+
+
 class Router:
     """Minimal-path next hops and per-flow path selection."""
 
-    def __init__(self, switches: dict, endpoints: list[Endpoint], mode: str, seed: int) -> None:
+    def __init__(self, switches: Mapping[str, RouterNode], endpoints: list[Endpoint], mode: str,
+                 seed: int) -> None:
         self.switches = switches  # id -> Switch
         self.endpoints = endpoints
         self.mode = mode
@@ -72,7 +89,7 @@ class Router:
         self._dist: np.ndarray | None = None  # switch x switch hop distances
         self._cand: dict[tuple[int, int], tuple[Port, ...]] = {}
         self._toward: dict[tuple[int, str], tuple[Port, ...]] = {}
-        self._ports_of: dict[int, tuple[list, np.ndarray]] = {}
+        self._ports_of: dict[int, tuple[list[Port], np.ndarray]] = {}
         self._seeds = {sid: mix64(seed * 1_000_003 + sw.index) for sid, sw in switches.items()}
 
     def _distances(self, target: str) -> np.ndarray:
@@ -84,9 +101,10 @@ class Router:
 
             raw = shortest_path(self._adjacency(), unweighted=True)
             self._dist = np.where(np.isfinite(raw), raw, -1).astype(np.int32)
-        return self._dist[self.switches[target].index]
+        row: np.ndarray = self._dist[self.switches[target].index]
+        return row
 
-    def _adjacency(self):
+    def _adjacency(self) -> Any:
         from scipy.sparse import csr_matrix
 
         rows, cols = [], []
@@ -99,7 +117,7 @@ class Router:
         n = len(self.switches)
         return csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
 
-    def toward(self, switch, attach: str) -> tuple[Port, ...]:
+    def toward(self, switch: RouterNode, attach: str) -> tuple[Port, ...]:
         """Minimal next hops from ``switch`` toward switch ``attach`` (cached per pair): its
         ports, in port order, to switches one hop closer."""
         key = (switch.index, attach)
@@ -117,7 +135,7 @@ class Router:
             self._toward[key] = cands
         return cands
 
-    def _switch_ports(self, switch) -> tuple[list, np.ndarray]:
+    def _switch_ports(self, switch: RouterNode) -> tuple[list[Port], np.ndarray]:
         """A switch's outgoing ports in port order and the switch index at the other end of
         each (-1 for a host)."""
         found = self._ports_of.get(switch.index)
@@ -128,7 +146,7 @@ class Router:
             found = self._ports_of[switch.index] = (ports, peers)
         return found
 
-    def candidates(self, switch, dst_ep: int) -> tuple[Port, ...]:
+    def candidates(self, switch: RouterNode, dst_ep: int) -> tuple[Port, ...]:
         """Minimal next hops from ``switch`` toward endpoint ``dst_ep``."""
         key = (switch.index, dst_ep)
         cands = self._cand.get(key)
@@ -138,7 +156,7 @@ class Router:
             self._cand[key] = cands
         return cands
 
-    def static_choice(self, switch, cands: tuple[Port, ...], dst_index: int) -> int:
+    def static_choice(self, switch: RouterNode, cands: tuple[Port, ...], dst_index: int) -> int:
         """Subnet-manager (D-mod-K) choice among ``cands`` for destination ``dst_index``.
 
         Going UP (toward a higher tier) the switch uses digit ``tier - 1`` of the destination
@@ -154,7 +172,8 @@ class Router:
         down = self.switches.get(cands[0].dst)
         if down is not None and down.tier < switch.tier:
             return dst_index % n
-        return (dst_index // n ** (switch.tier - 1)) % n
+        digit: int = n ** (switch.tier - 1)  # K^(tier-1) (int ** int is typed Any)
+        return (dst_index // digit) % n
 
     def path(self, src: Endpoint, dst: Endpoint, sport: int, mode: str) -> tuple[Port, ...]:
         """Port sequence from ``src`` to ``dst``; ``mode`` is "ecmp", "static" or "adaptive"

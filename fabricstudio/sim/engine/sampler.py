@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -10,6 +11,10 @@ from fabricstudio.model.units import gigabits
 from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.config import FlowRecord
 from fabricstudio.sim.metrics import Frame, link_fields
+
+if TYPE_CHECKING:
+    from fabricstudio.sim.engine.core import Engine
+    from fabricstudio.sim.engine.ports import Port
 
 #: Columns of a port snapshot: cumulative times (frame fields are fractions of the period) ...
 _TIME_FIELDS = link_fields("fraction")
@@ -19,7 +24,7 @@ _COUNT_FIELDS = link_fields("count")
 _CUMULATIVE = len(_TIME_FIELDS) + len(_COUNT_FIELDS)
 
 
-def snapshot(ports: list, now: float) -> np.ndarray:
+def snapshot(ports: list[Port], now: float) -> np.ndarray:
     """Per port: busy, paused and credit-stalled seconds up to ``now``, pauses sent, ECN
     marks, CNPs, drops, queue bytes and peak queue bytes of the current period (read-only;
     the running intervals are added, as ``Port.busy_until`` and friends do)."""
@@ -35,7 +40,7 @@ def snapshot(ports: list, now: float) -> np.ndarray:
 class Sampler:
     """Writes one :class:`Frame` per sample period into the engine's MetricStream."""
 
-    def __init__(self, engine) -> None:
+    def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.stream = engine.stream
         self.period = self.stream.sample_period_s
@@ -121,7 +126,7 @@ class Sampler:
         return ids, delivered, rates
 
     # ------------------------------------------------------------------ windows
-    def link_stats(self, measure_from_s: float) -> list[dict]:
+    def link_stats(self, measure_from_s: float) -> list[dict[str, Any]]:
         """Per directed link statistics over ``[measure_from_s, now]``."""
         engine = self.engine
         now = engine.env.now

@@ -10,9 +10,15 @@ is stuck; on lossy Ethernet it drops when its buffer is full.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fabricstudio.model import Technology
 from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.ports import WD_FORWARD, Cell, Port
+
+if TYPE_CHECKING:
+    from fabricstudio.sim.engine.core import Engine
+    from fabricstudio.sim.engine.nodes import Host
 
 #: Receive buffer of one NIC port (bytes); PAUSE at half of it.
 NIC_RX_BUFFER_BYTES = 256 * 1024
@@ -23,7 +29,8 @@ PFC_WATCHDOG_S = 0.1
 class ReceiverStall:
     """Holds the cells reaching ``port``'s host NIC from ``start`` for ``duration`` seconds."""
 
-    def __init__(self, engine, host, port: Port, start_s: float, duration_s: float) -> None:
+    def __init__(self, engine: Engine, host: Host, port: Port, start_s: float,
+                 duration_s: float) -> None:
         self.engine = engine
         self.host = host
         self.port = port

@@ -46,6 +46,7 @@ control frames are in band).
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.flows import Flow
@@ -78,7 +79,7 @@ class TcpFlow(Flow):
         "dc_marked", "dc_next", "cwr_until", "rcv_ooo", "beta", "ai",
     )
 
-    def __init__(self, *args, **kwargs) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # TCP runs per packet: its cells carry one MTU whatever the engine's cell size (drop
         # patterns, ACK clocking and loss recovery are packet-scale; docs/engine.md)
@@ -564,9 +565,6 @@ class TcpFlow(Flow):
             self._report_units()
         ack = self.rcv_nxt
         args = (ack, seq, end, cell.npkts, cell.ce, cell.sent_at)
-        if self.back is None:
-            self.clock.call(self.rev_delay, self.on_ack, args)
-        else:
-            self.engine.control.send(self.back, self.on_ack, args)
+        self.reply(self.on_ack, args)
         if ack >= self.npk and rec.finish_s is None:
             self.finish(now)

@@ -19,6 +19,9 @@ full re-solve gives (``exact=True`` does that every time; the tests compare the 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from fabricstudio.sim.flow.maxmin import compress, max_min_small, max_min_with_bottlenecks
@@ -28,13 +31,16 @@ TOL = 1e-9
 #: Re-solves of at most this many flows run in plain Python (no array set-up).
 SMALL = 48
 
+if TYPE_CHECKING:
+    from fabricstudio.sim.flow.core import _Slots
+
 
 class Allocation:
     """Rates (``slots.rate``), per-link load and offered load of the active flows, and the
     per-link integrals the reports need (bytes carried, time overloaded), kept lazily: a
     link's integral is brought up to date only when its load changes."""
 
-    def __init__(self, slots, capacity: np.ndarray, exact: bool = False) -> None:
+    def __init__(self, slots: _Slots, capacity: np.ndarray, exact: bool = False) -> None:
         self.s = slots
         self.capacity = capacity
         self.exact = exact
@@ -237,7 +243,7 @@ class Allocation:
         self._record(order, now)
         return set()
 
-    def _record(self, slots, now: float) -> None:
+    def _record(self, slots: Iterable[Any], now: float) -> None:
         history = self.history
         if not history:
             return
@@ -250,7 +256,7 @@ class Allocation:
             if not log or log[-1][1] != rate[slot] or log[-1][2] != neck:
                 log.append((now, float(rate[slot]), neck))
 
-    def _violations(self, a: np.ndarray, members: set[int], inc, touched: np.ndarray,
+    def _violations(self, a: np.ndarray, members: set[int], inc: Any, touched: np.ndarray,
                     rates: np.ndarray, load: np.ndarray, old_load: np.ndarray) -> set[int]:
         """Flows outside the re-solved set whose bottleneck the new rates break."""
         cap = self.capacity[touched]

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -38,6 +39,7 @@ from fabricstudio.sim.engine.config import (
 )
 from fabricstudio.sim.engine.core import NVLINK_LATENCY_S, Engine
 from fabricstudio.sim.engine.flowlog import FlowLog
+from fabricstudio.sim.engine.routing import Endpoint
 from fabricstudio.sim.flow.allocation import Allocation
 from fabricstudio.sim.flow.network import FlowNetwork
 from fabricstudio.sim.metrics import Frame, MetricStream
@@ -127,7 +129,7 @@ class FlowEngine:
         self._slots = _Slots()
         self._n_slots = 0
         self._slot_rec: list[FlowRecord | None] = []
-        self._slot_done: list[Callable | None] = []
+        self._slot_done: list[Callable[[FlowRecord], None] | None] = []
         self._slot_tail: list[float] = []
         #: Max-min rates kept up to date incrementally (``exact``: full re-solve each time).
         self.alloc = Allocation(self._slots, self.capacity, exact=exact)
@@ -178,7 +180,7 @@ class FlowEngine:
             known = self._addresses[address] = resolve_address(self.design, address)
         return known
 
-    def endpoint(self, address: str):
+    def endpoint(self, address: str) -> Endpoint:
         """The NIC endpoint an address sends and receives through (EngineError if none)."""
         device, nic, _ = self.resolve(address)
         if nic < 0:
@@ -193,7 +195,8 @@ class FlowEngine:
         ``qp`` (cached per connection)."""
         return self._route(self.endpoint(src), self.endpoint(dst), qp)
 
-    def _route(self, sep, dep, qp: int) -> tuple[np.ndarray, np.ndarray, float]:
+    def _route(self, sep: Endpoint, dep: Endpoint,
+               qp: int) -> tuple[np.ndarray, np.ndarray, float]:
         key = (sep.index, dep.index, qp)
         found = self._routes.get(key)
         if found is None:
@@ -288,7 +291,7 @@ class FlowEngine:
         return [rec.id for rec in recs]
 
     def _new_slot(self, rec: FlowRecord, route: tuple[np.ndarray, np.ndarray, float],
-                  alone: float, on_done: Callable | None, cap: float = np.inf,
+                  alone: float, on_done: Callable[[FlowRecord], None] | None, cap: float = np.inf,
                   group: int = -1) -> int:
         links, weights, delay = route
         slot = self._n_slots
@@ -321,7 +324,7 @@ class FlowEngine:
         self._added.extend(event.arg)
         self._request_update()
 
-    def _add_nvlink(self, rec: FlowRecord, on_done: Callable | None) -> None:
+    def _add_nvlink(self, rec: FlowRecord, on_done: Callable[[FlowRecord], None] | None) -> None:
         device = self.design.devices[rec.src.partition("/")[0]]
         assert isinstance(device, GpuServer)  # GPU-to-GPU on one server
         duration = NVLINK_LATENCY_S + rec.size_bytes * 8 / (device.nvlink_gbps * 1e9)
@@ -476,7 +479,7 @@ class FlowEngine:
         return ids, delivered, rates
 
     # ------------------------------------------------------------------ reports
-    def link_stats(self, measure_from_s: float = 0.0) -> list[dict]:
+    def link_stats(self, measure_from_s: float = 0.0) -> list[dict[str, Any]]:
         """Per directed link statistics over ``[measure_from_s, now]`` (utilisation; the
         queue, PFC, ECN, drop and credit fields are 0: not modelled at flow level)."""
         now = self.env.now
@@ -513,7 +516,7 @@ class FlowEngine:
         partial = float((s.size[act] - np.maximum(s.remaining[act], 0.0)).sum()) if len(act) else 0
         return self._tx_done + partial
 
-    def totals(self) -> dict:
+    def totals(self) -> dict[str, Any]:
         """Fabric-wide byte counts in the cell engine's keys (loss, PFC, ECN and credit
         counters are 0: not modelled at flow level)."""
         moved = int(round(self.transmitted_bytes()))
@@ -526,7 +529,7 @@ class FlowEngine:
             "timeouts": 0,
         }
 
-    def stats(self) -> dict:
+    def stats(self) -> dict[str, Any]:
         """Engine performance figures (``rate_updates``: max-min recomputations)."""
         events = self.clock.events
         return {"events": events, "cell_bytes": None, "cell_hops": None,
@@ -534,7 +537,7 @@ class FlowEngine:
                 "events_per_s": events / self._wall if self._wall > 0 else 0.0,
                 "rate_updates": self.rate_updates}
 
-    def hotspots(self, top: int = HOTSPOTS_LISTED) -> dict:
+    def hotspots(self, top: int = HOTSPOTS_LISTED) -> dict[str, Any]:
         """Links whose offered load exceeded their capacity: where a cell-level run would
         queue, pause (PFC), mark (ECN) or drop.  ``links`` lists the ``top`` worst by time
         overloaded: ``overloaded_s`` and ``peak_offered`` (offered load / capacity)."""

@@ -9,9 +9,11 @@ node and link objects here only carry what the router reads.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from fabricstudio.model import Design, DeviceKind
+from fabricstudio.model import Design, DeviceKind, FabricSettings
 from fabricstudio.model.devices import GpuServer, StorageServer
 from fabricstudio.sim.engine.config import EngineError
 from fabricstudio.sim.engine.routing import Endpoint, Router, mix64
@@ -45,7 +47,8 @@ class NodeRef:
 class FlowNetwork:
     """Links, endpoints and router of one flow-level run."""
 
-    def __init__(self, design: Design, fabric, routing_mode: str, seed: int) -> None:
+    def __init__(self, design: Design, fabric: FabricSettings, routing_mode: str,
+                 seed: int) -> None:
         self.design = design
         prop_per_m = fabric.propagation_ns_per_m * 1e-9
         efficiency = fabric.mtu_bytes / (fabric.mtu_bytes + fabric.wire_overhead_bytes())
@@ -136,7 +139,7 @@ class FlowNetwork:
         links = np.fromiter(weights.keys(), np.int64, len(weights))
         return links, np.fromiter(weights.values(), np.float64, len(weights))
 
-    def _path_delay(self, path) -> float:
+    def _path_delay(self, path: tuple[Any, ...]) -> float:
         """One-way base delay of a path (propagation, switch and NIC latency), as the cell
         engine's ``_path_delay``."""
         delay = 2 * self.nic_latency

@@ -25,6 +25,7 @@ iteration time and its ledger is the breakdown (compute, bubble, exposed TP/PP/D
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,16 +53,20 @@ class Ledger:
 class _Rendezvous:
     """Starts an operation once all ``size`` members arrived; each member waits for it."""
 
-    def __init__(self, env: simpy.Environment, size: int, start) -> None:
+    def __init__(self, env: simpy.Environment, size: int,
+                 start: Callable[[], simpy.Event]) -> None:
         self.env, self.size, self.start = env, size, start
         self.count = 0
         self.done = env.event()
+
+    def _finish(self, _event: simpy.Event) -> None:
+        self.done.succeed()
 
     def arrive(self) -> simpy.Event:
         self.count += 1
         if self.count == self.size:
             op = self.start()
-            op.callbacks.append(lambda _e: self.done.succeed())
+            op.callbacks.append(self._finish)
         return self.done
 
 
@@ -90,19 +95,20 @@ class Iteration:
     def __init__(self, plan: LlmPlan, net: Any) -> None:
         self.plan = plan
         self.net = net
-        self.env = net.env
-        self._slots: dict[tuple, _Slot] = {}
-        self._meetings: dict[tuple, _Rendezvous] = {}
+        self.env: simpy.Environment = net.env
+        self._slots: dict[tuple[Any, ...], _Slot] = {}
+        self._meetings: dict[tuple[Any, ...], _Rendezvous] = {}
         self.ledgers: dict[tuple[int, int, int], Ledger] = {}
 
     # ------------------------------------------------------------------ helpers
-    def _slot(self, key: tuple) -> _Slot:
+    def _slot(self, key: tuple[Any, ...]) -> _Slot:
         slot = self._slots.get(key)
         if slot is None:
             slot = self._slots[key] = _Slot(self.env)
         return slot
 
-    def _meet(self, key: tuple, size: int, start) -> simpy.Event:
+    def _meet(self, key: tuple[Any, ...], size: int,
+              start: Callable[[], simpy.Event]) -> simpy.Event:
         meeting = self._meetings.get(key)
         if meeting is None:
             meeting = self._meetings[key] = _Rendezvous(self.env, size, start)
@@ -111,7 +117,7 @@ class Iteration:
     def run(self) -> simpy.Event:
         """Start every process; the returned event fires with an :class:`IterationResult`."""
         plan = self.plan
-        procs = []
+        procs: list[simpy.Event] = []
         for p in range(plan.pp):
             for d in range(plan.dp):
                 for c in range(plan.cp):
@@ -119,7 +125,7 @@ class Iteration:
                     procs.append(self.env.process(self._stage(p, d, c, ledger)))
         return self.env.process(self._collect(procs))
 
-    def _collect(self, procs: list) -> Any:
+    def _collect(self, procs: list[simpy.Event]) -> Any:
         started = self.env.now
         yield self.env.all_of(procs)
         worst = max(self.ledgers.values(), key=lambda led: (led.end, -led.start))
@@ -152,7 +158,7 @@ class Iteration:
         hidden = yield from self._weights(p, led)
         led.end = self.env.now - hidden
 
-    def _receive(self, key: tuple, led: Ledger) -> Any:
+    def _receive(self, key: tuple[Any, ...], led: Ledger) -> Any:
         slot = self._slot(key)
         began = self.env.now
         yield slot.arrived
@@ -161,7 +167,7 @@ class Iteration:
         led.add("bubble", min(sent, now) - began)
         led.add("pp", now - max(began, sent))
 
-    def _send(self, key: tuple, pairs: list[tuple[str, str]]) -> None:
+    def _send(self, key: tuple[Any, ...], pairs: list[tuple[str, str]]) -> None:
         slot = self._slot(key)
         slot.sent_at = self.env.now
         event = self.net.p2p(pairs, self.plan.stages[0].pp_bytes)

@@ -16,10 +16,10 @@ from typing import Any
 
 import simpy
 
+from fabricstudio.sim.engine.core import NVLINK_LATENCY_S
 from fabricstudio.sim.workloads.addresses import group_by_server, rail_of, server_of
 from fabricstudio.sim.workloads.collectives import plan as collective_plan
 from fabricstudio.sim.workloads.collectives import run_phase
-from fabricstudio.sim.workloads.pipeline import NVLINK_LATENCY_S
 
 #: Slice of the data-parallel and context-parallel rings (NCCL Simple protocol slot).
 SLICE_BYTES = 512 * 1024
@@ -80,7 +80,7 @@ class FabricNetwork(_Base):
         self.chosen.setdefault(name, (algorithm, reason))
         return self.env.process(self._phases(phases))
 
-    def _phases(self, phases: list[list]) -> Any:
+    def _phases(self, phases: list[list[Any]]) -> Any:
         for runs in phases:
             yield from run_phase(self.engine, runs, SLICE_BYTES, self.tag)
 

@@ -4,6 +4,7 @@ the same iterations on an ideal network, so the network's cost in GPU time is on
 from __future__ import annotations
 
 import itertools
+from collections.abc import Generator
 from typing import Any
 
 import simpy
@@ -87,7 +88,7 @@ class LlmTraining(Workload):
         return [(a, b) for a, b in pairs if server_of(a) != server_of(b)] or pairs
 
     # ------------------------------------------------------------------ running
-    def _run(self):
+    def _run(self) -> Generator[Any, Any, None]:
         engine = self.ctx.engine
         env = engine.env
         if self.at_s > env.now:

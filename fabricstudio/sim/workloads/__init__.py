@@ -19,6 +19,7 @@ from fabricstudio.sim.scenario import (
     StorageSpec,
     TrainingSpec,
 )
+from fabricstudio.sim.scenario import Workload as WorkloadSpec
 from fabricstudio.sim.workloads.addresses import (
     all_gpus,
     check_address,
@@ -55,7 +56,8 @@ def build_workloads(ctx: WorkloadContext, scenario: Scenario) -> list[Workload]:
     return built
 
 
-def _build_one(ctx: WorkloadContext, design: Design, index: int, i: int, spec) -> Workload:
+def _build_one(ctx: WorkloadContext, design: Design, index: int, i: int,
+               spec: WorkloadSpec) -> Workload:
     where = f"workloads[{i}] ({spec.type})"
     if isinstance(spec, CollectiveSpec):
         ranks = resolve_ranks(design, spec.ranks, where)

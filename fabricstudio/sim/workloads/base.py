@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Generator
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,7 +96,7 @@ class Workload:
         """Register the workload's process on the engine's environment."""
         self.ctx.engine.env.process(self._run())
 
-    def _run(self):  # pragma: no cover - overridden
+    def _run(self) -> Generator[Any, Any, None]:  # pragma: no cover - overridden
         raise NotImplementedError
         yield
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Generator
 from typing import Any
 
 from fabricstudio.model.units import throughput_gbps
@@ -54,7 +55,7 @@ def bandwidths(name: str, ranks: int, size_bytes: float, time_s: float) -> tuple
     return algbw, algbw * bus_factor(name, ranks)
 
 
-def _ring_hops(order: list[str], exits: dict[str, str] | None = None) -> tuple:
+def _ring_hops(order: list[str], exits: dict[str, str] | None = None) -> tuple[Any, ...]:
     """Hops of a ring through ``order``; a hop leaving a server starts at ``exits[server]``."""
     hops = []
     for p, src in enumerate(order):
@@ -148,7 +149,7 @@ def nccl_topology(design: Any, ranks: list[str], channels: int, nvls: bool = Fal
 
 
 def plan(design: Any, name: str, ranks: list[str], size: int, channels: int | None,
-         algorithm: str, nvls: bool = False) -> tuple[str, int, list[list], str]:
+         algorithm: str, nvls: bool = False) -> tuple[str, int, list[list[Any]], str]:
     """(algorithm, channels, phases, reason) of a ring or tree collective.
 
     The algorithm is the scenario's choice; ``auto`` is what NCCL's tuning model would pick
@@ -179,8 +180,9 @@ def plan(design: Any, name: str, ranks: list[str], size: int, channels: int | No
     return "ring", channels, flat_ring_phases(name, ranks, size, channels), reason
 
 
-def run_phase(engine: Any, runs: list, slice_bytes: int, tag: str,
-              on_bytes: Any = None, flow_ids: list[int] | None = None):
+def run_phase(engine: Any, runs: list[Any], slice_bytes: int, tag: str,
+              on_bytes: Any = None, flow_ids: list[int] | None = None
+              ) -> Generator[Any, Any, None]:
     """SimPy generator: start the ring passes and trees of one phase at once on ``engine``
     and wait until all have finished."""
     finished = engine.env.event()
@@ -219,7 +221,7 @@ class Collective(Workload):
         if name == "all_to_all":
             self.algorithm, self.channels = "direct", 1
             self.reason = "direct: every rank sends to every other rank at once"
-            self._phases: list[list] = []
+            self._phases: list[list[Any]] = []
             n = len(ranks)
             fabric_pairs = n * n - sum(len(g) ** 2 for g in group_by_server(ranks))
             self.planned_bytes = n * (n - 1) * math.ceil(size_bytes / n)
@@ -256,13 +258,13 @@ class Collective(Workload):
                                  for v, p in enumerate(run.parents) if p >= 0)
         return sorted(pairs)
 
-    def _run(self):
+    def _run(self) -> Generator[Any, Any, None]:
         env = self.ctx.engine.env
         if self.at_s > env.now:
             yield env.timeout(self.at_s - env.now)
         yield from self.execute()
 
-    def execute(self):
+    def execute(self) -> Generator[Any, Any, None]:
         """SimPy generator running the collective once from now (may be called repeatedly)."""
         env = self.ctx.engine.env
         started = env.now
@@ -285,11 +287,11 @@ class Collective(Workload):
             out.append(Activity(ranks, "comm", self.running_since, None))
         return out
 
-    def _run_phase(self, runs: list):
+    def _run_phase(self, runs: list[Any]) -> Generator[Any, Any, None]:
         yield from run_phase(self.ctx.engine, runs, self.slice_bytes, self.tag,
                              on_bytes=self.account, flow_ids=self.flow_ids)
 
-    def _run_direct(self):
+    def _run_direct(self) -> Generator[Any, Any, None]:
         """All-to-all: every rank sends S/N to every other rank at once (N(N-1) flows)."""
         engine = self.ctx.engine
         finished = engine.env.event()
@@ -327,21 +329,21 @@ class Collective(Workload):
                 "algorithm_reason": self.reason}
 
 
-def _stream_bytes(run: Any, slice_bytes: int) -> int:
+def _stream_bytes(run: RingSpec | TreeSpec, slice_bytes: int) -> int:
     if isinstance(run, RingSpec):
         unit, per = ring_units(run, slice_bytes)
         return run.steps * per * unit
     return run.size_bytes
 
 
-def _fabric_bytes(run: Any, slice_bytes: int) -> int:
+def _fabric_bytes(run: RingSpec | TreeSpec, slice_bytes: int) -> int:
     """Bytes a ring pass or tree moves between servers."""
     if isinstance(run, RingSpec):
         return len(run.fabric_hops) * _stream_bytes(run, slice_bytes)
     return 2 * (len(run.nodes) - 1) * run.size_bytes
 
 
-def _all_bytes(run: Any, slice_bytes: int) -> int:
+def _all_bytes(run: RingSpec | TreeSpec, slice_bytes: int) -> int:
     """Bytes a ring pass or tree moves over the fabric and NVLink."""
     if isinstance(run, RingSpec):
         return len(run.hops) * _stream_bytes(run, slice_bytes)

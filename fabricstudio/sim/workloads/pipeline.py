@@ -71,7 +71,8 @@ def ring_units(ring: RingSpec, slice_bytes: int) -> tuple[int, int]:
 def nvlink_time(design: Any, hop: tuple[str, str], nbytes: float) -> float:
     """Seconds to move ``nbytes`` over one NVLink hop (latency + bytes at the GPU's rate)."""
     device = design.devices[server_of(hop[0])]
-    return NVLINK_LATENCY_S + nbytes * 8 / (device.nvlink_gbps * 1e9)
+    gbps: float = device.nvlink_gbps
+    return NVLINK_LATENCY_S + nbytes * 8 / (gbps * 1e9)
 
 
 class RingRun:
@@ -202,7 +203,7 @@ class RingRun:
         if cycle > 0:
             rate_cap = min(rate_cap, len(self.ring.hops) * self.chunk / cycle)
 
-        def on_done(_recs: list) -> None:
+        def on_done(_recs: list[Any]) -> None:
             if self.on_bytes is not None:
                 self.on_bytes(self.fabric_bytes)
             self._done()
@@ -392,7 +393,7 @@ class TreeRun:
             fill = max(fill, self.unit / goodput + delay - engine.net.nic_latency)
             members.append((src, dst, self.tree.qp))
 
-        def on_done(_recs: list) -> None:
+        def on_done(_recs: list[Any]) -> None:
             if self.on_bytes is not None:
                 self.on_bytes(self.fabric_bytes)
             self._done()

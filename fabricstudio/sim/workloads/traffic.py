@@ -69,7 +69,7 @@ class FlowSet(Workload):
         return out
 
 
-def explicit_flows(ctx: WorkloadContext, index: int, specs: list) -> FlowSet:
+def explicit_flows(ctx: WorkloadContext, index: int, specs: list[Any]) -> FlowSet:
     """The scenario's explicit ``flows`` list."""
     return FlowSet(ctx, index, "flows",
                    [(f.src, f.dst, f.bytes, f.start_s, f.tag) for f in specs])

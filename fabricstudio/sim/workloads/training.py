@@ -8,6 +8,7 @@ step time, exposed communication (step time - compute) and GPU utilisation = com
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from typing import Any
 
 from fabricstudio.sim.workloads.base import Activity, Workload, WorkloadContext
@@ -48,7 +49,7 @@ class TrainingStep(Workload):
         """Bytes of the gradient all-reduces' completed flows so far."""
         return self.allreduce.done_bytes
 
-    def _run(self):
+    def _run(self) -> Generator[Any, Any, None]:
         env = self.ctx.engine.env
         if self.at_s > env.now:
             yield env.timeout(self.at_s - env.now)

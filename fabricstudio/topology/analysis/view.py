@@ -48,8 +48,9 @@ class DesignView:
             devices, links = {d.id: d for d in design.nodes}, list(design.links)
         used: dict[str, set[int]] = defaultdict(set)
         for link in links:
-            used[link.a].add(link.a_port)  # type: ignore[arg-type]
-            used[link.b].add(link.b_port)  # type: ignore[arg-type]
+            for end, port in ((link.a, link.a_port), (link.b, link.b_port)):
+                if port is not None:  # always: links without ports were resolved above
+                    used[end].add(port)
         return cls(design.name, design.fabric, devices, links, dict(used))
 
 

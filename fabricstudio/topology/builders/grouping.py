@@ -79,7 +79,7 @@ class _Racks:
 def _stack(members: Sequence[str], devices: dict[str, Device]
            ) -> tuple[int | None, dict[str, int]]:
     """Rack height and U positions: servers up from U1, switches down from the top."""
-    heights = {m: u_height(devices[m].kind) for m in members}
+    heights = {m: u_height(devices[m]) for m in members}
     total = sum(heights.values())
     height = next((h for h in (STANDARD_RACK_U, TALL_RACK_U) if total <= h), None)
     if height is None:

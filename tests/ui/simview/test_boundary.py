@@ -1,9 +1,11 @@
 """The GUI and the CLI meet the engine at one boundary (RunRequest -> Scenario) and write the
 same run's metrics CSV with one writer."""
 
+import pytest
+
 from fabricstudio.cli import build_parser, main, simulate_cmd
 from fabricstudio.formats import load_design
-from fabricstudio.sim.request import scenario_for
+from fabricstudio.sim.request import WORKLOAD_LABELS, scenario_for
 from fabricstudio.ui.main_window import MainWindow
 from fabricstudio.ui.panels import results_panel
 from fabricstudio.ui.simview import install_simulation_ui
@@ -58,3 +60,26 @@ def test_gui_and_cli_write_the_same_metrics_csv(qtbot, tmp_path, examples_dir, m
     assert b",flow,0,server1/gpu0," in expected or b",flow,0," in expected
     assert gui_csv.read_bytes() == expected
     assert menu_csv.read_bytes() == expected
+
+
+def test_the_stall_workload_runs_from_the_panel(qtbot, examples_dir):
+    """The pause-storm model is a workload the user picks in the panel's combo: its duration
+    field comes alive, and Run makes the receiver's NIC stall behind an incast."""
+    window, sim = _window(qtbot, examples_dir / "scenarios" / "incast.design.json")
+    try:
+        panel = sim.scenario
+        assert not panel.stall_ms.isEnabled()
+        panel.workload.setCurrentIndex(panel.workload.findText(WORKLOAD_LABELS["stall"]))
+        assert panel.workload.currentData() == "stall" and panel.stall_ms.isEnabled()
+        panel.size_mib.setValue(0.25)
+        panel.stall_ms.setValue(0.2)
+        panel.run_button.click()
+        qtbot.waitUntil(lambda: sim.controller.state == "finished", timeout=120_000)
+        result = sim.controller.result
+        assert [w.type for w in result.workloads] == ["incast", "stall"]
+        stall = result.workloads[1]
+        assert stall.receiver.split("/")[0] == "h1"  # the first GPU server, as the field says
+        assert stall.finish_s - stall.start_s == pytest.approx(2e-4)
+        assert result.totals.pfc_pauses > 0  # the stuck NIC backs the switch port up
+    finally:
+        sim.shutdown()
