@@ -12,7 +12,7 @@ Writes, from real engine runs (no canned data):
                            scenario panel and compared on the four fabrics (GPU utilisation)
   presenter-*.png          the bundled demo in presenter mode (fabricstudio demo) at 1366x768
                            and 1920x1080, UI scale 100 % and 150 % (QT_SCALE_FACTOR=1.5, in a
-                           child process per scale): the timeout step and the four fabrics
+                           child process per scale): the burst step and the four fabrics
                            side by side
 
     python tools/screenshots_simulation.py --presenter-only   # just the presenter shots
@@ -159,7 +159,7 @@ def moment(out: Path) -> None:
 
 #: Presenter screenshots: (width, height) in physical pixels, and the story steps shot.
 PRESENTER_SIZES = ((1366, 768), (1920, 1080))
-PRESENTER_STEPS = {4: "timeout", 9: "four-fabrics"}
+PRESENTER_STEPS = {4: "burst", 9: "four-fabrics"}
 
 
 def presenter(app, out: Path, factor: float) -> None:

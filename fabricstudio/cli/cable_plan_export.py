@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 from fabricstudio.cli.common import CliError
-from fabricstudio.cli.output import write_out
+from fabricstudio.cli.output import shown_path, write_out
 from fabricstudio.formats import OutputError
 from fabricstudio.model import Design
 
@@ -54,5 +54,5 @@ def run(args: argparse.Namespace, design: Design) -> int:
     racks = len({slot.rack for slot in plan.racks.values()})
     for n, path in enumerate(written):
         detail = f"{len(plan.rows):,} cables in {racks} racks" if n == 0 else "summary"
-        write_out(f"wrote {path} ({detail})")
+        write_out(f"wrote {shown_path(path)} ({detail})")
     return 0

@@ -16,7 +16,7 @@ import os
 
 from fabricstudio.cli import cable_plan_export, interop_export, recording_export
 from fabricstudio.cli.common import CliError, load_design_arg, positive_float, positive_int
-from fabricstudio.cli.output import write_err, write_out
+from fabricstudio.cli.output import shown_path, write_err, write_out
 
 NAME = "export"
 HELP = ("write a PNG and/or SVG picture of a design, a PNG of a simulation moment "
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     for path, detail in written:
-        write_out(f"wrote {path} ({detail})")
+        write_out(f"wrote {shown_path(path)} ({detail})")
     return 0
 
 
@@ -169,5 +169,5 @@ def _export_moment(design, args: argparse.Namespace) -> int:
         raise CliError(f"{args.png}: cannot write: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    write_out(f"wrote {args.png} (t = {stream.frame_at(at).t:g} s)")
+    write_out(f"wrote {shown_path(args.png)} (t = {stream.frame_at(at).t:g} s)")
     return 0

@@ -7,7 +7,7 @@ import json
 import sys
 
 from fabricstudio.cli.common import CliError
-from fabricstudio.cli.output import write_out
+from fabricstudio.cli.output import shown_path, write_out
 from fabricstudio.formats import DesignFileError, check_output, dump_design, write_design_text
 from fabricstudio.formats.output import OutputError
 from fabricstudio.model import Technology
@@ -113,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
         s = build.summary
         sw = s["switches"]
         ratio = s["oversubscription"]["leaf"]
-        write_out(f"wrote {args.output}: {s['gpus']:,} GPUs on {s['servers']:,} servers, "
+        write_out(f"wrote {shown_path(args.output)}: {s['gpus']:,} GPUs on "
+                  f"{s['servers']:,} servers, "
                   f"{sw['leaf']} leaves, {sw['spine']} spines, {sw['core']} cores, "
                   f"{s['links']:,} links, {s['tiers']} tiers, leaf "
                   f"{f'{ratio:g}:1' if ratio else 'only'}, bisection "

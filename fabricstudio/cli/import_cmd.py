@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from fabricstudio.cli.common import CliError
-from fabricstudio.cli.output import write_out
+from fabricstudio.cli.output import shown_path, write_out
 
 NAME = "import"
 HELP = ("make a design from another tool's file: GraphML, DOT, containerlab YAML or a NetBox "
@@ -48,5 +48,5 @@ def run(args: argparse.Namespace) -> int:
           f"{len(design.links)} links")
     for line in result.report:
         write_out(f"  guessed: {line}")
-    write_out(f"wrote {target}")
+    write_out(f"wrote {shown_path(target)}")
     return 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from fabricstudio.cli.common import CliError, load_design_arg
-from fabricstudio.cli.output import write_err, write_out
+from fabricstudio.cli.output import shown_path, write_err, write_out
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     for note in bundle.notes:
         write_err(f"fabricstudio export: note: {note}")
     for path in written:
-        write_out(f"wrote {path}")
+        write_out(f"wrote {shown_path(path)}")
     return 0
 
 

@@ -7,6 +7,7 @@ flushes, as ``print`` did.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Iterable
 
@@ -31,6 +32,13 @@ def write_out(text: str = "") -> None:
     stream = sys.stderr if _state["stdout_is_data"] else sys.stdout
     stream.write(f"{printable(text, keep_newlines=True)}\n")
     stream.flush()
+
+
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """``path`` for a message line: as it is, or quoted with escapes (``repr``) when it holds
+    a line break or another control character, so "wrote PATH" stays one true line."""
+    text = os.fspath(path)
+    return text if printable(text) == text else repr(text)
 
 
 def write_err(text: str) -> None:

@@ -14,7 +14,7 @@ import argparse
 import time
 
 from fabricstudio.cli.common import CliError, load_design_arg, positive_float
-from fabricstudio.cli.output import write_err, write_out
+from fabricstudio.cli.output import shown_path, write_err, write_out
 
 MAX_WIDTH = 3840
 MAX_SECONDS = 600.0
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     except OutputError as exc:
         raise CliError(str(exc)) from None
-    write_out(f"wrote {path} ({width} x {height}, {stats.frames} frames, "
+    write_out(f"wrote {shown_path(path)} ({width} x {height}, {stats.frames} frames, "
               f"{stats.seconds:.1f} s at {fps:g} fps, {stats.bytes / 1e6:.1f} MB; "
               f"rendered in {stats.wall_s:.1f} s)")
     return 0
@@ -128,11 +128,8 @@ def _simulate(design, scenario, story) -> dict:
     from fabricstudio.model import Technology
     from fabricstudio.sim.recorded import record_run
     from fabricstudio.sim.scenario import ScenarioError
+    from fabricstudio.ui.simview.source import FABRIC_VARIANTS as variants
 
-    variants = {"infiniband": ("InfiniBand", Technology.INFINIBAND, False),
-                "roce": ("RoCE + DCQCN", Technology.ROCE, True),
-                "roce-pfc": ("RoCE PFC only", Technology.ROCE, False),
-                "ethernet": ("Lossy Ethernet", Technology.ETHERNET, False)}
     wanted = []
     if story is None:
         tech = scenario.technology or design.fabric.technology

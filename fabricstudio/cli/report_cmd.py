@@ -20,7 +20,7 @@ from fabricstudio.cli.common import (
     load_cost_book_arg,
     load_design_arg,
 )
-from fabricstudio.cli.output import write_err, write_out
+from fabricstudio.cli.output import shown_path, write_err, write_out
 from fabricstudio.formats import OutputError, check_output
 
 NAME = "report"
@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
         size = write_proposal(proposal, args.output, inputs=_inputs(args), force=args.force)
     except (ReportError, OutputError) as exc:
         raise CliError(str(exc)) from None
-    write_out(f"wrote {args.output} ({size / 1024:,.0f} KiB"
+    write_out(f"wrote {shown_path(args.output)} ({size / 1024:,.0f} KiB"
               + (", with the fabric comparison" if comparison is not None else "") + ")")
     return 0
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from fabricstudio.cli.common import CliError, load_cost_book_arg, positive_int
-from fabricstudio.cli.output import write_err, write_out
+from fabricstudio.cli.output import shown_path, write_err, write_out
 
 NAME = "sweep"
 HELP = ("run a parameter sweep (generator options, technology, DCQCN, routing, sizes, failures, "
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     if not args.quiet:
         failed = sum(1 for r in rows if r.get("error"))
-        write_out(f"wrote {args.output}: {len(rows):,} points"
+        write_out(f"wrote {shown_path(args.output)}: {len(rows):,} points"
                   + (f" ({failed:,} could not run: see the error column)" if failed else "")
                   + (f"; Pareto front of {y} against {x}: {len(fronts)} points, plot "
                      f"{', '.join(args.plot)}" if args.plot else ""))

@@ -185,6 +185,7 @@ class GpuActivityTracker:
         self._flow_dst = np.zeros(0, dtype=np.int64)
         self._flow_nvlink = np.zeros(0, dtype=bool)
         self._done = 0
+        self._address_cache: dict[tuple[str, ...], np.ndarray] = {}
 
     # ------------------------------------------------------------------ mapping
     def gpus_of(self, address: str) -> np.ndarray:
@@ -201,6 +202,16 @@ class GpuActivityTracker:
             nic = int(rest[3:])
             return np.array([g for k, g in enumerate(gpus) if device.gpu_nic(k) == nic],
                             dtype=np.int64)
+        return gpus
+
+    def _gpus_of_all(self, addresses: tuple[str, ...]) -> np.ndarray:
+        """GPU indices of several endpoint addresses (cached: workloads repeat them)."""
+        gpus = self._address_cache.get(addresses)
+        if gpus is None:
+            gpus = np.unique(np.concatenate([self.gpus_of(a) for a in addresses]
+                                            or [np.zeros(0, dtype=np.int64)]))
+            if len(self._address_cache) < 100_000:
+                self._address_cache[addresses] = gpus
         return gpus
 
     def _learn_flows(self) -> None:
@@ -237,9 +248,13 @@ class GpuActivityTracker:
         n_gpus = len(self.timeline.gpus)
         compute = np.zeros((last - first, n_gpus))
         comm = np.zeros((last - first, n_gpus), dtype=bool)
+        nvlink = np.zeros((last - first, n_gpus), dtype=bool)
+        window_start, window_end = float(begins[0]), float(times[-1])
         for activity in self._activities():
-            gpus = np.unique(np.concatenate([self.gpus_of(a) for a in activity.addresses]
-                                            or [np.zeros(0, dtype=np.int64)]))
+            if activity.start_s >= window_end or (activity.end_s is not None
+                                                  and activity.end_s <= window_start):
+                continue  # outside the new frames
+            gpus = self._gpus_of_all(activity.addresses)
             if not len(gpus):
                 continue
             end = np.inf if activity.end_s is None else activity.end_s
@@ -250,8 +265,10 @@ class GpuActivityTracker:
             else:
                 hit = overlap > 0
                 comm[np.ix_(hit, gpus)] = True
+                if activity.kind == "nvlink":  # a fixed-time NVLink exchange: it moves
+                    nvlink[np.ix_(hit, gpus)] = True
         compute = np.clip(compute, 0.0, 1.0)
-        moving = self._moving(first, last)
+        moving = self._moving(first, last) | nvlink
         states = np.full((last - first, n_gpus), GpuState.IDLE, dtype=np.int8)
         states[comm & ~moving] = GpuState.WAITING
         states[comm & moving] = GpuState.COMMUNICATING

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from fabricstudio.model import DeviceKind, Technology
-from fabricstudio.model.units import format_bytes
+from fabricstudio.model.units import format_bytes, gbps_to_bytes_per_s
 from fabricstudio.sim.metrics import DirectedLink, MetricStream
 from fabricstudio.sim.workloads.addresses import rail_of, server_of
 
@@ -190,12 +190,18 @@ def _end_caption(simulation: Any) -> Caption | None:
     end = max(w.finish_s for w in workloads)
     text = f"All done at {_ms(end)}"
     for workload in workloads:
-        summary = workload.summary() if workload.kind == "training" else None
-        if summary is not None:
+        summary = workload.summary() if workload.kind in ("training", "llm_training") else None
+        if summary is None or summary.get("gpu_utilisation") is None:
+            continue
+        if workload.kind == "training":
             text += (f": the GPUs computed {100 * summary['gpu_utilisation']:.1f}% of the time "
                      f"({summary['iterations']} steps of {_ms(summary['step_time_s'])} on "
                      "average)")
-            break
+        else:
+            text += (f": the GPUs computed {100 * summary['gpu_utilisation']:.1f}% of the time "
+                     f"({_plural(summary['iterations'], 'iteration')} of "
+                     f"{_ms(summary['iteration_time_s'])} on average)")
+        break
     return Caption(end, text, "end")
 
 
@@ -455,8 +461,9 @@ def _port_share(stream: MetricStream, link: DirectedLink, design: Any, records: 
         for position, fid in enumerate(ids):
             kind = kind_of.get(fid)
             if kind is not None:
-                moved[kind] = moved.get(kind, 0.0) + float(rates[position]) * 1e9 / 8 * period
-    capacity = link.speed_gbps * 1e9 / 8 * max(end - begin, 1e-12)
+                moved[kind] = (moved.get(kind, 0.0)
+                               + gbps_to_bytes_per_s(float(rates[position])) * period)
+    capacity = gbps_to_bytes_per_s(link.speed_gbps) * max(end - begin, 1e-12)
     return {kind: value / capacity for kind, value in moved.items()}
 
 
@@ -472,8 +479,7 @@ def run_facts(simulation: Any, result: Any = None) -> RunFacts:
     facts = RunFacts(
         technology=Technology(result.run.technology).value, dcqcn=bool(result.run.dcqcn),
         ib_congestion_control=bool(simulation.engine.fabric.infiniband.congestion_control),
-        gpu_utilisation=(float(result.training.gpu_utilisation)
-                         if result.training is not None else None),
+        gpu_utilisation=gpu_utilisation(result),
         completion_s=result.completion_time_s, step_times_s=steps,
         drops=totals.drops, retransmitted_bytes=totals.retransmitted_bytes,
         timeouts=totals.timeouts, min_rto_s=min_rto_s(simulation),
@@ -512,6 +518,19 @@ def _contention(workloads: Sequence[Any], burst: Any, begin: float, end: float
                     (activity.end_s is None or activity.end_s > begin):
                 ends.append(end if activity.end_s is None else activity.end_s)
     return (begin, min(end, max(ends))) if ends else (begin, end)
+
+
+def gpu_utilisation(result: Any) -> float | None:
+    """The run's GPU utilisation: its training steps', else its LLM iterations' (None when
+    it trained nothing)."""
+    if result is None:
+        return None
+    if result.training is not None:
+        return float(result.training.gpu_utilisation)
+    llm = getattr(result, "llm_training", None)
+    if llm is not None and llm.gpu_utilisation is not None:
+        return float(llm.gpu_utilisation)
+    return None
 
 
 def technology_label(technology: str, dcqcn: bool) -> str:

@@ -27,12 +27,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fabricstudio.model import Design, GpuServer, Technology, format_validation_error
 from fabricstudio.model.failures import Failure
+from fabricstudio.sim.engine.config import Routing
 from fabricstudio.sim.scenario import (
     COLLECTIVE_TYPES,
     EngineKind,
     FocusSpec,
     LlmTrainingSpec,
-    Routing,
     Scenario,
     ScenarioError,
     WorkloadType,

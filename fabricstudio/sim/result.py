@@ -34,7 +34,7 @@ from pydantic import (
 )
 
 from fabricstudio.model import Technology, units
-from fabricstudio.sim.scenario import Routing
+from fabricstudio.sim.engine.config import Routing
 
 RESULT_FORMAT: Final = "fabricstudio-result"
 RESULT_VERSION: Final = 1
@@ -160,6 +160,8 @@ class WorkEstimateInfo(ResultPart):
     concurrent_entries: int
     cell_seconds: Num = Field(description="predicted wall time on the cell engine")
     flow_seconds: Num = Field(description="predicted wall time on the flow engine")
+    explicit_flows: int = Field(0, description="entries of the scenario's flows list")
+    memory_bytes: int = Field(0, description="predicted peak memory of the explicit flows")
 
 
 class EngineInfo(ResultPart):

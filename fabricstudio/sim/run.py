@@ -579,13 +579,17 @@ def estimate_work(design: Design, graph: nx.Graph, workloads: list[Workload],
                         fabric_bytes=fabric_bytes, cell_hops=cell_hops,
                         mean_hops=hop_sum / fabric_transfers if fabric_transfers else 0.0,
                         frames=int(horizon_s / period) + 1, links=2 * len(design.links),
-                        rate_updates=updates, concurrent_entries=entries)
+                        rate_updates=updates, concurrent_entries=entries,
+                        explicit_flows=len(scenario.flows))
 
 
 def check_work(work: WorkEstimate, engine: str, scenario: Scenario,
                max_cell_hops: float) -> None:
     """ScenarioError with the figures and a suggestion when the run is too big for
     ``engine``."""
+    memory = work.memory_problem()
+    if memory is not None:
+        raise ScenarioError(memory)
     seconds = work.seconds(engine)
     if engine == "cell" and (work.cell_hops > max_cell_hops or seconds > LIMIT_S):
         bigger = min(16 * 2**20, scenario.cell_bytes * 2 ** max(1, math.ceil(

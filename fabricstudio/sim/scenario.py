@@ -27,7 +27,13 @@ from fabricstudio.formats.reading import InputError, read_input
 from fabricstudio.model import FabricSettings, Technology, format_validation_error
 from fabricstudio.model.failures import MAX_FAILURES, FailoverSettings, Failure
 from fabricstudio.model.strict import StrictNumbers
-from fabricstudio.sim.engine.config import MAX_FRAMES, MAX_SAMPLE_PERIOD_S, MIN_SAMPLE_PERIOD_S
+from fabricstudio.sim.engine.config import (
+    MAX_FRAMES,
+    MAX_SAMPLE_PERIOD_S,
+    MIN_SAMPLE_PERIOD_S,
+    ROUTING_MODES,
+    Routing,
+)
 from fabricstudio.sim.llm.models import GPUS, MODELS, GpuSpec, ModelSpec
 
 FORMAT_NAME = "fabricstudio-scenario"
@@ -88,13 +94,12 @@ CollectiveType = Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_a
 StorageType = Literal["storage_read", "storage_write"]
 WorkloadType = Literal[CollectiveType, "incast", "permutation", StorageType, "training",
                        "llm_training", "stall"]
-Routing = Literal["default", "ecmp", "static", "adaptive"]
 Algorithm = Literal["auto", "ring", "hierarchical", "tree", "nvls_tree"]
 EngineKind = Literal["auto", "cell", "flow"]
 #: Workload type names (as in scenario files; the CLI also accepts dashes).
 WORKLOAD_TYPES: tuple[WorkloadType, ...] = get_args(WorkloadType)
 COLLECTIVE_TYPES: tuple[CollectiveType, ...] = get_args(CollectiveType)
-ROUTINGS: tuple[Routing, ...] = get_args(Routing)
+ROUTINGS: tuple[Routing, ...] = ROUTING_MODES
 ALGORITHMS: tuple[Algorithm, ...] = get_args(Algorithm)
 ENGINES: tuple[EngineKind, ...] = get_args(EngineKind)
 

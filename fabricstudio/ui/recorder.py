@@ -45,12 +45,12 @@ from fabricstudio.ui.simview.painters import (
     paint_pane_header,
     pane_header_height,
 )
+from fabricstudio.ui.simview.source import FABRIC_VARIANTS
 from fabricstudio.ui.simview.style import legend_size, paint_legend
 from fabricstudio.ui.theme import DARK, Theme
 
 #: Story fabric names -> comparison labels (as the presenter's player).
-FABRIC_LABELS = {"infiniband": "InfiniBand", "roce": "RoCE + DCQCN",
-                 "roce-pfc": "RoCE PFC only", "ethernet": "Lossy Ethernet"}
+FABRIC_LABELS = {fabric: variant[0] for fabric, variant in FABRIC_VARIANTS.items()}
 MARGIN = 14.0
 
 
@@ -158,6 +158,7 @@ class _RunScene:
         self.record = record
         self.scene = FabricScene(record.design.copy())
         self.scene.set_theme(theme)
+        self.scene.set_port_badges(False)  # a replay: no editing chrome
         self.overlay = SimOverlay(self.scene, self.scene.design)
         self.overlay.bind(record.stream.links, record.stream.fabric)
         self.rings = GpuRings(self.scene)
@@ -172,7 +173,7 @@ class _RunScene:
             self.overlay.apply_frame(window_frame(stream, max(first, index - MAX_SPAN + 1),
                                                   index))
             self.index = index
-        self.rings.show_frame(index, done=t > self.record.end_s + stream.sample_period_s / 2)
+        self.rings.show_frame(index, done=t >= self.record.end_s)  # (its last frame: over)
 
     def design_rect(self) -> QRectF:
         rect = QRectF()

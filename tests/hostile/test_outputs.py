@@ -434,3 +434,18 @@ def test_stale_video_folders_of_crashed_recordings_are_removed(tmp_path):
     removed = remove_stale_video_folders(str(tmp_path))
     assert sorted(removed) == sorted([str(crashed), str(ancient)])
     assert _only(tmp_path) == sorted(p.name for p in (running, mine, other))
+
+
+def test_an_output_path_with_a_line_break_is_shown_on_one_line(tmp_path):
+    """``wrote PATH`` is one line even when PATH holds a newline (quoted with escapes)."""
+    target = tmp_path / "two\nlines.json"
+    out = run_cli("generate", "leaf-spine", "--gpus", "16", "-o", target)
+    assert out.returncode == 0, out.stderr
+    assert target.is_file()
+    line = out.stdout.strip()
+    assert line.count("\n") == 0 and repr(str(target)) in line, line
+    svg = tmp_path / "a\nb.svg"
+    export = run_cli("export", target, "--svg", svg)
+    assert export.returncode == 0, export.stderr
+    line = export.stdout.strip()
+    assert line.count("\n") == 0 and repr(str(svg)) in line, line

@@ -221,3 +221,40 @@ def test_2048_gpu_2_kib_all_to_all_is_refused_or_runs_within_a_memory_cap(rail_d
 
 def test_horizon_below_100_ns_is_refused_with_the_reason(tmp_path):
     one_line_error(_simulate(tmp_path, until_s=1e-300), "until_s", "not one packet")
+
+
+# ---------------------------------------------------------------- explicit flows
+def _flow_list(tmp_path, count: int):
+    flows = [{"src": "server1", "dst": "server2", "bytes": 1, "start_s": i * 1e-9}
+             for i in range(count)]
+    return _scenario(tmp_path, flows=flows)
+
+
+def test_explicit_flows_are_charged_their_measured_cost():
+    """150,000 one-byte flows took ~12 s of CPU and ~550 MB (benchmarks/explicit_flows.py);
+    the estimate used to charge 30 us per flow and no memory."""
+    from fabricstudio.sim.work import WorkEstimate
+
+    work = WorkEstimate(transfers=150_000, fabric_transfers=150_000, fabric_bytes=150_000,
+                        cell_hops=300, mean_hops=2, frames=1001, links=4, rate_updates=300_000,
+                        concurrent_entries=300_000, explicit_flows=150_000)
+    assert work.flow_records_seconds >= 150_000 * 55e-6
+    assert work.cell_seconds >= work.flow_records_seconds
+    assert work.memory_bytes >= 150_000 * 2_500
+    generated = WorkEstimate(**{**work.__dict__, "explicit_flows": 0})
+    assert generated.memory_bytes == 0 and generated.cell_seconds < work.cell_seconds
+
+
+def test_explicit_flows_past_the_memory_are_refused_before_building(tmp_path):
+    """150,000 flows need ~465 MB in all; under a 576 MiB address-space cap they parse but
+    could not be built and run (MemoryError): refused in one line naming the flow count and
+    the estimate."""
+    out = run_cli("simulate", PAIR, "--scenario", _flow_list(tmp_path, 150_000),
+                  mem_mib=576, cpu_s=60, timeout=150)
+    one_line_error(out, "150,000 explicit flows", "465 MB", "available")
+
+
+def test_explicit_flows_that_fit_still_run_under_the_cap(tmp_path):
+    out = run_cli("simulate", PAIR, "--scenario", _flow_list(tmp_path, 2_000),
+                  mem_mib=640, cpu_s=60, timeout=120)
+    assert out.returncode == 0, out.stderr

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 from fabricstudio.model import FabricSettings, Technology
 
-#: Routing modes: ``default`` = ECMP on Ethernet/RoCE, destination-based static on InfiniBand.
-ROUTING_MODES = ("default", "ecmp", "static", "adaptive")
+#: Routing modes: ``default`` = ECMP on Ethernet/RoCE, destination-based static on InfiniBand
+#: (the scenario's ``routing``, the CLI's ``--routing`` and the panel's combo read these).
+Routing = Literal["default", "ecmp", "static", "adaptive"]
+ROUTING_MODES: tuple[Routing, ...] = get_args(Routing)
 
 #: Frames aimed at per run when the horizon is known (SIMULATION.md section 4).
 TARGET_FRAMES = 1000

@@ -15,6 +15,7 @@ import numpy as np
 
 from fabricstudio.model import Design, DeviceKind, FabricSettings
 from fabricstudio.model.devices import GpuServer, StorageServer
+from fabricstudio.model.units import gbps_to_bytes_per_s
 from fabricstudio.sim.engine.config import EngineError
 from fabricstudio.sim.engine.routing import Endpoint, Router, mix64
 from fabricstudio.sim.engine.topology import directed_links, endpoint_ports
@@ -83,7 +84,7 @@ class FlowNetwork:
             speeds.append(spec.speed_gbps)
             props.append(prop)
         #: Line rate (wire bytes/s) and goodput capacity (payload bytes/s) per directed link.
-        self.rate = np.asarray(speeds, dtype=np.float64) * 1e9 / 8
+        self.rate = np.array([gbps_to_bytes_per_s(s) for s in speeds], dtype=np.float64)
         self.capacity = self.rate * efficiency
         self.prop = np.asarray(props, dtype=np.float64)
         self.endpoints: list[Endpoint] = []

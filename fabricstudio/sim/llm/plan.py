@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from fabricstudio.model import Design, GpuServer
+from fabricstudio.model.units import gbps_to_bytes_per_s
 from fabricstudio.sim.llm import formulas as f
 from fabricstudio.sim.llm.models import GpuSpec, ModelSpec
 from fabricstudio.sim.scenario import LlmTrainingSpec, ScenarioError
@@ -106,7 +107,7 @@ def make_plan(design: Design, spec: LlmTrainingSpec, gpus: list[str], where: str
     plan = LlmPlan(spec, model, gpu, tp, pp, dp, ep, cp, micro_batches, grid)
     server = design.devices[server_of(gpus[0])]
     nvlink = server.nvlink_gbps if isinstance(server, GpuServer) else gpu.nvlink_gbps
-    plan.nvlink_bps = nvlink * 1e9 / 8
+    plan.nvlink_bps = gbps_to_bytes_per_s(nvlink)
     if abs(nvlink - gpu.nvlink_gbps) > 1e-6:
         plan.warnings.append(f"the design's servers have {nvlink:g} Gb/s NVLink per GPU, the "
                              f"{gpu.name} {gpu.nvlink_gbps:g}: the design's figure is used")

@@ -180,11 +180,12 @@ class LlmTraining(Workload):
 
 
 def _merged(spans: list[list[Any]]) -> list[tuple[str, float, float | None]]:
-    """Ledger spans as activity kinds ("compute" or "comm"), touching spans of one kind
+    """Ledger spans as activity kinds ("compute", "nvlink" or "comm"), touching spans of one kind
     joined (an open span, end None, stays last)."""
     out: list[tuple[str, float, float | None]] = []
     for kind, start, end in sorted(spans, key=lambda span: span[1]):
-        kind = "compute" if kind == "compute" else "comm"
+        # a tensor-parallel all-reduce is a fixed NVLink time the engine does not carry
+        kind = {"compute": "compute", "tp": "nvlink"}.get(kind, "comm")
         last = out[-1] if out else None
         if (last is not None and last[0] == kind and last[2] is not None
                 and start <= last[2] + 1e-12):

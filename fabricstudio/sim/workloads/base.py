@@ -21,7 +21,9 @@ class Activity:
     """
 
     addresses: tuple[str, ...]
-    kind: str  #: "compute" or "comm"
+    #: "compute", "comm" (network or NVLink transfers the engine carries) or "nvlink" (a
+    #: fixed-time NVLink exchange the engine does not carry: it always counts as moving)
+    kind: str
     start_s: float
     end_s: float | None = None
 

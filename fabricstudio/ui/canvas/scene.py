@@ -60,8 +60,9 @@ class FabricScene(QGraphicsScene):
     Public: ``device_items`` (shown devices), ``group_items`` (collapsed groups' tiles),
     ``frame_items`` (expanded groups' frames) and ``link_items`` (link id -> the item drawing
     it) by id; ``theme``, ``snap_to_grid``, ``colour_by``, the filters ``hidden_planes``,
-    ``hidden_tiers`` and ``focus``; ``semantic_zoom``; ``commit`` (callable applying a model
-    Command; defaults to applying it directly).
+    ``hidden_tiers`` and ``focus``; ``semantic_zoom``; ``port_badges`` (devices show their
+    used/total port badge: editing chrome, off while presenting and in replays); ``commit``
+    (callable applying a model Command; defaults to applying it directly).
     """
 
     #: Emitted when devices were added, removed or moved (the view's scroll range follows).
@@ -79,6 +80,7 @@ class FabricScene(QGraphicsScene):
         self.folding = Folding(design)
         self.theme: Theme = DARK
         self.snap_to_grid = True
+        self.port_badges = True
         self.colour_by = "speed"
         self.hidden_planes: set[Plane] = set()
         self.hidden_tiers: set[int] = set()
@@ -136,6 +138,13 @@ class FabricScene(QGraphicsScene):
             item.update()
         self.update()
         self.theme_changed.emit(theme)
+
+    def set_port_badges(self, shown: bool) -> None:
+        """Show or hide the devices' port-usage badges."""
+        if shown != self.port_badges:
+            self.port_badges = shown
+            for item in self.device_items.values():
+                item.update()
 
     def set_colour_mode(self, mode: str) -> None:
         """Colour links by 'speed', 'plane' (network), 'rail' or 'tier'."""

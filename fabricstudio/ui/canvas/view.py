@@ -477,10 +477,16 @@ class FabricView(QGraphicsView):
             self.viewport().update(rect.translated(dx, dy))
 
 
+#: Fit may give up this share of the largest zoom to centre the fabric in the view.
+CENTRING_SHARE = 0.08
+
+
 def largest_free_area(view: QRectF, obstacles: list[QRectF], rect: QRectF) -> QRectF:
     """The rectangle of ``view`` clear of ``obstacles`` into which ``rect`` fits largest:
-    every rectangle bounded by the view's and the obstacles' edges is tried.  The whole view
-    when the obstacles leave too little (less than 35 % of a side)."""
+    every rectangle bounded by the view's and the obstacles' edges is tried.  Of those that
+    fit it within :data:`CENTRING_SHARE` of the largest zoom, the one centred nearest the view's
+    centre (a fabric squeezed beside an overlay it would barely reach looks misplaced).  The
+    whole view when the obstacles leave too little (less than 35 % of a side)."""
     found = [r.intersected(view) for r in obstacles]
     found = [r for r in found if not r.isEmpty()]
     if not found or rect.isEmpty():
@@ -489,7 +495,7 @@ def largest_free_area(view: QRectF, obstacles: list[QRectF], rect: QRectF) -> QR
     rights = {view.right(), *(r.left() for r in found)}
     tops = {view.top(), *(r.bottom() for r in found)}
     bottoms = {view.bottom(), *(r.top() for r in found)}
-    best, best_zoom = view, 0.0
+    candidates: list[tuple[float, QRectF]] = []
     for left in lefts:
         for right in rights:
             if right - left < 0.35 * view.width():
@@ -502,6 +508,15 @@ def largest_free_area(view: QRectF, obstacles: list[QRectF], rect: QRectF) -> QR
                     if any(area.intersects(r) for r in found):
                         continue
                     zoom = min(area.width() / rect.width(), area.height() / rect.height())
-                    if zoom > best_zoom:
-                        best, best_zoom = area, zoom
-    return best
+                    candidates.append((zoom, area))
+    if not candidates:
+        return view
+    largest = max(zoom for zoom, _area in candidates)
+    centre = view.center()
+
+    def off_centre(candidate: tuple[float, QRectF]) -> tuple[float, float]:
+        zoom, area = candidate
+        return (area.center() - centre).manhattanLength(), -zoom
+
+    return min((c for c in candidates if c[0] >= (1 - CENTRING_SHARE) * largest),
+               key=off_centre)[1]

@@ -138,6 +138,7 @@ class PresenterMode(QObject):
         window.view.setInteractive(False)
         window.view.setContextMenuPolicy(Qt.ContextMenuPolicy.NoContextMenu)
         window.view.legend_suppressed = True
+        window.scene.set_port_badges(False)  # editing chrome
         self.ui.stage.side_by_side.controls.hide()
         window.showFullScreen()
         screen = window.screen()
@@ -185,6 +186,7 @@ class PresenterMode(QObject):
         window.statusBar().setVisible(saved["status"])
         window.restoreState(saved["state"])  # docks, toolbars and dock tab bars as they were
         window.view.legend_suppressed = self.ui.overlays.active
+        window.scene.set_port_badges(True)
         self.ui.stage.side_by_side.controls.show()
         self.ui.overlays.caption.side_margin = 0.0
         self.ui.stage.side_by_side.banner.setContentsMargins(0, 0, 0, 0)

@@ -13,11 +13,10 @@ from PySide6.QtCore import QObject, QRectF, QTimer, Signal
 
 from fabricstudio.formats.story import ObjectsCamera, RectangleCamera, Story, StoryStep
 from fabricstudio.sim.recorded import RecordedRun
-from fabricstudio.ui.simview.source import COMPARE_VARIANTS
+from fabricstudio.ui.simview.source import FABRIC_VARIANTS
 
 #: Story fabric names -> the comparison's row labels.
-FABRIC_LABELS = dict(zip(("infiniband", "roce", "roce-pfc", "ethernet"),
-                         (label for label, _t, _d in COMPARE_VARIANTS), strict=True))
+FABRIC_LABELS = {fabric: variant[0] for fabric, variant in FABRIC_VARIANTS.items()}
 #: ... and back, with the technology and DCQCN of each.
 FABRIC_OF_LABEL = {label: fabric for fabric, label in FABRIC_LABELS.items()}
 

@@ -4,7 +4,7 @@ of the Compare fabrics dock when it ran on the design as it is now."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -24,14 +24,17 @@ from fabricstudio.ui.forms import validating_dialog_body
 from fabricstudio.ui.report.compare import Comparison, Outcome
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS
 
+if TYPE_CHECKING:
+    from fabricstudio.ui.main_window import MainWindow
+
 LOGO_FILTER = "Images (*.png *.jpg *.jpeg *.svg);;All files (*)"
 PDF_FILTER = "PDF (*.pdf)"
 
 
-def comparison_of(window: Any) -> Comparison | None:
+def comparison_of(window: MainWindow) -> Comparison | None:
     """The Compare fabrics results when all four fabrics ran on the current design."""
-    panel = getattr(getattr(window, "simulation", None), "compare", None)
-    if panel is None or panel.running or len(panel.results) != len(COMPARE_VARIANTS):
+    panel = window.simulation.compare
+    if panel.running or len(panel.results) != len(COMPARE_VARIANTS):
         return None
     if panel.design_revision != window.design.revision:
         return None
@@ -40,8 +43,8 @@ def comparison_of(window: Any) -> Comparison | None:
         utilisation, gpus = panel.training.get(label, (None, 0))
         outcomes.append(Outcome(label, technology.value, dcqcn, dict(panel.results[label]),
                                 utilisation, gpus))
-    request = getattr(panel, "request", None)
-    workload = getattr(request, "workload_label", "") or "the Compare fabrics workload"
+    label = panel.request.workload_label if panel.request is not None else ""
+    workload = label or "the Compare fabrics workload"
     return Comparison("Compare fabrics", workload, outcomes)
 
 

@@ -13,6 +13,7 @@ from PySide6.QtCore import QPointF, QRectF, QSizeF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 
 from fabricstudio.sim.activity import GpuTimeline
+from fabricstudio.sim.moments import gpu_utilisation
 from fabricstudio.sim.result import Result
 from fabricstudio.ui.simview.gpu_rings import STATE_COLOURS
 
@@ -44,8 +45,9 @@ def gauge_data(timeline: GpuTimeline | None, index: int, result: Result | None =
     counts = tuple(int(n) for n in timeline.fleet_counts(k))
     utilisation = timeline.utilisation_so_far(k)
     last = k == len(timeline) - 1
-    if (done or last) and result is not None and result.training is not None:
-        utilisation = float(result.training.gpu_utilisation)
+    overall = gpu_utilisation(result)
+    if (done or last) and overall is not None:
+        utilisation = overall
     if done:
         counts = (0, 0, 0, len(timeline.gpus))
     return GaugeData(utilisation, (counts[0], counts[1], counts[2], counts[3]))

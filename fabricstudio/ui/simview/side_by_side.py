@@ -57,6 +57,7 @@ class RunPane(QGraphicsView):
         self.record = record
         scene = FabricScene(record.design.copy())
         scene.set_theme(theme)
+        scene.set_port_badges(False)  # a replay: no editing chrome
         super().__init__(scene, parent)
         self.overlay = SimOverlay(scene, scene.design)
         self.overlay.bind(record.stream.links, record.stream.fabric)
@@ -107,7 +108,7 @@ class RunPane(QGraphicsView):
         if not len(stream):
             return
         index = stream.index_at(t)
-        over = t > self.record.end_s + stream.sample_period_s / 2
+        over = t >= self.record.end_s  # its last frame ends after its last transfer
         if index == self.shown_index and over == self._over:
             return
         self._over = over

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
+from fabricstudio.formats.story import FABRICS
 from fabricstudio.model import Design, Technology
 from fabricstudio.sim.activity import GpuTimeline
 from fabricstudio.sim.metrics import MetricStream
@@ -71,6 +72,9 @@ COMPARE_VARIANTS: tuple[tuple[str, Technology, bool], ...] = (
     ("RoCE PFC only", Technology.ROCE, False),
     ("Lossy Ethernet", Technology.ETHERNET, False),
 )
+#: A story's fabric names (formats.story.FABRICS) -> their comparison variant.
+FABRIC_VARIANTS: dict[str, tuple[str, Technology, bool]] = dict(
+    zip(FABRICS, COMPARE_VARIANTS, strict=True))
 
 
 def engine_source(design: Design, request: RunRequest) -> SimulationSource:

@@ -4,11 +4,13 @@ driven through the window's keys, menus and buttons."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QDockWidget, QMessageBox
 
 from fabricstudio.formats import load_design
 from fabricstudio.formats.story import Story, parse_story
+from fabricstudio.model.footprint import TILE
 from fabricstudio.sim.activity import GpuState
 from fabricstudio.ui.main_window import MainWindow
 from fabricstudio.ui.simview import install_simulation_ui
@@ -63,12 +65,34 @@ def test_f5_enters_presenter_mode_without_chrome_and_esc_restores_it(qtbot, wind
     assert not window.act.delete.isEnabled() and not window.act.undo.isEnabled()
     assert not window.view.isInteractive()
     assert sim.overlays.scale == presenter.scale >= 1.0
+    item = next(iter(window.scene.device_items.values()))
+    assert _badge_pixels(window, item) == 0  # port badges are editing chrome
     qtbot.keyClick(window.view, Qt.Key.Key_Escape)
     assert not presenter.active
     assert window.menuBar().isVisible() and window.act.toolbar.isVisible()
     assert all(d.isVisible() for d in docks_before)
     assert window.act.delete.isEnabled() and window.view.isInteractive()
     assert sim.overlays.scale == 1.0
+    assert _badge_pixels(window, item) > 20
+
+
+def _badge_pixels(window, item) -> int:
+    """Pixels of the device's badge corner (upper right of its tile) that differ from the
+    canvas, with the links and the GPU rings hidden."""
+    scene = window.scene
+    hidden = [i for i in scene.items() if i is not item and i.isVisible()]
+    for other in hidden:
+        other.hide()
+    source = item.mapRectToScene(QRectF(TILE / 2 - 16, -TILE / 2 - 7, 24, 6))  # above the tile
+    image = QImage(48, 12, QImage.Format.Format_RGB32)
+    image.fill(scene.theme.canvas)
+    painter = QPainter(image)
+    scene.render(painter, QRectF(0, 0, 48, 12), source)
+    painter.end()
+    for other in hidden:
+        other.show()
+    canvas = scene.theme.canvas.rgb()
+    return sum(image.pixel(x, y) != canvas for x in range(48) for y in range(12))
 
 
 def test_edits_are_locked_while_presenting(qtbot, window):
@@ -127,6 +151,8 @@ def test_a_story_steps_with_arrow_keys_through_runs_and_side_by_side(qtbot, wind
     assert [p.record.label for p in side.panes] == ["InfiniBand", "Lossy Ethernet"]
     assert side.banner_text() == "Both"
     assert side.display_time == pytest.approx(side.end_s)
+    for pane in side.panes:  # the runs are over at the end, the longest too
+        assert (pane.rings.states == GpuState.IDLE).all(), pane.record.label
     sim.presenter.handle_key(Qt.Key.Key_Left)
     assert not sim.stage.showing_side_by_side and player.index == 1
     step = player.current_step()

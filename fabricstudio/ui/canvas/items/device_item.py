@@ -151,7 +151,8 @@ class DeviceItem(HoverHighlight, QGraphicsRectItem):
             painter.drawPixmap(glyph, pixmap, QRectF(pixmap.rect()))
         if on_screen < LABEL_BELOW_PX:
             return
-        self._paint_badge(painter, tile, theme)
+        if getattr(self.scene(), "port_badges", True):
+            self._paint_badge(painter, tile, theme)
         self._paint_label(painter, tile, theme)
         if self._hovered:
             self._paint_handle(painter, theme)
