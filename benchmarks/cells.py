@@ -3,15 +3,18 @@ fabric (tests/sim/test_cell_sizes.py runs short ones and asserts them).
 
 Run::
 
-    python benchmarks/cells.py [--case incast|parking|demo|transports|all] [--seeds N]
+    python benchmarks/cells.py [--case examples|incast|parking|demo|transports|all] [--seeds N]
 
-Cases: ``incast`` - the reference cases of issue 9, 8 x 16 MB into one 100G port of a 1 MB
+``examples`` - every (scenario, fabric) pair of the agreement test on the short example
+scenarios (incast8, parking-lot, demo-small-training-incast x four fabrics, twelve in all),
+judged by the test's own functions and tolerances; the suite runs a subset of them;
+``incast`` - the reference cases of issue 9, 8 x 16 MB into one 100G port of a 1 MB
 switch (1 us per hop); ``parking`` - the parking lot with 32 MB per flow; ``demo`` - the full
 64-GPU demo (two training steps meeting a 7:1 MoE burst, docs/simulation.md section 6);
 ``transports`` - the 8 x 16 MB incast on lossy Ethernet with NewReno, SACK and DCTCP.  The
 4 KiB run is packet level (one 4096-byte MTU per cell): the reference.  Prints a table of
 completion time, drops and retransmission timeouts, and the largest deviation from the
-reference per row; asserts nothing.
+reference per row; exits 1 if an ``examples`` pair disagrees beyond the test's tolerances.
 """
 
 from __future__ import annotations
@@ -80,20 +83,46 @@ def table(case: str, rows: dict[str, dict], seeds: int) -> None:
               f"({time.perf_counter() - started:.0f} s)", flush=True)
 
 
+def examples() -> int:
+    """The agreement test's twelve pairs; the number of pairs that disagree."""
+    from tests.sim import test_cell_sizes as agreement
+
+    print("\nshort example scenarios, the agreement test's criteria "
+          "(completion 5%, drops 10% or 2 of the 4 KiB run)")
+    failed = 0
+    for case in agreement.CASES:
+        for fabric in agreement.FABRICS:
+            started = time.perf_counter()
+            figures = [agreement.figures(case, fabric, cell) for cell in agreement.CELLS]
+            problems = agreement.disagreement(case, fabric)
+            failed += bool(problems)
+            cells = "".join(f"{t * 1e3:8.3f} ms / {d:5.0f}   " for t, d in figures)
+            suite = "suite" if (case, fabric) in agreement.SUITE else "bench"
+            print(f"{case:28s} {fabric:11s} {cells}{'FAIL' if problems else 'ok':4s} {suite} "
+                  f"({time.perf_counter() - started:.0f} s)", flush=True)
+            for problem in problems:
+                print(f"    {problem}")
+    return failed
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--case", choices=["incast", "parking", "demo", "transports", "all"],
-                        default="all")
+    parser.add_argument("--case", default="all", choices=[
+        "examples", "incast", "parking", "demo", "transports", "all"])
     parser.add_argument("--seeds", type=int, default=1, help="seeds per point (median)")
     args = parser.parse_args()
-    cases = ["incast", "parking", "transports", "demo"] if args.case == "all" else [args.case]
+    cases = (["examples", "incast", "parking", "transports", "demo"] if args.case == "all"
+             else [args.case])
+    failed = 0
     for case in cases:
-        if case == "transports":
+        if case == "examples":
+            failed += examples()
+        elif case == "transports":
             table("incast", {f"lossy Ethernet, {t}": {"technology": "ethernet", "transport": t}
                              for t in ("newreno", "sack", "dctcp")}, args.seeds)
         else:
             table(case, FABRICS, args.seeds)
-    return 0
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":
