@@ -39,3 +39,27 @@ def test_gui_start_does_not_load_the_interop_formats():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == ""
+
+
+#: Attribute probes the UI may keep: a bound-method check (weak slots) and a Qt-version
+#: feature test.  Everything else it reads through typed interfaces (ItemScene for canvas
+#: items, the SimulationSource protocol, the analysis report's models, ...).
+ALLOWED_PROBES = {("hasattr", "__self__"), ("hasattr", "setFeature")}
+
+
+def test_the_ui_does_not_probe_attributes_by_name():
+    import ast
+    from pathlib import Path
+
+    import fabricstudio.ui
+
+    found = []
+    for path in sorted(Path(fabricstudio.ui.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                    and node.func.id in ("getattr", "hasattr") and len(node.args) >= 2
+                    and isinstance(node.args[1], ast.Constant)
+                    and (node.func.id, node.args[1].value) not in ALLOWED_PROBES):
+                found.append(f"{path.name}:{node.lineno} {node.func.id}(..., "
+                             f"{node.args[1].value!r})")
+    assert not found, "attribute probing instead of a typed interface: " + ", ".join(found)

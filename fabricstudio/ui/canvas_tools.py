@@ -31,6 +31,8 @@ class CanvasTools:
     def __init__(self, window) -> None:
         self.window = window
         w = window
+        #: What the focus filter shows ("Focus: N devices within H hops of ...").
+        self._focus_text = "Focus"
         self.act_group = self._action("&Group", self.group_selection, "Ctrl+G",
                                       "Make a group of the selected devices and groups")
         self.act_ungroup = self._action("U&ngroup", self.ungroup_selection, "Ctrl+Shift+U",
@@ -268,7 +270,7 @@ class CanvasTools:
         scene = self.window.scene
         parts = []
         if scene.focus is not None:
-            parts.append(getattr(self, "_focus_text", "Focus"))
+            parts.append(self._focus_text)
         if scene.hidden_tiers:
             names = [text.replace("&", "").split(" (")[0] for t, text in TIERS
                      if t in scene.hidden_tiers]

@@ -213,19 +213,20 @@ def _hidden(scene: FabricScene, options: ExportOptions, vector: bool):
         keep = set(scene.selected_device_ids())
         rep = scene.folding.rep
         kept_nodes = {rep.get(d, d) for d in keep}
-        items = [*scene.device_items.values(), *scene.group_items.values(),
-                 *scene.frame_items.values(), *scene.links.all_items()]
-        for item in items:
-            link = getattr(item, "link", None)
-            if link is not None:
-                ends = (rep.get(link.a, link.a), rep.get(link.b, link.b))
-                kept = ends[0] in kept_nodes and ends[1] in kept_nodes
-            else:
-                node = getattr(item, "device_id", None) or getattr(item, "group_id", None)
-                kept = node in kept_nodes
-            if item.isVisible() and not kept:
+        nodes: list[tuple[QGraphicsItem, str]] = [
+            *((item, item.device_id) for item in scene.device_items.values()),
+            *((item, item.group_id) for item in scene.group_items.values()),
+            *((item, item.group_id) for item in scene.frame_items.values())]
+        for item, node in nodes:
+            if item.isVisible() and node not in kept_nodes:
                 item.setVisible(False)
                 hidden.append(item)
+        for link_item in scene.links.all_items():
+            link = link_item.link
+            ends = (rep.get(link.a, link.a), rep.get(link.b, link.b))
+            if link_item.isVisible() and not (ends[0] in kept_nodes and ends[1] in kept_nodes):
+                link_item.setVisible(False)
+                hidden.append(link_item)
     scene.clearSelection()
     cached = []
     if vector:

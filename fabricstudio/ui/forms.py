@@ -7,7 +7,7 @@ import enum
 import types
 import typing
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from pydantic.fields import FieldInfo
 from PySide6.QtCore import QObject, Signal
@@ -24,6 +24,14 @@ from PySide6.QtWidgets import (
 )
 
 MIXED = object()
+
+
+@runtime_checkable
+class Labelled(Protocol):
+    """An enum member with a display label (DeviceKind, GroupKind): combos show the label."""
+
+    @property
+    def label(self) -> str: ...
 
 _UNITS = (("_gbps", "Gb/s"), ("_mbps", "Mb/s"), ("_bytes", "bytes"), ("_ns_per_m", "ns/m"),
           ("_ns", "ns"), ("_us", "µs"), ("_tb", "TB"), ("_m", "m"))
@@ -79,7 +87,8 @@ class FieldEditor(QObject):
         if isinstance(self.kind, type) and issubclass(self.kind, enum.Enum):
             combo = QComboBox()
             for member in self.kind:
-                combo.addItem(getattr(member, "label", member.value), member)
+                combo.addItem(member.label if isinstance(member, Labelled) else member.value,
+                              member)
             combo.activated.connect(lambda _=0: self.committed.emit())
             return combo
         edit = QLineEdit()

@@ -65,7 +65,8 @@ class MainWindow(QMainWindow):
         self.files = DesignFiles(self, self.design, self.undo_stack, self.settings,
                                  self.show_message, self.view.fit, path)
         self.dialogs = DesignDialogs(self, self.design, self.editor, self.scene, self.view,
-                                     self._commit, self.show_message, self.fit_selection)
+                                     self._commit, self.show_message, self.fit_selection,
+                                     self.settings)
         self.model_signals = ModelSignals(self)
         self.docks: dict[str, QDockWidget] = {}
         self._build_docks()
@@ -172,6 +173,11 @@ class MainWindow(QMainWindow):
         self.undo_stack.indexChanged.connect(self._update_title)
         self.files.path_changed.connect(self._update_title)
         self.files.replaced.connect(self._on_replaced)
+        #: Coalesces a burst of design changes into one status-bar/legend refresh.
+        self._design_timer = QTimer(self)
+        self._design_timer.setSingleShot(True)
+        self._design_timer.setInterval(0)
+        self._design_timer.timeout.connect(self._after_design_changed)
         self.model_signals.connect(self.design.changed, self._on_design_changed)
         self.model_signals.connect(self.design.fabric_changed, self._update_technology)
         self.model_signals.connect(self.design.name_changed, self._update_title)
@@ -209,11 +215,6 @@ class MainWindow(QMainWindow):
     def _on_design_changed(self) -> None:
         """Once per burst of changes (a deleted fabric is 100,000 of them): status bar
         counts, legend, empty-canvas hint."""
-        if not hasattr(self, "_design_timer"):
-            self._design_timer = QTimer(self)
-            self._design_timer.setSingleShot(True)
-            self._design_timer.setInterval(0)
-            self._design_timer.timeout.connect(self._after_design_changed)
         self._design_timer.start()
 
     def _after_design_changed(self) -> None:

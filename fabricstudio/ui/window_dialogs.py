@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPointF, QSettings
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMessageBox, QWidget
 
@@ -31,8 +31,9 @@ class DesignDialogs:
     def __init__(self, parent: QWidget, design: Design, editor: Editor, scene: FabricScene,
                  view: FabricView, commit: Callable[[Command], None],
                  show_message: Callable[[str], None],
-                 fit_selection: Callable[[], None]) -> None:
+                 fit_selection: Callable[[], None], settings: QSettings) -> None:
         self._parent = parent
+        self._settings = settings
         self._design = design
         self._editor = editor
         self._scene = scene
@@ -129,5 +130,6 @@ class DesignDialogs:
         """Ask for options and a file name, then export PNG or SVG."""
         from fabricstudio.ui.dialogs.export_dialog import ExportDialog
 
-        dialog = ExportDialog(self._scene, fmt, self._parent, self._show_message)
+        dialog = ExportDialog(self._scene, fmt, self._parent, self._show_message,
+                              self._settings)
         dialog.exec()

@@ -90,7 +90,7 @@ def test_export_dialog_writes_the_chosen_file(make_window, small_design, tmp_pat
     window = make_window(small_design)
     target = tmp_path / "picture"
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
-    dialog = ExportDialog(window.scene, "png", window, window.show_message)
+    dialog = ExportDialog(window.scene, "png", window, window.show_message, window.settings)
     dialog.scale.setValue(1.5)
     dialog.background.setCurrentIndex(dialog.background.findData("transparent"))
     assert "×" in dialog.size_label.text()
@@ -98,6 +98,7 @@ def test_export_dialog_writes_the_chosen_file(make_window, small_design, tmp_pat
     image = QImage(str(tmp_path / "picture.png"))
     assert image.size() == output_size(window.scene, dialog.options())
     assert image.pixelColor(0, 0).alpha() == 0
-    svg_dialog = ExportDialog(window.scene, "svg", window, window.show_message)
+    svg_dialog = ExportDialog(window.scene, "svg", window, window.show_message,
+                              window.settings)
     svg_dialog.accept()
     ET.parse(tmp_path / "picture.svg")

@@ -20,11 +20,11 @@ from fabricstudio.sim.engine.dcqcn import DcqcnRp
 from fabricstudio.sim.engine.deadlock import DeadlockWatch
 from fabricstudio.sim.engine.flowlog import FlowLog
 from fabricstudio.sim.engine.flows import DcqcnFlow, Flow, IbCcFlow, IbCcState
-from fabricstudio.sim.engine.network import Network
+from fabricstudio.sim.engine.network import CellEndpoint, Network
 from fabricstudio.sim.engine.paced import PacedFlow
 from fabricstudio.sim.engine.params import DcqcnParams, IbCcParams, TcpParams
 from fabricstudio.sim.engine.ports import Cell, Port
-from fabricstudio.sim.engine.routing import Endpoint, Router, mix64
+from fabricstudio.sim.engine.routing import Router, mix64
 from fabricstudio.sim.engine.sampler import Sampler
 from fabricstudio.sim.engine.stall import ReceiverStall
 from fabricstudio.sim.engine.tcp import TcpFlow
@@ -87,8 +87,8 @@ class Engine:
         self.control = ControlPlane(self) if self.config.control_in_band else None
         self.net = Network(self, self.design)
         self.ports = self.net.ports
-        self.router = Router(self.net.switches, self.net.endpoints, self._routing_mode(),
-                             self.config.seed)
+        self.router: Router[Port] = Router(self.net.switches, self.net.endpoints,
+                                           self._routing_mode(), self.config.seed)
         self.config_warnings = list(self.net.warnings)
         self._warn_settings()
         self.stream = MetricStream(tuple(self.net.directed), self.config.resolved_sample_period(),
@@ -181,7 +181,7 @@ class Engine:
     def _resolve(self, address: str) -> tuple[str, int, int | None]:
         return resolve_address(self.design, address)
 
-    def _endpoint(self, address: str, device: str, nic: int) -> Endpoint:
+    def _endpoint(self, address: str, device: str, nic: int) -> CellEndpoint:
         ep = self.net.endpoint_of.get((device, nic))
         if ep is None:
             raise EngineError(f"{address!r}: NIC {nic} of {device} is not connected")
@@ -284,7 +284,7 @@ class Engine:
             raise EngineError(f"stall of {address}: start {start_s} s is before now ({now} s)")
         ReceiverStall(self, self.net.hosts[device], ep.down, float(start_s), float(duration_s))
 
-    def _route(self, sep: Endpoint, dep: Endpoint, qp: int
+    def _route(self, sep: CellEndpoint, dep: CellEndpoint, qp: int
                ) -> tuple[tuple[Port, ...] | None, float]:
         """(path or None for adaptive routing, one-way base delay) of a connection, cached."""
         key = (sep.index, dep.index, qp)
@@ -297,7 +297,7 @@ class Engine:
             self._routes[key] = route
         return route
 
-    def _rate_state(self, sep: Endpoint, dep: Endpoint, qp: int) -> DcqcnRp | IbCcState:
+    def _rate_state(self, sep: CellEndpoint, dep: CellEndpoint, qp: int) -> DcqcnRp | IbCcState:
         """Congestion-control state of a queue pair (kept across the flows that use it)."""
         key = (sep.index, dep.index, qp)
         state = self._rate_states.get(key)

@@ -25,14 +25,14 @@ clock, from the failure list of the scenario:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Generic
 
 from fabricstudio.model import Technology
 from fabricstudio.model.failures import FailoverSettings, Failure, failed_elements
 from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.config import EngineError
 from fabricstudio.sim.engine.ports import Cell, NicPort, Port
-from fabricstudio.sim.engine.routing import Router
+from fabricstudio.sim.engine.routing import Endpoint, H, Router, RouterNode
 
 
 class DownPort(Port):
@@ -65,45 +65,45 @@ _Move = tuple[Any, tuple[Any, ...], tuple[Any, ...]]
 _UP = {DownPort: Port, DownNicPort: NicPort}
 
 
-class _SwitchView:
+class _SwitchView(Generic[H]):
     """What the router reads of a switch, with the dead ports left out."""
 
     __slots__ = ("id", "index", "tier", "out")
 
-    def __init__(self, switch: Any, dead: set[int]) -> None:
+    def __init__(self, switch: RouterNode[H], dead: set[int]) -> None:
         self.id = switch.id
         self.index = switch.index
         self.tier = switch.tier
         self.out = {n: p for n, p in switch.out.items() if p.index not in dead}
 
 
-class FailoverRouter(Router):
+class FailoverRouter(Router[H]):
     """The engine's router over the live ports only.  Where no live path exists it answers
     with the healthy router's path (traffic is then lost at the dead element, as a switch
-    without a route drops it)."""
+    without a route drops it).  Both engines use it (``H`` is their directed-link type)."""
 
-    def __init__(self, healthy: Router, dead: set[int]) -> None:
+    def __init__(self, healthy: Router[H], dead: set[int]) -> None:
         views = {sid: _SwitchView(sw, dead) for sid, sw in healthy.switches.items()}
         super().__init__(views, healthy.endpoints, healthy.mode, healthy.seed)
         self.healthy = healthy
         self.dead = dead
-        self.unroutable = 0
 
-    def candidates(self, switch: Any, dst_ep: int) -> tuple[Port, ...]:
+    def candidates(self, switch: RouterNode[H], dst_ep: int) -> tuple[H, ...]:
         """Live minimal next hops of ``switch`` toward endpoint ``dst_ep`` (the healthy ones
         when none is left)."""
         view = self.switches.get(switch.id, switch)
         return super().candidates(view, dst_ep) or self.healthy.candidates(
             self.healthy.switches[switch.id], dst_ep)
 
-    def toward(self, switch: Any, attach: str) -> tuple[Port, ...]:
+    def toward(self, switch: RouterNode[H], attach: str) -> tuple[H, ...]:
         """Live minimal next hops of ``switch`` toward switch ``attach`` (the healthy ones
         when none is left)."""
         view = self.switches.get(switch.id, switch)
         return super().toward(view, attach) or self.healthy.toward(
             self.healthy.switches[switch.id], attach)
 
-    def path(self, src: Any, dst: Any, sport: int, mode: str) -> tuple[Port, ...]:
+    def path(self, src: Endpoint[H, H], dst: Endpoint[H, H], sport: int,
+             mode: str) -> tuple[H, ...]:
         """A live path, or the healthy one when the failures left none (a NIC's own dead
         cable, which no route avoids, counts as none left too)."""
         try:
@@ -156,7 +156,7 @@ class FailureInjector:
         self.settings = settings or FailoverSettings()
         self.flows: list[Any] = []
         self._prune_at = 4096
-        self.healthy: Router = engine.router
+        self.healthy: Router[Port] = engine.router
         #: Ports the routes avoid (down, and converged on).
         self.excluded: set[int] = set()
         self._down_count: dict[int, int] = {}
@@ -306,7 +306,7 @@ class FailureInjector:
         self._keep_old_routes(moved)
         self.reroutes += 1
         self.flows_rerouted += len(moved)
-        self.unroutable = max(self.unroutable, getattr(router, "unroutable", 0))
+        self.unroutable = max(self.unroutable, router.unroutable)
         self.log.append((engine.env.now, "reroute", f"{len(moved)} flows moved, "
                                                     f"{len(dead)} ports down"))
 

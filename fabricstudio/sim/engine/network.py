@@ -18,6 +18,8 @@ if TYPE_CHECKING:
     from fabricstudio.sim.engine.core import Engine
 
 SERVER_TYPES = (GpuServer, StorageServer)
+#: A host NIC of the cell engine: a NicPort out, a Port back in.
+CellEndpoint = Endpoint[NicPort, Port]
 MAX_WARNINGS_PER_KIND = 8
 
 
@@ -31,8 +33,8 @@ class Network:
         self.switches: dict[str, Switch] = {}
         self.ports: list[Port] = []
         self.directed: list[DirectedLink] = []
-        self.endpoints: list[Endpoint] = []
-        self.endpoint_of: dict[tuple[str, int], Endpoint] = {}
+        self.endpoints: list[CellEndpoint] = []
+        self.endpoint_of: dict[tuple[str, int], CellEndpoint] = {}
         self.warnings: list[str] = []
         self._buffer_share: dict[str, int] = {}
         self._build_nodes()

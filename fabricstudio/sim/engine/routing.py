@@ -17,14 +17,13 @@ closer (breadth-first distances over the switch graph, computed once per attachm
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import numpy as np
 
 from fabricstudio.sim.engine.config import EngineError
-from fabricstudio.sim.engine.ports import NicPort, Port
 
 MASK64 = (1 << 64) - 1
 ROCE_UDP_PORT = 4791
@@ -47,15 +46,34 @@ def five_tuple_hash(src: int, dst: int, sport: int, seed: int) -> int:
     return mix64(h ^ seed)
 
 
+class Hop(Protocol):
+    """What the router reads of a directed link: the cell engine's Port or the flow engine's
+    LinkRef."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def dst(self) -> str: ...
+
+
+#: The directed-link type a router hands out (Port in the cell engine, LinkRef in the flow
+#: engine).
+H = TypeVar("H", bound=Hop)
+H_co = TypeVar("H_co", bound=Hop, covariant=True)
+#: An endpoint's egress and ingress link types (the cell engine's NIC egress is a NicPort).
+U_co = TypeVar("U_co", bound=Hop, covariant=True)
+D_co = TypeVar("D_co", bound=Hop, covariant=True)
+
+
 @dataclass(frozen=True)
-class Endpoint:
+class Endpoint(Generic[U_co, D_co]):
     """A host NIC attached to the fabric."""
 
     index: int
     host: str
     port: int
-    up: NicPort  # host -> attachment
-    down: Port  # attachment -> host
+    up: U_co  # host -> attachment
+    down: D_co  # attachment -> host
 
     @property
     def attach(self) -> str:
@@ -63,9 +81,9 @@ class Endpoint:
         return self.up.dst
 
 
-class RouterNode(Protocol):
+class RouterNode(Protocol[H_co]):
     """What the router reads of a switch: the cell engine's Switch or the flow engine's
-    NodeRef (their ``out`` values are Ports or LinkRefs: anything with ``dst``)."""
+    NodeRef (their ``out`` values are Ports or LinkRefs)."""
 
     @property
     def id(self) -> str: ...
@@ -74,22 +92,24 @@ class RouterNode(Protocol):
     @property
     def tier(self) -> int: ...
     @property
-    def out(self) -> Mapping[int, Any]: ...
+    def out(self) -> Mapping[int, H_co]: ...
 
 
-class Router:
-    """Minimal-path next hops and per-flow path selection."""
+class Router(Generic[H]):
+    """Minimal-path next hops and per-flow path selection over links of type ``H``."""
 
-    def __init__(self, switches: Mapping[str, RouterNode], endpoints: list[Endpoint], mode: str,
-                 seed: int) -> None:
+    def __init__(self, switches: Mapping[str, RouterNode[H]],
+                 endpoints: Sequence[Endpoint[H, H]], mode: str, seed: int) -> None:
         self.switches = switches  # id -> Switch
         self.endpoints = endpoints
         self.mode = mode
         self.seed = seed
+        #: Paths asked for that could not avoid a dead element (only a FailoverRouter has any).
+        self.unroutable = 0
         self._dist: np.ndarray | None = None  # switch x switch hop distances
-        self._cand: dict[tuple[int, int], tuple[Port, ...]] = {}
-        self._toward: dict[tuple[int, str], tuple[Port, ...]] = {}
-        self._ports_of: dict[int, tuple[list[Port], np.ndarray]] = {}
+        self._cand: dict[tuple[int, int], tuple[H, ...]] = {}
+        self._toward: dict[tuple[int, str], tuple[H, ...]] = {}
+        self._ports_of: dict[int, tuple[list[H], np.ndarray]] = {}
         self._seeds = {sid: mix64(seed * 1_000_003 + sw.index) for sid, sw in switches.items()}
 
     def _distances(self, target: str) -> np.ndarray:
@@ -117,7 +137,7 @@ class Router:
         n = len(self.switches)
         return csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, n))
 
-    def toward(self, switch: RouterNode, attach: str) -> tuple[Port, ...]:
+    def toward(self, switch: RouterNode[H], attach: str) -> tuple[H, ...]:
         """Minimal next hops from ``switch`` toward switch ``attach`` (cached per pair): its
         ports, in port order, to switches one hop closer."""
         key = (switch.index, attach)
@@ -135,7 +155,7 @@ class Router:
             self._toward[key] = cands
         return cands
 
-    def _switch_ports(self, switch: RouterNode) -> tuple[list[Port], np.ndarray]:
+    def _switch_ports(self, switch: RouterNode[H]) -> tuple[list[H], np.ndarray]:
         """A switch's outgoing ports in port order and the switch index at the other end of
         each (-1 for a host)."""
         found = self._ports_of.get(switch.index)
@@ -146,7 +166,7 @@ class Router:
             found = self._ports_of[switch.index] = (ports, peers)
         return found
 
-    def candidates(self, switch: RouterNode, dst_ep: int) -> tuple[Port, ...]:
+    def candidates(self, switch: RouterNode[H], dst_ep: int) -> tuple[H, ...]:
         """Minimal next hops from ``switch`` toward endpoint ``dst_ep``."""
         key = (switch.index, dst_ep)
         cands = self._cand.get(key)
@@ -156,7 +176,7 @@ class Router:
             self._cand[key] = cands
         return cands
 
-    def static_choice(self, switch: RouterNode, cands: tuple[Port, ...], dst_index: int) -> int:
+    def static_choice(self, switch: RouterNode[H], cands: tuple[H, ...], dst_index: int) -> int:
         """Subnet-manager (D-mod-K) choice among ``cands`` for destination ``dst_index``.
 
         Going UP (toward a higher tier) the switch uses digit ``tier - 1`` of the destination
@@ -175,10 +195,11 @@ class Router:
         digit: int = n ** (switch.tier - 1)  # K^(tier-1) (int ** int is typed Any)
         return (dst_index // digit) % n
 
-    def path(self, src: Endpoint, dst: Endpoint, sport: int, mode: str) -> tuple[Port, ...]:
+    def path(self, src: Endpoint[H, H], dst: Endpoint[H, H], sport: int,
+             mode: str) -> tuple[H, ...]:
         """Port sequence from ``src`` to ``dst``; ``mode`` is "ecmp", "static" or "adaptive"
         (adaptive returns the first minimal path, used only for delays and validation)."""
-        ports: list[Port] = [src.up]
+        ports: list[H] = [src.up]
         here = src.attach
         for _ in range(len(self.switches) + 1):
             if here == dst.host:

@@ -39,9 +39,8 @@ from fabricstudio.sim.engine.config import (
 )
 from fabricstudio.sim.engine.core import NVLINK_LATENCY_S, Engine
 from fabricstudio.sim.engine.flowlog import FlowLog
-from fabricstudio.sim.engine.routing import Endpoint
 from fabricstudio.sim.flow.allocation import Allocation
-from fabricstudio.sim.flow.network import FlowNetwork
+from fabricstudio.sim.flow.network import FlowEndpoint, FlowNetwork
 from fabricstudio.sim.metrics import Frame, MetricStream
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -185,7 +184,7 @@ class FlowEngine:
             known = self._addresses[address] = resolve_address(self.design, address)
         return known
 
-    def endpoint(self, address: str) -> Endpoint:
+    def endpoint(self, address: str) -> FlowEndpoint:
         """The NIC endpoint an address sends and receives through (EngineError if none)."""
         device, nic, _ = self.resolve(address)
         if nic < 0:
@@ -200,7 +199,7 @@ class FlowEngine:
         ``qp`` (cached per connection)."""
         return self._route(self.endpoint(src), self.endpoint(dst), qp)
 
-    def _route(self, sep: Endpoint, dep: Endpoint,
+    def _route(self, sep: FlowEndpoint, dep: FlowEndpoint,
                qp: int) -> tuple[np.ndarray, np.ndarray, float]:
         key = (sep.index, dep.index, qp)
         found = self._routes.get(key)

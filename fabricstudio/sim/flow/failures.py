@@ -213,7 +213,7 @@ class FlowFailureInjector:
         self._rework([*moves, *stalled_free], move)
         self.reroutes += 1
         self.flows_rerouted += len(moves)
-        self.unroutable = max(self.unroutable, getattr(router, "unroutable", 0))
+        self.unroutable = max(self.unroutable, router.unroutable)
         self.log.append((engine.env.now, "reroute",
                          f"{len(moves)} flows moved, {len(self.excluded)} links down"))
 

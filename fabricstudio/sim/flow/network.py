@@ -9,8 +9,6 @@ node and link objects here only carry what the router reads.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from fabricstudio.model import Design, DeviceKind, FabricSettings
@@ -43,6 +41,10 @@ class NodeRef:
     def __init__(self, device_id: str, index: int, tier: int, latency: float) -> None:
         self.id, self.index, self.tier, self.latency = device_id, index, tier, latency
         self.out: dict[int, LinkRef] = {}
+
+
+#: A host NIC of the flow engine: directed links both ways.
+FlowEndpoint = Endpoint[LinkRef, LinkRef]
 
 
 class FlowNetwork:
@@ -87,8 +89,8 @@ class FlowNetwork:
         self.rate = np.array([gbps_to_bytes_per_s(s) for s in speeds], dtype=np.float64)
         self.capacity = self.rate * efficiency
         self.prop = np.asarray(props, dtype=np.float64)
-        self.endpoints: list[Endpoint] = []
-        self.endpoint_of: dict[tuple[str, int], Endpoint] = {}
+        self.endpoints: list[FlowEndpoint] = []
+        self.endpoint_of: dict[tuple[str, int], FlowEndpoint] = {}
 
         def reverse(up: LinkRef) -> LinkRef | None:
             down = self.node(up.dst).out.get(up.dst_port)
@@ -96,17 +98,17 @@ class FlowNetwork:
 
         for host in self.hosts.values():
             for number, up, down in endpoint_ports(host.out, reverse):
-                ep = Endpoint(len(self.endpoints), host.id, number, up, down)  # type: ignore[arg-type]
+                ep = Endpoint(len(self.endpoints), host.id, number, up, down)
                 self.endpoints.append(ep)
                 self.endpoint_of[(host.id, number)] = ep
-        self.router = Router(self.switches, self.endpoints, routing_mode, seed)
+        self.router: Router[LinkRef] = Router(self.switches, self.endpoints, routing_mode, seed)
 
     def node(self, device_id: str) -> NodeRef:
         """Runtime node of a device."""
         return self.hosts.get(device_id) or self.switches[device_id]
 
     # ------------------------------------------------------------------ routes
-    def route(self, src: Endpoint, dst: Endpoint,
+    def route(self, src: FlowEndpoint, dst: FlowEndpoint,
               qp: int) -> tuple[np.ndarray, np.ndarray, float]:
         """(link indices, weights, one-way base delay) of a connection.  ECMP and static
         routing load one path (weights 1); adaptive routing spreads the traffic evenly over
@@ -122,7 +124,7 @@ class FlowNetwork:
         links, weights = self._spread(src, dst)
         return links, weights, delay
 
-    def _spread(self, src: Endpoint, dst: Endpoint) -> tuple[np.ndarray, np.ndarray]:
+    def _spread(self, src: FlowEndpoint, dst: FlowEndpoint) -> tuple[np.ndarray, np.ndarray]:
         weights: dict[int, float] = {src.up.index: 1.0}
         frontier = {src.attach: 1.0}
         while frontier:
@@ -140,7 +142,7 @@ class FlowNetwork:
         links = np.fromiter(weights.keys(), np.int64, len(weights))
         return links, np.fromiter(weights.values(), np.float64, len(weights))
 
-    def _path_delay(self, path: tuple[Any, ...]) -> float:
+    def _path_delay(self, path: tuple[LinkRef, ...]) -> float:
         """One-way base delay of a path (propagation, switch and NIC latency), as the cell
         engine's ``_path_delay``."""
         delay = 2 * self.nic_latency

@@ -32,6 +32,7 @@ from fabricstudio.topology.folding import (
 from fabricstudio.topology.rails import link_rails, link_tier
 from fabricstudio.ui.canvas.items.device_item import DeviceItem
 from fabricstudio.ui.canvas.items.group_item import GroupFrame, GroupTile
+from fabricstudio.ui.canvas.items.host import ItemScene
 from fabricstudio.ui.canvas.items.link_item import THIN_BELOW_LOD, LinkItem
 from fabricstudio.ui.canvas.links import BUNDLE_ABOVE, FAN_SPACING, LinkLayer
 from fabricstudio.ui.model_signals import ModelSignals
@@ -54,7 +55,7 @@ COLOUR_MODES = ("speed", "plane", "rail", "tier")
 ASSUMED_VIEW = (1280.0, 800.0)
 
 
-class FabricScene(QGraphicsScene):
+class FabricScene(ItemScene):
     """Scene showing one Design; items are created, updated and removed from its signals.
 
     Public: ``device_items`` (shown devices), ``group_items`` (collapsed groups' tiles),
@@ -337,12 +338,11 @@ class FabricScene(QGraphicsScene):
         tree = self.folding.tree
         keep: set[str] = set()
         for item in self.selectedItems():
-            ident = getattr(item, "device_id", None)
-            if ident is None and isinstance(item, GroupFrame):
-                ident = item.group_id
-                keep.add(ident)
-            if ident is not None:
-                keep.update(tree.ancestors(ident))
+            if isinstance(item, DeviceItem):
+                keep.update(tree.ancestors(item.device_id))
+            elif isinstance(item, GroupFrame):
+                keep.add(item.group_id)
+                keep.update(tree.ancestors(item.group_id))
         return keep
 
     def _refold(self) -> None:
@@ -500,20 +500,18 @@ class FabricScene(QGraphicsScene):
         chosen: set[str] = set()
         tree = self.folding.tree
         for item in self.selectedItems():
-            device_id = getattr(item, "device_id", None)
-            if device_id is not None:
-                chosen.add(device_id)
-                continue
-            group_id = getattr(item, "group_id", None)
-            if group_id is not None and group_id in self.design.groups:
-                chosen.update(tree.devices(group_id))
+            if isinstance(item, DeviceItem):
+                chosen.add(item.device_id)
+            elif isinstance(item, (GroupTile, GroupFrame)) and item.group_id in self.design.groups:
+                chosen.update(tree.devices(item.group_id))
         if len(chosen) == len(self.design.devices):
             return list(self.design.devices)
         return [d for d in self.design.devices if d in chosen]
 
     def selected_group_ids(self) -> list[str]:
         """Groups selected through their tile or frame, in design order."""
-        chosen = {getattr(i, "group_id", None) for i in self.selectedItems()}
+        chosen = {i.group_id for i in self.selectedItems()
+                  if isinstance(i, (GroupTile, GroupFrame))}
         return [g for g in self.design.groups if g in chosen]
 
     def selected_link_ids(self) -> list[str]:

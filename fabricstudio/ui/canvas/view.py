@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QInputDialog
 
 from fabricstudio.ui.canvas.interactions import NewLinkInteraction
 from fabricstudio.ui.canvas.items.device_item import HANDLE_RADIUS, TILE, DeviceItem
+from fabricstudio.ui.canvas.items.link_item import LinkItem
 from fabricstudio.ui.canvas.minimap import Minimap
 from fabricstudio.ui.canvas.scene import GRID
 from fabricstudio.ui.legend import legend_entries, legend_size, paint_legend
@@ -299,8 +300,7 @@ class FabricView(QGraphicsView):
         """The topmost device or link item under viewport point ``pos`` (through overlays
         such as the zoomed-out link batch or the simulation's drawing), or None."""
         for item in self.items(pos):
-            while item is not None and not hasattr(item, "device_id") \
-                    and not hasattr(item, "link_id"):
+            while item is not None and not isinstance(item, (DeviceItem, LinkItem)):
                 item = item.parentItem()
             if item is not None:
                 return item

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QSettings, QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -39,7 +39,8 @@ class ExportDialog(QDialog):
     """Options, then a file name; writes the file and reports the outcome."""
 
     def __init__(self, scene, fmt: str, parent=None,
-                 show_message: Callable[[str], None] | None = None) -> None:
+                 show_message: Callable[[str], None] | None = None,
+                 settings: QSettings | None = None) -> None:
         super().__init__(parent)
         self.scene = scene
         self._show_message = show_message
@@ -48,8 +49,7 @@ class ExportDialog(QDialog):
         self.scope = QComboBox()
         self.scope.addItem("Whole design", False)
         self.scope.addItem("Selection only", True)
-        self.scope.setEnabled(any(hasattr(i, "device_id") for i in scene.selectedItems()))
-        settings = getattr(parent, "settings", None)
+        self.scope.setEnabled(bool(scene.selected_device_ids()))
         self.longest = (prefs.get(settings, "exportLongestSide") if settings is not None
                         else prefs.EXPORT_PIXELS.default)
         self.auto = QCheckBox(f"Automatic: at most {self.longest:,} px on the longest side")

@@ -9,7 +9,7 @@ why in one line.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -32,6 +32,15 @@ from fabricstudio.ui.cost_book import CostBookSetting
 from fabricstudio.ui.forms import validating_dialog_body
 
 COST_BOOK_FILTER = "Cost books (*.json);;All files (*)"
+
+
+@runtime_checkable
+class CustomField(Protocol):
+    """A custom field of the dialog: validates and keeps its value on accept."""
+
+    def apply(self) -> str:
+        """Keep the entered value; returns '' or the one-line reason it cannot be used."""
+        ...
 
 
 class CostBookField(QWidget):
@@ -154,7 +163,7 @@ class PreferencesDialog(QDialog):
 
     def accept(self) -> None:  # noqa: D102 - Qt override
         for widget in self.fields.values():
-            if hasattr(widget, "apply"):
+            if isinstance(widget, CustomField):
                 problem = widget.apply()
                 if problem:
                     self.error.setText(f"Refused: {problem}")

@@ -7,21 +7,23 @@ from __future__ import annotations
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem
 
+from fabricstudio.topology.analysis.report import (
+    AnalysisReport,
+    BillOfMaterials,
+    Cost,
+    FailureImpact,
+)
 from fabricstudio.ui.panels.analysis import OBJECTS_ROLE, SEVERITY_COLOURS
 
 MAX_ROWS = 200
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
 
-def _severity(issue) -> str:
-    return str(getattr(issue.severity, "value", issue.severity)).lower()
-
-
-def headline(report) -> str:
+def headline(report: AnalysisReport) -> str:
     """'✔ No errors or warnings' or '⚠ 2 errors, 5 warnings'."""
     counts: dict[str, int] = {}
     for issue in report.issues:
-        counts[_severity(issue)] = counts.get(_severity(issue), 0) + 1
+        counts[issue.severity] = counts.get(issue.severity, 0) + 1
     bad = [(s, counts[s]) for s in ("error", "warning") if counts.get(s)]
     notes = counts.get("info", 0)
     tail = f" · {notes} note{'s' if notes != 1 else ''}" if notes else ""
@@ -41,27 +43,27 @@ def _row(parent, text: str, tip: str = "") -> QTreeWidgetItem:
     return item
 
 
-def fill_tree(tree: QTreeWidget, report) -> None:
+def fill_tree(tree: QTreeWidget, report: AnalysisReport) -> None:
     """Replace the tree's contents by the report."""
     tree.setUpdatesEnabled(False)
     try:
         tree.clear()
         _problems(tree, report)
-        if getattr(report, "failures", None) is not None:
+        if report.failures is not None:
             _failures(tree, report.failures)
         _figures(tree, report)
-        if getattr(report, "cost", None) is not None:
-            _cost(tree, report)
+        if report.cost is not None:
+            _cost(tree, report.cost, report.bom.gpus)
         _bom(tree, report.bom)
     finally:
         tree.setUpdatesEnabled(True)
 
 
-def _problems(tree: QTreeWidget, report) -> None:
-    issues = sorted(report.issues, key=lambda i: _SEVERITY_ORDER.get(_severity(i), 3))
+def _problems(tree: QTreeWidget, report: AnalysisReport) -> None:
+    issues = sorted(report.issues, key=lambda i: _SEVERITY_ORDER[i.severity])
     top = _row(tree, f"Problems ({len(issues)})" if issues else "Problems: none")
     for issue in issues[:MAX_ROWS]:
-        sev = _severity(issue)
+        sev = issue.severity
         item = _row(top, f"{sev.upper()}  {issue.message}", f"{issue.code}: {issue.message}")
         colour = SEVERITY_COLOURS.get(sev, QColor("#60A5FA"))
         item.setForeground(0, QBrush(colour))
@@ -71,7 +73,7 @@ def _problems(tree: QTreeWidget, report) -> None:
     top.setExpanded(True)
 
 
-def _failures(tree: QTreeWidget, found) -> None:
+def _failures(tree: QTreeWidget, found: FailureImpact) -> None:
     """What the elements marked failed cost (the figures below are without them)."""
     top = _row(tree, f"Failures (what-if): {', '.join(found.failures[:4])}"
                      + (f" and {len(found.failures) - 4} more" if len(found.failures) > 4
@@ -104,7 +106,7 @@ def _ratio(value) -> str:
     return "—" if value is None else f"{value:g}:1"
 
 
-def _figures(tree: QTreeWidget, report) -> None:
+def _figures(tree: QTreeWidget, report: AnalysisReport) -> None:
     top = _row(tree, "Key figures")
     counts = report.counts
     sw = counts.switches
@@ -153,10 +155,9 @@ def _confidence_colour(item: QTreeWidgetItem, confidence: str) -> None:
         item.setForeground(0, QBrush(SEVERITY_COLOURS["warning"]))
 
 
-def _cost(tree: QTreeWidget, report) -> None:
+def _cost(tree: QTreeWidget, cost: Cost, gpus: int) -> None:
     from fabricstudio.topology.cost import format_money
 
-    cost = report.cost
     cur = cost.currency
     top = _row(tree, f"Cost and power ({cost.confidence})",
                f"Prices in {cur}. Lowest confidence of the figures that went in: "
@@ -165,7 +166,6 @@ def _cost(tree: QTreeWidget, report) -> None:
     per_gpu = f" ({format_money(cost.per_gpu, cur)}/GPU)" if cost.per_gpu else ""
     _row(top, f"Capex {format_money(cost.total, cur)}{per_gpu}",
          "Everything in the bill of materials, servers included")
-    gpus = report.bom.gpus
     network = cost.network_total
     net_gpu = f" ({format_money(network / gpus, cur)}/GPU)" if gpus else ""
     share = f"{100 * network / cost.total:.0f}% of capex; " if cost.total else ""
@@ -191,7 +191,7 @@ def _cost(tree: QTreeWidget, report) -> None:
     top.setExpanded(True)
 
 
-def _bom(tree: QTreeWidget, bom) -> None:
+def _bom(tree: QTreeWidget, bom: BillOfMaterials) -> None:
     top = _row(tree, "Bill of materials")
     _row(top, f"{bom.gpu_servers:,} GPU servers ({bom.gpus:,} GPUs), {bom.storage_servers:,} "
               "storage servers")

@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from fabricstudio.formats.output import OutputError
 from fabricstudio.sim.export import write_metrics_csv
 from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.sim.result import Result
@@ -99,6 +100,8 @@ def export_metrics_dialog(parent: QWidget, stream: MetricStream) -> str:
         return ""
     try:
         rows = write_metrics_csv(stream, path)
-    except (OSError, ValueError) as exc:  # OutputError from the writer
-        return f"Could not write {path}: {getattr(exc, 'problem', exc)}"
+    except OutputError as exc:  # refused by the safe writer: its reason names the problem
+        return f"Could not write {path}: {exc.problem}"
+    except (OSError, ValueError) as exc:
+        return f"Could not write {path}: {exc}"
     return f"Wrote {rows:,} rows to {path}"

@@ -28,6 +28,7 @@ from fabricstudio.ui.theme import HIGH_CONTRAST, apply_theme
 
 if TYPE_CHECKING:  # pragma: no cover
     from fabricstudio.ui.main_window import MainWindow
+    from fabricstudio.ui.simview.install import SimulationUi
 
 #: UI scales offered (the preference and the View > Presenter menu).
 UI_SCALES = (1.0, 1.25, 1.5, 1.75, 2.0)
@@ -86,11 +87,15 @@ class PresenterMode(QObject):
     #: The UI scale or high contrast changed (View > Presenter or Edit > Preferences).
     look_changed = Signal()
 
-    def __init__(self, window: MainWindow, simulation_ui, settings: QSettings) -> None:
+    def __init__(self, window: MainWindow, simulation_ui: SimulationUi,
+                 settings: QSettings) -> None:
         super().__init__(window)
         self.window = window
         self.ui = simulation_ui
         self.settings = settings
+        #: The presenter's own menu entries by name (View > Presenter, Help > Demos; set by
+        #: ``build_presenter_menus``): usable while presenting.
+        self.menu_actions: dict[str, QAction] = {}
         self.player = StoryPlayer(simulation_ui)
         self.active = False
         #: The chosen UI scale (None: automatic for the screen, see auto_scale).
@@ -215,7 +220,7 @@ class PresenterMode(QObject):
         allowed += [self.ui.actions[name] for name in (
             "Play / pause", "Step forward", "Step back", "Jump to first PAUSE",
             "Jump to peak queue", "Jump to first drop")]
-        allowed += list(getattr(self.ui, "presenter_actions", {}).values())
+        allowed += list(self.menu_actions.values())
         return allowed
 
     # ------------------------------------------------------------------ look

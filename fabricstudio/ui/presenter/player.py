@@ -38,6 +38,7 @@ class StoryPlayer(QObject):
         self.kiosk = QTimer(self)
         self.kiosk.setSingleShot(True)
         self.kiosk.timeout.connect(self._kiosk_next)
+        self._kiosk_on = False
         self._waiting = False
         self._prepared_key: tuple | None = None
         compare = simulation_ui.compare
@@ -248,7 +249,7 @@ class StoryPlayer(QObject):
     @property
     def kiosk_on(self) -> bool:
         """True while the kiosk loop runs."""
-        return getattr(self, "_kiosk_on", False)
+        return self._kiosk_on
 
     def start_kiosk(self) -> None:
         """Advance by itself (each step for its ``hold_s``), forever."""

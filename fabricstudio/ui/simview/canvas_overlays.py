@@ -10,6 +10,7 @@ from PySide6.QtCore import QEvent, QObject, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QMouseEvent, QPainter
 from PySide6.QtWidgets import QGraphicsView, QWidget
 
+from fabricstudio.ui.canvas.items.host import ItemScene
 from fabricstudio.ui.simview.painters import (
     GaugeData,
     caption_layout,
@@ -23,8 +24,8 @@ MARGIN = 12
 
 
 def _dark(view: QGraphicsView) -> bool:
-    theme = getattr(view.scene(), "theme", None)
-    return bool(theme is None or theme.dark)
+    scene = view.scene()
+    return not isinstance(scene, ItemScene) or scene.theme.dark
 
 
 class _Floating(QWidget):

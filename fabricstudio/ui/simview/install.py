@@ -81,7 +81,7 @@ class SimulationUi(QObject):
         from fabricstudio.ui.presenter.mode import PresenterMode
 
         self.presenter = PresenterMode(self.window, self, self.window.settings)
-        self.presenter_actions = build_presenter_menus(self.window, self, self.presenter)
+        self.presenter.menu_actions = build_presenter_menus(self.window, self, self.presenter)
 
     def open_demo(self, name: str | None = None) -> bool:
         """Open a bundled demo in presenter mode (Help > Demos; ``fabricstudio demo``)."""

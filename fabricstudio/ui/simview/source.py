@@ -28,7 +28,10 @@ class SimulationSource(Protocol):
     """A resumable simulation producing frames into ``stream``."""
 
     stream: MetricStream
+    #: The horizon (seconds): the run stops there at the latest.
     until_s: float
+    #: Expected length of the run (seconds; paces the worker's slices, at most ``until_s``).
+    expected_s: float
 
     @property
     def now(self) -> float:

@@ -29,7 +29,7 @@ def _run_source(source: SimulationSource, stop: threading.Event,
                 on_slice: Any = None) -> None:
     """Advance ``source`` to its end in adaptive slices; raise Stopped on request."""
     horizon = source.until_s  # without a horizon: the frame budget's limit (or inf)
-    expected = min(horizon, getattr(source, "expected_s", horizon))
+    expected = min(horizon, source.expected_s)
     step = max(source.stream.sample_period_s, expected / 2000.0)
     while not source.finished:
         if stop.is_set():

@@ -53,6 +53,7 @@ class SyntheticSource:
         self.design_revision = design.revision
         self.request = request
         self.until_s = request.until_s if request.until_s is not None else 20 * PERIOD
+        self.expected_s = self.until_s
         self.stream = MetricStream(directed_links(design), PERIOD)
         self._script = script
         self._wall = wall_per_frame_s

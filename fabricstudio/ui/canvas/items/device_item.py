@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 
 from fabricstudio.model import Device, DeviceKind
 from fabricstudio.model.footprint import LABEL_GAP, LABEL_HEIGHT, LABEL_WIDTH, TILE
+from fabricstudio.ui.canvas.items.host import item_scene, item_theme
 from fabricstudio.ui.canvas.items.hover import HoverHighlight
 from fabricstudio.ui.icons import glyph_pixmap, kind_glyph
 from fabricstudio.ui.theme import DARK, INVALID, KIND_COLOURS, VALID, WARNING, Theme
@@ -118,18 +119,18 @@ class DeviceItem(HoverHighlight, QGraphicsRectItem):
         super().hoverEnterEvent(event)
 
     def itemChange(self, change, value):  # noqa: N802 - Qt override
-        scene = self.scene()
+        scene = item_scene(self)
         if (change == QGraphicsItem.GraphicsItemChange.ItemPositionChange and scene is not None
                 and not self._placing):
-            return scene.snap_point(value) if hasattr(scene, "snap_point") else value
+            return scene.snap_point(value)
         if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged and scene is not None:
-            if hasattr(scene, "device_item_moved"):
-                scene.device_item_moved(self)
+            scene.device_item_moved(self)
         return super().itemChange(change, value)
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
-        theme: Theme = getattr(self.scene(), "theme", DARK)
+        scene = item_scene(self)
+        theme = scene.theme if scene is not None else DARK
         kind = DeviceKind(self._device.kind)
         colour = KIND_COLOURS[kind]
         tile = _tile_rect()
@@ -151,7 +152,7 @@ class DeviceItem(HoverHighlight, QGraphicsRectItem):
             painter.drawPixmap(glyph, pixmap, QRectF(pixmap.rect()))
         if on_screen < LABEL_BELOW_PX:
             return
-        if getattr(self.scene(), "port_badges", True):
+        if scene is None or scene.port_badges:
             self._paint_badge(painter, tile, theme)
         self._paint_label(painter, tile, theme)
         if self._hovered:
@@ -165,7 +166,7 @@ class DeviceItem(HoverHighlight, QGraphicsRectItem):
         elif self._feedback == "invalid":
             ring = INVALID
         elif self.isSelected() or self._feedback == "source":
-            ring = getattr(self.scene(), "theme", DARK).highlight
+            ring = item_theme(self).highlight
         if ring is None:
             return
         painter.setPen(QPen(ring, 2.5))

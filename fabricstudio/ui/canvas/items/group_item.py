@@ -15,8 +15,9 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGrap
 
 from fabricstudio.model import DeviceKind, Group, GroupKind
 from fabricstudio.topology.folding import GroupCounts
+from fabricstudio.ui.canvas.items.host import item_scene, item_theme
 from fabricstudio.ui.canvas.items.hover import HoverHighlight
-from fabricstudio.ui.theme import DARK, KIND_COLOURS, Theme
+from fabricstudio.ui.theme import KIND_COLOURS
 
 _TITLE = QFont()
 _TITLE.setPixelSize(12)
@@ -174,7 +175,7 @@ class GroupTile(HoverHighlight, QGraphicsRectItem):
         super().hoverEnterEvent(event)
 
     def itemChange(self, change, value):  # noqa: N802 - Qt override
-        scene = self.scene()
+        scene = item_scene(self)
         if scene is not None and not self._placing:
             if change == QGraphicsItem.GraphicsItemChange.ItemPositionChange:
                 return scene.snap_delta(self.home, value)
@@ -183,7 +184,7 @@ class GroupTile(HoverHighlight, QGraphicsRectItem):
         return super().itemChange(change, value)
 
     def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802 - Qt override
-        scene = self.scene()
+        scene = item_scene(self)
         if scene is not None:
             scene.toggle_group(self.group_id)
         event.accept()
@@ -210,7 +211,7 @@ class GroupTile(HoverHighlight, QGraphicsRectItem):
         self._paint_text(painter, lod, on_screen_w, on_screen_h, widget)
 
     def _highlight(self) -> QColor:
-        theme: Theme = getattr(self.scene(), "theme", DARK)
+        theme = item_theme(self)
         return theme.highlight
 
     def _style(self) -> None:
@@ -323,19 +324,19 @@ class GroupFrame(QGraphicsRectItem):
 
     def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
         super().mousePressEvent(event)
-        scene = self.scene()
+        scene = item_scene(self)
         if scene is not None and event.button() == Qt.MouseButton.LeftButton:
             scene.select_group_items(self.group_id)
 
     def mouseDoubleClickEvent(self, event) -> None:  # noqa: N802 - Qt override
-        scene = self.scene()
+        scene = item_scene(self)
         if scene is not None:
             scene.toggle_group(self.group_id)
         event.accept()
 
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem,
               widget: QWidget | None = None) -> None:
-        theme: Theme = getattr(self.scene(), "theme", DARK)
+        theme = item_theme(self)
         lod = option.levelOfDetailFromTransform(painter.worldTransform())
         selected = self.isSelected()
         colour = QColor(theme.highlight if selected else theme.muted)

@@ -24,8 +24,9 @@ from PySide6.QtWidgets import QGraphicsLineItem, QStyleOptionGraphicsItem, QWidg
 
 from fabricstudio.model import Link
 from fabricstudio.topology.geometry import clip_segment
+from fabricstudio.ui.canvas.items.host import item_scene, item_theme
 from fabricstudio.ui.canvas.items.hover import HoverHighlight
-from fabricstudio.ui.theme import DARK, Theme, speed_colour, speed_text
+from fabricstudio.ui.theme import Theme, speed_colour, speed_text
 
 #: Zoomed out below this, plain links are drawn as 1-px aliased lines (cheap for thousands).
 THIN_BELOW_LOD = 0.5
@@ -124,7 +125,8 @@ class LinkItem(HoverHighlight, QGraphicsLineItem):
         else:
             text = (f"<b>{lk.id}</b>: {lk.a}:{lk.a_port} &harr; {lk.b}:{lk.b_port}<br>"
                     f"{lk.speed_gbps:g} Gb/s, {lk.length_m:g} m, {lk.plane.value} network")
-        design = getattr(self.scene(), "design", None)
+        scene = item_scene(self)
+        design = scene.design if scene is not None else None
         if design is not None and lk.a in design.devices and lk.b in design.devices:
             from fabricstudio.model.cabling import cable_for
 
@@ -171,7 +173,7 @@ class LinkItem(HoverHighlight, QGraphicsLineItem):
             painter.setPen(self._thin_pen)
         elif selected:
             pen = QPen(self.pen())
-            pen.setColor(getattr(self.scene(), "theme", DARK).highlight)
+            pen.setColor(item_theme(self).highlight)
             pen.setWidthF(pen.widthF() + 1.5)
             painter.setPen(pen)
         else:
@@ -184,7 +186,7 @@ class LinkItem(HoverHighlight, QGraphicsLineItem):
             painter.drawLine(visible)
         if self.bundle_size > 1 and (self.show_count or selected or self._hovered) \
                 and line.length() * lod > 90:
-            self._paint_count(painter, getattr(self.scene(), "theme", DARK), lod)
+            self._paint_count(painter, item_theme(self), lod)
 
     def _paint_count(self, painter: QPainter, theme: Theme, lod: float) -> None:
         text = self.bundle_label()
@@ -212,9 +214,11 @@ class BundleItem(LinkItem):
     """A bundle: one thick line with a count ("32 x 400G") for a strand of links; its bounds
     take in the count label."""
 
+    #: Its bounds (a class default: the base class's __init__ already asks for them).
+    _bounds = QRectF()
+
     def __init__(self, link: Link, members: Sequence[str], colour: QColor | None = None) -> None:
         super().__init__(link, members, colour)
-        self._bounds = QRectF()
         self.set_members(members, True)
 
     def set_members(self, members: Sequence[str], bundle: bool = True) -> None:
@@ -227,12 +231,12 @@ class BundleItem(LinkItem):
         self._update_bounds()
 
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
-        return getattr(self, "_bounds", QRectF())
+        return self._bounds
 
     def _update_bounds(self) -> None:
         line = self.line()
         rect = QRectF(line.p1(), line.p2()).normalized().adjusted(-80.0, -20.0, 80.0, 20.0)
-        if rect != getattr(self, "_bounds", None):
+        if rect != self._bounds:
             self.prepareGeometryChange()
             self._bounds = rect
 
