@@ -104,8 +104,8 @@ def table(rows: list[dict[str, Any]]) -> str:
     for fabric in ALL:
         for r in sorted((r for r in rows if r["fabric"] == fabric),
                         key=lambda r: (not r["burst"], r["cell"])):
-            pauses = r["pauses"] if fabric.startswith("RoCE") else "-"
-            cnps = r["cnps"] if "DCQCN" in fabric else "-"
+            pauses = f"{r['pauses']:,}" if fabric.startswith("RoCE") else "-"
+            cnps = f"{r['cnps']:,}" if "DCQCN" in fabric else "-"
             tcp = not fabric.startswith(lossless)
             lines.append(
                 f"| {fabric} | {r['cell'] // 1024} KiB | {'yes' if r['burst'] else 'no'} | "
