@@ -2,11 +2,12 @@
 
 Every N seconds (Preferences > Files > Autosave), a window with unsaved changes writes its
 design to a recovery file in the recovery folder: the design is snapshotted on the UI thread
-(cheap: the model's values are immutable) and turned into JSON and written on a worker
-thread, atomically (the safe output writer).  Each window's files are named after a session
-id and guarded by a lock file held while the window lives; a clean close or a save removes
-them.  At start, recovery files whose lock is free belong to a session that did not close
-(a crash, a kill, a power cut): the window offers to restore the newest one.
+(cheap: the model's values are immutable) and turned into JSON and written by a background
+worker (``fabricstudio.ui.background``), atomically (the safe output writer).  Each window's
+files are named after a session id and guarded by a lock file held while the window lives; a
+clean close or a save removes them.  At start, recovery files whose lock is free belong to a
+session that did not close (a crash, a kill, a power cut): the window offers to restore the
+newest one.
 
 Files (``<session>``: pid and time): ``<session>.json`` is a design file (it opens like any
 other), ``<session>.meta.json`` says where it came from, ``<session>.lock`` is the QLockFile.
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +29,7 @@ from fabricstudio.formats import DesignFileError, parse_design
 from fabricstudio.formats.design_file import dump_design_data, write_design_text
 from fabricstudio.formats.output import OutputError, write_output
 from fabricstudio.ui import preferences as prefs
+from fabricstudio.ui.background import Call
 
 META_SUFFIX = ".meta.json"
 
@@ -99,7 +100,6 @@ class Autosave(QObject):
 
     #: Emitted (on the UI thread) after a recovery file was written, with its path.
     saved = Signal(str)
-    _written = Signal(str, str)
 
     def __init__(self, window: Any, folder: Path | None = None) -> None:
         super().__init__(window)
@@ -110,10 +110,9 @@ class Autosave(QObject):
         self.meta_path = self.folder / f"{self.session}{META_SUFFIX}"
         self._lock: QLockFile | None = None
         self._saved_revision: int | None = None
-        self._thread: threading.Thread | None = None
+        self._worker: Call | None = None
         self.timer = QTimer(self)
         self.timer.timeout.connect(self.save_now)
-        self._written.connect(self._on_written)
         # Saved, opened, or undone back to the saved state: nothing left to recover.
         window.undo_stack.cleanChanged.connect(self._on_clean_changed)
         self.set_interval(prefs.get(window.settings, "autosaveSeconds"))
@@ -136,7 +135,7 @@ class Autosave(QObject):
         design = window.design
         if not window.modified or design.revision == self._saved_revision:
             return False
-        if self._thread is not None and self._thread.is_alive():
+        if self._worker is not None and self._worker.isRunning():
             return False
         if not self._take_lock():
             return False
@@ -144,9 +143,12 @@ class Autosave(QObject):
         meta = {"source": window.path or "", "name": design.name, "saved_at": time.time(),
                 "pid": os.getpid()}
         self._saved_revision = design.revision
-        self._thread = threading.Thread(target=self._write, args=(data, meta),
-                                        name="fabricstudio-autosave", daemon=True)
-        self._thread.start()
+        path, meta_path = self.path, self.meta_path
+        worker = Call(lambda: _write_recovery(path, meta_path, data, meta))
+        worker.succeeded.connect(self._on_written)
+        worker.failed.connect(self._on_written)
+        self._worker = worker
+        worker.start()
         return True
 
     def _take_lock(self) -> bool:
@@ -166,29 +168,17 @@ class Autosave(QObject):
         self._lock = lock
         return True
 
-    def _write(self, data, meta: dict[str, Any]) -> None:
-        """Worker thread: serialise and write atomically; report back through a signal."""
-        try:
-            write_design_text(self.path, dump_design_data(data), force=True)
-            write_output(self.meta_path, json.dumps(meta).encode("utf-8"), force=True)
-            self._written.emit(str(self.path), "")
-        except (DesignFileError, OutputError, OSError, RuntimeError) as exc:
-            try:
-                self._written.emit("", str(exc))
-            except RuntimeError:  # the window is gone: nothing to tell
-                pass
-
-    def _on_written(self, path: str, problem: str) -> None:
+    def _on_written(self, problem: str) -> None:
         if problem:
             self._saved_revision = None
             self.window.show_message(f"Autosave failed: {problem}")
         else:
-            self.saved.emit(path)
+            self.saved.emit(str(self.path))
 
     def wait(self, timeout: float = 10.0) -> None:
         """Block until a running write is done (tests, closing)."""
-        if self._thread is not None:
-            self._thread.join(timeout)
+        if self._worker is not None:
+            self._worker.wait(int(timeout * 1000))
 
     def discard(self) -> None:
         """The design was saved or closed on purpose: its recovery file goes."""
@@ -242,3 +232,14 @@ class Autosave(QObject):
         for recovery in found:
             recovery.remove()
         return restored
+
+
+def _write_recovery(path: Path, meta_path: Path, data: Any, meta: dict[str, Any]) -> str:
+    """Background work: serialise and write the recovery files atomically; returns '' or
+    what went wrong."""
+    try:
+        write_design_text(path, dump_design_data(data), force=True)
+        write_output(meta_path, json.dumps(meta).encode("utf-8"), force=True)
+    except (DesignFileError, OutputError, OSError) as exc:
+        return str(exc)
+    return ""

@@ -12,17 +12,30 @@ it may call :meth:`Worker.check_stop` between steps, which raises :class:`Stoppe
     worker.failed.connect(self._show_error)
     worker.start()
 
-The simulation runs (in a thread or a child process) and the fabric comparison are Workers
-too (``fabricstudio.ui.simview.worker`` / ``process_worker``).
+The simulation runs (in a thread or a child process), the fabric comparison, the sweep and
+the autosave writes are Workers too.
+
+Running workers are kept here until they finish (:func:`running_workers`), so an owner may let
+go of one still running (:func:`abandon`: a window closing during a long analysis) and
+:func:`wait_for_background_work` waits for all of them (quitting, test teardown).  While any
+worker runs, Python's cyclic garbage collector runs only on the GUI thread (a timer collects
+instead of the automatic collector): an automatic collection can start in whichever thread
+allocates, and one started on a worker thread would destroy the GUI's unreachable Qt objects
+there, which crashes Qt.
 """
 
 from __future__ import annotations
 
+import gc
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer, Signal, Slot
+
+#: How often the GUI thread collects garbage while workers run (milliseconds).
+COLLECT_EVERY_MS = 250
 
 
 class Stopped(Exception):
@@ -64,6 +77,11 @@ class Worker(QThread):
         if self._stop.is_set():
             raise Stopped
 
+    def start(self, priority: QThread.Priority = QThread.Priority.InheritPriority) -> None:
+        """Start the work on its thread (kept alive until it has finished)."""
+        _registry().add(self)
+        super().start(priority)
+
     def run(self) -> None:  # noqa: D102 - QThread override
         try:
             result = self.work()
@@ -85,6 +103,82 @@ class Call(Worker):
 
     def work(self) -> Any:
         return self._function()
+
+
+class _Running(QObject):
+    """The running workers, and the GUI-thread garbage collection while there are any."""
+
+    def __init__(self, parent: QObject | None) -> None:
+        super().__init__(parent)
+        self.workers: set[Worker] = set()
+        self._gc_was_enabled = False
+        self._thresholds = gc.get_threshold()
+        self._timer = QTimer(self)
+        self._timer.setInterval(COLLECT_EVERY_MS)
+        self._timer.timeout.connect(self.collect)
+
+    def add(self, worker: Worker) -> None:
+        if not self.workers:
+            self._gc_was_enabled = gc.isenabled()
+            gc.disable()
+            self._timer.start()
+        self.workers.add(worker)
+        worker.finished.connect(self._on_finished)  # queued: runs on the GUI thread
+
+    @Slot()
+    def _on_finished(self) -> None:
+        worker = self.sender()
+        if isinstance(worker, Worker):
+            worker.wait()  # it emitted ``finished`` on its way out: a moment at most
+            self.workers.discard(worker)
+        if not self.workers:
+            self._timer.stop()
+            self.collect()
+            if self._gc_was_enabled:
+                gc.enable()
+
+    def collect(self) -> None:
+        """Collect the generations whose count passed the collector's own threshold (what
+        the automatic collector would have done, here on the GUI thread)."""
+        counts = gc.get_count()
+        for generation in range(3):
+            if counts[generation] <= self._thresholds[generation]:
+                break
+            gc.collect(generation)
+
+
+_REGISTRY: _Running | None = None
+
+
+def _registry() -> _Running:
+    global _REGISTRY
+    if _REGISTRY is None:
+        _REGISTRY = _Running(QCoreApplication.instance())
+    return _REGISTRY
+
+
+def running_workers() -> list[Worker]:
+    """Workers started and not finished yet (whoever started them)."""
+    return [w for w in _registry().workers if not w.isFinished()]
+
+
+def abandon(worker: Worker) -> None:
+    """Let go of a running worker: it no longer dies with its parent and finishes on its
+    own (its result then reaches no one)."""
+    if worker.isRunning():
+        worker.setParent(None)
+
+
+def wait_for_background_work(timeout_s: float = 30.0) -> bool:
+    """Wait until every running worker has finished (at most ``timeout_s`` in all) and its
+    ``finished`` was handled; True when none is left running."""
+    deadline = time.monotonic() + timeout_s
+    for worker in running_workers():
+        worker.wait(max(0, int((deadline - time.monotonic()) * 1000)))
+    app = QCoreApplication.instance()
+    if app is not None:
+        app.processEvents()
+    return not running_workers()
 
 
 def describe_error(exc: BaseException) -> str:

@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
-from PySide6.QtCore import QPoint, QPointF, QSettings, Qt
+from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QPointF, QSettings, Qt
 from PySide6.QtWidgets import QMessageBox
 
 from fabricstudio.model import Design, GpuServer, Leaf, MgmtSwitch
 from fabricstudio.ui.main_window import MainWindow
+
+
+@pytest.fixture(autouse=True)
+def background_work_ends_with_the_test(qapp):
+    """After each test (its windows closed, their workers abandoned or stopped): wait for
+    every background worker, delete what was scheduled for deletion and collect the garbage
+    on this (the GUI) thread, so that no Qt object of this test is destroyed later from a
+    thread of the next one."""
+    yield
+    from fabricstudio.ui.background import running_workers, wait_for_background_work
+
+    assert wait_for_background_work(60), f"still running: {running_workers()}"
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()
 
 
 @pytest.fixture

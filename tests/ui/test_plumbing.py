@@ -1,10 +1,21 @@
 """The one way to listen to the model (ModelSignals) and the one background helper (Worker)."""
 
+import gc
+import threading
+
 import shiboken6
 from PySide6.QtWidgets import QWidget
 
 from fabricstudio.model import Design, Leaf
-from fabricstudio.ui.background import Call, Reported, Stopped, Worker
+from fabricstudio.ui.background import (
+    Call,
+    Reported,
+    Stopped,
+    Worker,
+    abandon,
+    running_workers,
+    wait_for_background_work,
+)
 from fabricstudio.ui.model_signals import ModelSignals
 
 
@@ -72,3 +83,44 @@ def test_a_worker_ends_with_a_result_an_error_or_a_stop(qtbot):
     for worker in (done, broken, told):
         worker.wait()
     assert issubclass(Stopped, Exception)
+
+
+def test_garbage_is_collected_on_the_gui_thread_while_a_worker_runs(qtbot):
+    """An automatic collection started by a worker's allocations would destroy the GUI's
+    unreachable Qt objects on the worker thread (a crash); while workers run, the GUI
+    thread collects instead."""
+    gc.collect()
+    collected_on: list[bool] = []
+
+    class Cycle:
+        def __init__(self) -> None:
+            self.me = self
+
+        def __del__(self) -> None:
+            collected_on.append(threading.current_thread() is threading.main_thread())
+
+    def allocate() -> int:
+        kept = [[] for _ in range(50_000)]  # far past the collector's allocation threshold
+        return len(kept)
+
+    worker = Call(allocate)
+    with qtbot.waitSignal(worker.succeeded):
+        Cycle()  # garbage (an unreachable cycle) for the next collection
+        worker.start()
+    assert wait_for_background_work(10) and not running_workers()
+    assert gc.isenabled()  # handed back once no worker runs
+    gc.collect()
+    assert collected_on == [True]
+
+
+def test_a_parent_may_let_go_of_a_running_worker(qtbot):
+    parent = QWidget()
+    release = threading.Event()
+    worker = Call(lambda: release.wait(10), parent)
+    worker.start()
+    abandon(worker)
+    assert worker.parent() is None
+    shiboken6.delete(parent)  # a running QThread dying with its parent would abort
+    assert worker in running_workers()
+    release.set()
+    assert wait_for_background_work(10) and worker not in running_workers()

@@ -20,15 +20,13 @@ from PySide6.QtWidgets import (
 )
 
 from fabricstudio.model import Design, Plane, freeze
-from fabricstudio.ui.background import Call
+from fabricstudio.ui.background import Call, abandon
 from fabricstudio.ui.model_signals import ModelSignals
 from fabricstudio.ui.theme import INVALID, PLANE_COLOURS, WARNING
 
 DEBOUNCE_MS = 350
 #: At most this long a closing window waits for a running analysis (seconds).
 SHUTDOWN_WAIT_S = 0.1
-#: Analyses left running by closed windows (kept alive until they finish).
-_ABANDONED: set = set()
 OBJECTS_ROLE = Qt.ItemDataRole.UserRole + 1
 SEVERITY_COLOURS = {"error": INVALID, "warning": WARNING}
 
@@ -147,11 +145,8 @@ class AnalysisPanel(QWidget):
         self.timer.stop()
         self.model_signals.disconnect_all()
         self.wait(SHUTDOWN_WAIT_S)
-        worker = self._worker
-        if worker is not None and worker.isRunning():
-            worker.setParent(None)  # a running QThread must not die with its parent
-            _ABANDONED.add(worker)
-            worker.finished.connect(lambda: _ABANDONED.discard(worker))
+        if self._worker is not None:
+            abandon(self._worker)  # a running QThread must not die with its parent
 
     # --------------------------------------------------------------- results
     def _on_report(self, report: object) -> None:
