@@ -20,6 +20,7 @@ from fabricstudio.formats.json_strict import JsonError, loads_strict
 from fabricstudio.formats.output import OutputError, write_output
 from fabricstudio.formats.reading import InputError, read_input, too_large
 from fabricstudio.model import Design, DesignData, DesignError, format_validation_error
+from fabricstudio.model.bulk import bulk_build
 from fabricstudio.model.units import format_mib
 
 FORMAT_NAME = "fabricstudio-design"
@@ -75,6 +76,11 @@ def load_design(path: str | os.PathLike[str]) -> Design:
 
 def parse_design(raw: bytes | str, source: str | os.PathLike[str] = "<input>") -> Design:
     """Parse design-file text or bytes into a validated Design."""
+    with bulk_build():
+        return _parse_design(raw, source)
+
+
+def _parse_design(raw: bytes | str, source: str | os.PathLike[str]) -> Design:
     if len(raw) > MAX_FILE_BYTES:
         raise DesignFileError(source, too_large(len(raw), MAX_FILE_BYTES))
     doc = _decode_json(raw, source)

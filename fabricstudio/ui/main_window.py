@@ -9,6 +9,7 @@ from PySide6.QtCore import QByteArray, QPointF, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QUndoView, QWidget
 
 from fabricstudio.model import Design, DesignError, Plane, Technology
+from fabricstudio.model.bulk import bulk_build
 from fabricstudio.model.commands import SetFabric
 from fabricstudio.topology.layout import design_layout, needs_layout
 from fabricstudio.ui.autosave import Autosave
@@ -47,6 +48,11 @@ class MainWindow(QMainWindow):
     def __init__(self, design: Design | None = None, path: str | None = None,
                  settings: QSettings | None = None, recovery_dir: Path | None = None) -> None:
         super().__init__()
+        with bulk_build(freeze=True):  # a 32k-GPU design makes ~500k objects here
+            self._build(design, path, settings, recovery_dir)
+
+    def _build(self, design: Design | None, path: str | None, settings: QSettings | None,
+               recovery_dir: Path | None) -> None:
         self.settings = settings or QSettings()
         self.design = design or Design()
         #: True once the window has closed and let go of the design.
@@ -86,8 +92,12 @@ class MainWindow(QMainWindow):
         self.failures.install(self.simulation)
         from fabricstudio.ui.panels.sweep_panel import install_sweep_dock
 
-        #: The Sweep dock (Simulation > Sweep…).
+        #: The Sweep dock (What-if > Sweep…).
         self.sweep = install_sweep_dock(self)
+        from fabricstudio.ui.panels.design_compare_panel import install_design_compare_dock
+
+        #: Design A/B: the Compare designs dock (What-if > Compare with design…).
+        self.design_compare = install_design_compare_dock(self)
         self.resize(1440, 900)
         self._restore_state()
         self._update_title()
@@ -202,6 +212,7 @@ class MainWindow(QMainWindow):
         self.inspector.detach()
         self.analysis.shutdown()
         self.sweep.shutdown()
+        self.design_compare.shutdown()
         # A closed window's scene is destroyed later; its item removal must not reach
         # selection listeners (ours or a plug-in's) through a half-deleted window.
         self.scene.blockSignals(True)
