@@ -97,3 +97,25 @@ def test_logo_and_bad_inputs(tmp_path, capsys, examples_dir):
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1, err
     assert not (tmp_path / "b.pdf").exists()
+
+
+def test_a_flow_level_comparison_says_drops_are_not_modelled_never_zero(tmp_path, examples_dir):
+    """The flow engine models neither drops nor PFC pauses: the comparison's table and chart
+    say n/a and why, where they used to print 0 for every fabric."""
+    scenario = tmp_path / "flow.scenario.json"
+    scenario.write_text(json.dumps({
+        "format": "fabricstudio-scenario", "version": 1, "name": "Flow step", "seed": 1,
+        "engine": "flow", "workloads": [{"type": "training", "ranks": "all",
+                                         "gradient_bytes": "8MiB", "compute_s": 0.002,
+                                         "overlap": 0.0, "iterations": 1}]}))
+    out = tmp_path / "proposal.pdf"
+    assert main(["report", str(examples_dir / "scenarios" / "ring8.design.json"),
+                 "--scenario", str(scenario), "-o", str(out)]) == 0
+    text = pdf_text(out)
+    comparison = text[text.index("Fabric comparison"):text.index("Analysis findings")]
+    table = comparison[comparison.index("vs best per month"):]
+    for fabric in ("InfiniBand", "RoCE + DCQCN", "RoCE PFC only", "Lossy Ethernet"):
+        row = table[table.index(fabric) + len(fabric):].split()
+        assert row[3:5] == ["n/a", "n/a"], row[:6]  # completion (2 words), GPU util., drops, PAUSEs
+    assert "ran on the flow-level engine" in comparison and "not drops, PFC pauses" in comparison
+    assert comparison.count("n/a") >= 12  # 4 bars of the drops chart + 8 table cells

@@ -23,6 +23,16 @@ def test_scenario_file_prints_a_summary(examples, capsys):
     assert "RoCE" in out and "busiest links" in out and "h1 > r" in out and "engine:" in out
 
 
+def test_a_flow_level_summary_prints_no_counts_it_does_not_model(examples, capsys):
+    """Drops, pauses, ECN and queues are not modelled at flow level: the summary says so
+    once and prints none of them as 0."""
+    code = main(["simulate", str(examples / "ring8.design.json"), "--engine", "flow",
+                 "--workload", "all_reduce", "--size", "1MiB"])
+    out = capsys.readouterr().out
+    assert code == 0 and "not modelled at flow level: " in out
+    assert "dropped" not in out and "PFC pauses (" not in out and "max queue" not in out
+
+
 def test_summary_names_a_deadlock_cycle(examples, capsys):
     code = main(["simulate", str(examples / "pfc-ring.design.json"),
                  "--scenario", str(examples / "deadlock-ring.scenario.json")])

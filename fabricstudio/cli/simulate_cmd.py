@@ -365,13 +365,17 @@ def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
         lines += llm_lines(result.llm_training)
     if result.focus is not None:
         lines += focus_lines(result.focus)
-    lines.append(
-        f"traffic: offered {format_bytes(tot.offered_bytes)}, delivered "
-        f"{format_bytes(tot.delivered_bytes)}, dropped {format_bytes(tot.dropped_bytes)}, "
-        f"retransmitted {format_bytes(tot.retransmitted_bytes)}")
-    lines.append(f"events: {tot.pfc_pauses} PFC pauses ({_t(tot.paused_time_s)} paused), "
-                 f"{tot.ecn_marks} ECN marks, {tot.cnps} CNPs, {tot.drops} drops, "
-                 f"credit stalls {_t(tot.credit_stall_time_s)}")
+    flow = result.engine.kind == "flow"
+    moved = (f"traffic: offered {format_bytes(tot.offered_bytes)}, delivered "
+             f"{format_bytes(tot.delivered_bytes)}")
+    if flow:  # no false zeros: the "not modelled" line above lists what is missing
+        lines.append(moved)
+    else:
+        lines.append(f"{moved}, dropped {format_bytes(tot.dropped_bytes)}, "
+                     f"retransmitted {format_bytes(tot.retransmitted_bytes)}")
+        lines.append(f"events: {tot.pfc_pauses} PFC pauses ({_t(tot.paused_time_s)} paused), "
+                     f"{tot.ecn_marks} ECN marks, {tot.cnps} CNPs, {tot.drops} drops, "
+                     f"credit stalls {_t(tot.credit_stall_time_s)}")
     hot = result.hotspots
     if hot is not None and hot.count:
         lines += ["", f"hotspots: {hot.count} link(s) offered more than their capacity "
@@ -382,10 +386,16 @@ def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
     busiest = sorted(result.links, key=lambda ln: (-ln.utilisation, ln.id))[:top]
     if busiest:
         lines += ["", "busiest links (statistics window):"]
-        lines += _table(["link", "from > to", "util", "max queue", "pauses", "ECN", "drops"],
-                        [[ln.id, f"{ln.src} > {ln.dst}", f"{ln.utilisation * 100:.1f}%",
-                          format_bytes(ln.max_queue_bytes), str(ln.pfc_pauses_sent),
-                          str(ln.ecn_marks), str(ln.drops)] for ln in busiest])
+        if flow:
+            lines += _table(["link", "from > to", "util"],
+                            [[ln.id, f"{ln.src} > {ln.dst}", f"{ln.utilisation * 100:.1f}%"]
+                             for ln in busiest])
+        else:
+            lines += _table(["link", "from > to", "util", "max queue", "pauses", "ECN",
+                             "drops"],
+                            [[ln.id, f"{ln.src} > {ln.dst}", f"{ln.utilisation * 100:.1f}%",
+                              format_bytes(ln.max_queue_bytes), str(ln.pfc_pauses_sent),
+                              str(ln.ecn_marks), str(ln.drops)] for ln in busiest])
     flows = result.flows[:top]
     if flows:
         more = len(result.flows) + result.flows_omitted - len(flows)

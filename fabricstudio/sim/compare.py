@@ -161,15 +161,20 @@ def design_figures(design: Design, cost_book: Any = None) -> tuple[dict[str, flo
     }, (cost.currency if cost else None)
 
 
+#: Run KPIs the flow-level engine does not model: None for its runs (never a false 0).
+NOT_AT_FLOW_LEVEL = ("drops", "pfc_pauses", "paused_time_s", "ecn_marks",
+                     "retransmitted_bytes", "timeouts")
+
+
 def run_figures(result: Result) -> dict[str, float | None]:
-    """The run KPIs of one Result."""
+    """The run KPIs of one Result (a flow-level run's :data:`NOT_AT_FLOW_LEVEL` are None)."""
     collective, training, llm, totals = (result.collective, result.training,
                                          result.llm_training, result.totals)
     step = (training.step_time_s if training else
             llm.iteration_time_s if llm else None)
     utilisation = (training.gpu_utilisation if training else
                    llm.gpu_utilisation if llm else None)
-    return {
+    out: dict[str, float | None] = {
         "completion_time_s": result.completion_time_s,
         "collective_time_s": collective.time_s if collective else None,
         "busbw_gbps": collective.busbw_gbps if collective else None,
@@ -182,6 +187,9 @@ def run_figures(result: Result) -> dict[str, float | None]:
         "retransmitted_bytes": float(totals.retransmitted_bytes),
         "timeouts": float(totals.timeouts),
     }
+    if result.engine.kind == "flow":
+        out.update(dict.fromkeys(NOT_AT_FLOW_LEVEL))
+    return out
 
 
 Runner = Callable[[Design, Scenario], Result]

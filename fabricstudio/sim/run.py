@@ -27,11 +27,10 @@ from typing import Any
 
 import networkx as nx
 
-from fabricstudio.model import Design, Plane, freeze
-from fabricstudio.model.devices import SERVER_TYPES
+from fabricstudio.model import Design, FabricSettings, Plane, freeze
 from fabricstudio.model.failures import failure_problems
-from fabricstudio.model.units import gbps_to_bytes_per_s
 from fabricstudio.sim.budget import check_timers, sample_budget
+from fabricstudio.sim.duration import HopTimes, estimate_duration, send_rate_bps
 from fabricstudio.sim.engine import Engine, EngineConfig, EngineError
 from fabricstudio.sim.flow import NOT_MODELLED, FlowEngine
 from fabricstudio.sim.metrics import MetricStream
@@ -408,6 +407,15 @@ def engine_config(design: Design, scenario: Scenario, horizon_s: float,
                         deadlock_detect_s=scenario.deadlock_after_s)
 
 
+def _effective_fabric(design: Design, scenario: Scenario) -> FabricSettings:
+    """The design's fabric settings with the scenario's overrides."""
+    try:
+        return (fabric_with_overrides(design.fabric, scenario.fabric) if scenario.fabric
+                else design.fabric)
+    except ValueError as exc:
+        raise ScenarioError(str(exc)) from None
+
+
 def build_simulation(design: Design, scenario: Scenario,
                      max_cell_hops: float | None = MAX_CELL_HOPS) -> Simulation:
     """Check ``scenario`` against ``design``, pick the engine and set up the run (nothing
@@ -425,7 +433,8 @@ def build_simulation(design: Design, scenario: Scenario,
     workloads = build_workloads(ctx, scenario)
     graph = _fabric_graph(frozen)
     _check_paths(graph, workloads)
-    estimate = estimate_duration(frozen, workloads)
+    estimate = estimate_duration(workloads,
+                                 HopTimes(frozen, graph, _effective_fabric(frozen, scenario)))
     horizon = scenario.until_s if scenario.until_s is not None else estimate
     samples = sample_budget(frozen, scenario, horizon)
     work = estimate_work(frozen, graph, workloads, scenario, horizon, samples.period_s)
@@ -504,25 +513,6 @@ def _check_paths(graph: nx.Graph, workloads: list[Workload]) -> None:
                                     "compute/storage fabric")
 
 
-def _send_rate_bps(design: Design, address: str) -> float:
-    device = design.devices[server_of(address)]
-    assert isinstance(device, SERVER_TYPES)  # addresses were checked: they name servers
-    speed = device.nic_speed_gbps if device.nics else device.storage_nic_speed_gbps
-    return gbps_to_bytes_per_s(speed)
-
-
-def estimate_duration(design: Design, workloads: list[Workload]) -> float:
-    """Rough length of the traffic (s): each workload's bytes per sender at line rate."""
-    longest = 1e-6
-    for workload in workloads:
-        senders = {src for src, _ in workload.hops} or {""}
-        rates = [_send_rate_bps(design, s) for s in senders if s]
-        rate = min(rates) * len(senders) if rates else 1e9
-        length = max(workload.planned_bytes / rate, workload.duration_hint_s)
-        longest = max(longest, getattr(workload, "at_s", 0.0) + length)
-    return 1.2 * longest
-
-
 def check_run_timers(design: Design, config: EngineConfig, workloads: list[Workload],
                      horizon_s: float) -> float:
     """Estimated timer firings of the run (sim.budget); ScenarioError above the budget."""
@@ -553,7 +543,7 @@ def estimate_work(design: Design, graph: nx.Graph, workloads: list[Workload],
         transfers += workload.planned_flows
         fabric_transfers += workload.planned_fabric_flows
         senders = {src for src, _ in workload.hops}
-        capacity = sum(_send_rate_bps(design, s) for s in senders) * max(
+        capacity = sum(send_rate_bps(design, s) for s in senders) * max(
             0.0, horizon_s - getattr(workload, "at_s", 0.0))
         moved = min(workload.network_bytes, capacity)
         hops = _mean_hops(graph, workload.hops)

@@ -19,6 +19,7 @@ full re-solve gives (``exact=True`` does that every time; the tests compare the 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +57,11 @@ class Allocation:
         self.active: set[int] = set()
         self.groups: dict[int, set[int]] = {}
         self.bottleneck: dict[int, int] = {}
+        #: Per active flow: its links and weights as arrays and as (link, weight) pairs, and
+        #: its group (grouped flows only), read once when it is added.
+        self._arrays: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self._pairs: dict[int, list[tuple[int, float]]] = {}
+        self._group_of: dict[int, int] = {}
         self.solved = 0  #: flows re-solved so far (work done)
         #: Rate history ``[(time, rate, bottleneck link), ...]`` of the flows being watched
         #: (focused runs; bottleneck -1: the flow's cap or group).
@@ -81,31 +87,46 @@ class Allocation:
         return self._hot + np.where(hot, now - self._hot_since, 0.0)
 
     def _entries(self, slot: int) -> tuple[np.ndarray, np.ndarray]:
+        """Links and weights of an active flow."""
+        return self._arrays[slot]
+
+    def _take_in(self, slot: int) -> None:
+        """Read a flow's links, weights and group (it is being added)."""
         links = self.s.links[slot]
         keep = links >= 0
-        return links[keep], self.s.weights[slot][keep]
+        arrays = links[keep], self.s.weights[slot][keep]
+        self._arrays[slot] = arrays
+        self._pairs[slot] = list(zip(arrays[0].tolist(), arrays[1].tolist(), strict=True))
+        group = int(self.s.group[slot])
+        if group >= 0:
+            self._group_of[slot] = group
 
     # ------------------------------------------------------------------ changes
     def change(self, added: list[int], removed: list[int], now: float) -> None:
         """Apply flows starting (``added``) and ending (``removed``) at time ``now``."""
         s = self.s
-        seeds: set[int] = set(added)
+        for slot in added:
+            self._take_in(slot)
         near: set[int] = set()
+        for slot in itertools.chain(removed, added):
+            near.update(link for link, _w in self._pairs[slot])
+        touched = np.fromiter(near, np.int64, len(near))
+        if near:  # integrals up to now, before any load changes
+            self._settle(touched, now)
+            self._settle_hot(touched, now)
         for slot in removed:
-            links, weights = self._entries(slot)
+            links, weights = self._arrays.pop(slot)
+            pairs = self._pairs.pop(slot)
             if slot in self.history:
                 self.history[slot].append((now, 0.0, -1))
-            self._settle(links, now)
-            self._settle_hot(links, now)
             self.load[links] -= weights * s.rate[slot]
             self.offered[links] -= weights * s.alone[slot]
-            for link in links.tolist():
+            for link, _w in pairs:
                 self.link_flows[link].discard(slot)
-            near.update(links.tolist())
             s.rate[slot] = 0.0
             self.active.discard(slot)
             self.bottleneck.pop(slot, None)
-            group = int(s.group[slot])
+            group = self._group_of.pop(slot, -1)
             if group >= 0:
                 members = self.groups.get(group)
                 if members is not None:
@@ -113,39 +134,35 @@ class Allocation:
                     if not members:
                         del self.groups[group]
         for slot in added:
-            links, weights = self._entries(slot)
-            self._settle_hot(links, now)
+            links, weights = self._arrays[slot]
             self.offered[links] += weights * s.alone[slot]
-            for link in links.tolist():
+            for link, _w in self._pairs[slot]:
                 self.link_flows[link].add(slot)
-            near.update(links.tolist())
             s.rate[slot] = 0.0
             self.active.add(slot)
-            group = int(s.group[slot])
+            group = self._group_of.get(slot, -1)
             if group >= 0:
                 self.groups.setdefault(group, set()).add(slot)
         if near:
-            links = np.fromiter(near, np.int64, len(near))
-            self.peak_offered[links] = np.maximum(self.peak_offered[links],
-                                                  self.offered[links] / self.capacity[links])
+            self.peak_offered[touched] = np.maximum(self.peak_offered[touched],
+                                                    self.offered[touched]
+                                                    / self.capacity[touched])
         if self.exact:
             todo = set(self.active)
         else:
-            todo = seeds
+            todo = set(added)
             for link in near:
                 todo.update(self.link_flows[link])
         if todo:
             self._solve(todo, now)
 
     def _with_groups(self, flows: set[int]) -> set[int]:
-        g = self.s.group
-        arr = np.fromiter(flows, np.int64, len(flows))
-        present = np.unique(g[arr])
-        present = present[present >= 0]
-        if not len(present):
+        group_of = self._group_of
+        present = {group_of[f] for f in flows if f in group_of}
+        if not present:
             return flows
         out = set(flows)
-        for group in present.tolist():
+        for group in present:
             out.update(self.groups.get(group, ()))
         return out
 
@@ -189,36 +206,36 @@ class Allocation:
         the flows that must join them (nothing committed)."""
         s = self.s
         order = sorted(members)
-        entries = []
+        entries = [self._pairs[slot] for slot in order]
+        slots = np.fromiter(order, np.int64, len(order))
         before: dict[int, float] = {}
-        for slot in order:
-            links, weights = self._entries(slot)
-            pairs = list(zip(links.tolist(), weights.tolist(), strict=True))
-            entries.append(pairs)
-            r = float(s.rate[slot])
+        for pairs, r in zip(entries, s.rate[slots].tolist(), strict=True):
             for link, w in pairs:
                 before[link] = before.get(link, 0.0) + w * r
-        others = {link: float(self.load[link]) - b for link, b in before.items()}
-        residual = {link: max(float(self.capacity[link]) - o, 0.0) for link, o in others.items()}
-        caps = [float(s.cap[slot]) for slot in order]
-        groups = [int(s.group[slot]) for slot in order]
-        rates, neck = max_min_small(entries, residual, caps, groups)
+        keys = list(before)
+        index = np.fromiter(keys, np.int64, len(keys))
+        old_load = dict(zip(keys, self.load[index].tolist(), strict=True))
+        capacity = dict(zip(keys, self.capacity[index].tolist(), strict=True))
+        others = {link: old_load[link] - b for link, b in before.items()}
+        residual = {link: max(capacity[link] - o, 0.0) for link, o in others.items()}
+        groups = [self._group_of.get(slot, -1) for slot in order]
+        rates, neck = max_min_small(entries, residual, s.cap[slots].tolist(), groups)
         after: dict[int, float] = dict.fromkeys(others, 0.0)
         fastest: dict[int, float] = dict.fromkeys(others, 0.0)
         inside: dict[int, int] = dict.fromkeys(others, 0)
         for pairs, r in zip(entries, rates, strict=True):
             for link, w in pairs:
                 after[link] += w * r
-                fastest[link] = max(fastest[link], r)
+                if r > fastest[link]:
+                    fastest[link] = r
                 inside[link] += 1
         load = {link: others[link] + after[link] for link in others}
         if not self.exact:
             grow = set()
             rate = s.rate
             for link, new in load.items():
-                cap = float(self.capacity[link])
-                full = new >= cap * (1 - 1e-7)
-                lost = new < float(self.load[link]) * (1 - TOL) - 1e-6
+                full = new >= capacity[link] * (1 - 1e-7)
+                lost = new < old_load[link] * (1 - TOL) - 1e-6
                 flows = self.link_flows[link]
                 if not (full or lost) or len(flows) <= inside[link]:
                     continue
@@ -234,12 +251,10 @@ class Allocation:
             if grow:
                 return grow
         self.solved += len(order)
-        links = np.fromiter(load.keys(), np.int64, len(load))
-        self._settle(links, now)
-        self.load[links] = np.fromiter(load.values(), np.float64, len(load))
-        for slot, r, link in zip(order, rates, neck, strict=True):
-            s.rate[slot] = r
-            self.bottleneck[slot] = link
+        self._settle(index, now)
+        self.load[index] = np.fromiter((load[link] for link in keys), np.float64, len(keys))
+        s.rate[slots] = rates
+        self.bottleneck.update(zip(order, neck, strict=True))
         self._record(order, now)
         return set()
 

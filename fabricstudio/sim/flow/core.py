@@ -73,6 +73,7 @@ class _Slots:
         self.cap = np.zeros(64)
         self.alone = np.zeros(64)
         self.group = np.zeros(64, dtype=np.int64)
+        self.live = np.zeros(64, dtype=bool)  #: active (in the allocation)
         self.links = np.full((64, 8), -1, dtype=np.int64)
         self.weights = np.zeros((64, 8))
 
@@ -89,7 +90,7 @@ class _Slots:
         while self.capacity < size:
             self.capacity *= 2
         grow = self.capacity - grow
-        for name in ("size", "remaining", "rate", "cap", "alone", "group"):
+        for name in ("size", "remaining", "rate", "cap", "alone", "group", "live"):
             old = getattr(self, name)
             setattr(self, name, np.concatenate([old, np.zeros(grow, dtype=old.dtype)]))
         self.links = np.vstack([self.links, np.full((grow, self.width), -1, dtype=np.int64)])
@@ -351,9 +352,12 @@ class FlowEngine:
             self.failures.admit(added)
         self.alloc.change(added, removed, now)
         act = self._active
+        live = self._slots.live
         if removed:
-            act = act[~np.isin(act, np.asarray(removed, dtype=np.int64))]
+            live[removed] = False
+            act = act[live[act]]
         if added:
+            live[added] = True
             act = np.concatenate([act, np.asarray(added, dtype=np.int64)])
         self._active = act
         self._version += 1

@@ -5,9 +5,12 @@ from __future__ import annotations
 import random
 from collections.abc import Generator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fabricstudio.model import Design
+
+if TYPE_CHECKING:
+    from fabricstudio.sim.duration import HopTimes
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,15 @@ class Workload:
     def _run(self) -> Generator[Any, Any, None]:  # pragma: no cover - overridden
         raise NotImplementedError
         yield
+
+    def estimate_s(self, times: HopTimes) -> float:
+        """Expected length without contention (see :mod:`fabricstudio.sim.duration`), never
+        short of it.  Default: its bytes spread over its senders at the slowest one's NIC
+        rate (or its hint, when longer) and one path latency."""
+        senders = {src for src, _ in self.hops}
+        rate = min((times.send_rate(s) for s in senders), default=1e9) * max(1, len(senders))
+        latency = max((times.delay(a, b) for a, b in self.hops[:1]), default=0.0)
+        return max(self.planned_bytes / rate, self.duration_hint_s) + latency
 
     def activity(self) -> list[Activity]:
         """When this workload's endpoints compute or communicate, so far.  Default: its whole

@@ -19,7 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fabricstudio.model.units import throughput_gbps
 from fabricstudio.sim.scenario import ScenarioError
@@ -32,9 +32,15 @@ from fabricstudio.sim.workloads.pipeline import (
     TreeRun,
     TreeSpec,
     double_binary_tree,
+    nvlink_time,
+    ring_latency_s,
     ring_units,
     split_evenly,
+    tree_latency_s,
 )
+
+if TYPE_CHECKING:
+    from fabricstudio.sim.duration import HopTimes
 
 
 def bus_factor(name: str, n: int) -> float:
@@ -257,6 +263,40 @@ class Collective(Workload):
                     pairs.update((run.nodes[v], run.nodes[p])
                                  for v, p in enumerate(run.parents) if p >= 0)
         return sorted(pairs)
+
+    def estimate_s(self, times: HopTimes) -> float:
+        """Expected length without contention: the phases one after another (all-to-all:
+        the default, its bytes over its senders)."""
+        if self.name == "all_to_all":
+            return super().estimate_s(times)
+        return sum(self._phase_estimate(phase, times) for phase in self._phases)
+
+    def _phase_estimate(self, phase: list[Any], times: HopTimes) -> float:
+        """One phase: the busiest NIC's bytes at its goodput (the ring passes and trees of a
+        phase may share NICs) plus a tree's fill and drain (:func:`tree_latency_s`), or a
+        ring pass's bytes over one NVLink hop or its per-step latency
+        (:func:`ring_latency_s`: a latency-bound ring runs slower), whichever is longest."""
+        design = self.ctx.design
+        load: dict[tuple[str, int], tuple[str, float]] = {}
+        longest = fill = 0.0
+        for run in phase:
+            stream = _stream_bytes(run, self.slice_bytes)
+            if isinstance(run, RingSpec):
+                net = set(run.fabric_hops)
+                sends = [run.hops[p][0] for p in sorted(net)]
+                nvlink = [hop for p, hop in enumerate(run.hops) if p not in net]
+                longest = max(longest, ring_latency_s(run, self.slice_bytes, design, times),
+                              nvlink_time(design, nvlink[0], stream) if nvlink else 0.0)
+            else:
+                sends = [address for v, p in enumerate(run.parents) if p >= 0
+                         for address in (run.nodes[v], run.nodes[p])]
+                fill = max(fill, tree_latency_s(run, self.slice_bytes, design, times))
+            for address in sends:
+                key = (server_of(address), rail_of(design, address))
+                load[key] = (address, load.get(key, (address, 0.0))[1] + stream)
+        busiest = max((times.unit_time(address, nbytes) for address, nbytes in load.values()),
+                      default=0.0)
+        return max(busiest + fill, longest)
 
     def _run(self) -> Generator[Any, Any, None]:
         env = self.ctx.engine.env

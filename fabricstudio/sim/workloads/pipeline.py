@@ -25,10 +25,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fabricstudio.sim.engine.core import NVLINK_LATENCY_S
 from fabricstudio.sim.workloads.addresses import server_of
+
+if TYPE_CHECKING:
+    from fabricstudio.sim.duration import HopTimes
 
 #: Units per chunk on rings that stay inside one server (NCCL_STEPS).
 NVLINK_UNITS = 8
@@ -73,6 +76,32 @@ def nvlink_time(design: Any, hop: tuple[str, str], nbytes: float) -> float:
     device = design.devices[server_of(hop[0])]
     gbps: float = device.nvlink_gbps
     return NVLINK_LATENCY_S + nbytes * 8 / (gbps * 1e9)
+
+
+def ring_latency_s(ring: RingSpec, slice_bytes: int, design: Any, hops: HopTimes) -> float:
+    """Time a ring pass's steps spend waiting on latency, as :class:`RingRun` paces them: a
+    step takes at least the mean unit delay around the ring (cycle / N) and the slowest
+    fabric hop's time for its units with :data:`WINDOW_UNITS` in flight."""
+    unit, per_chunk = ring_units(ring, slice_bytes)
+    net = set(ring.fabric_hops)
+    fabric = [hop for p, hop in enumerate(ring.hops) if p in net]
+    nvlink = sum(nvlink_time(design, hop, unit) for p, hop in enumerate(ring.hops)
+                 if p not in net)
+    step = (len(fabric) * hops.mean(fabric, unit) + nvlink) / len(ring.hops)
+    if fabric:  # a pipeline runs at its slowest stage's pace
+        step = max(step, per_chunk * hops.slowest(fabric, unit) / WINDOW_UNITS)
+    return ring.steps * step
+
+
+def tree_latency_s(tree: TreeSpec, slice_bytes: int, design: Any, hops: HopTimes) -> float:
+    """Time a pipelined tree takes to fill and drain: a unit up ``height`` edges and back
+    down, plus the NVLink part inside the servers at both ends."""
+    per = max(1, math.ceil(tree.size_bytes / max(1, slice_bytes)))
+    unit = math.ceil(tree.size_bytes / per)
+    edges = [(tree.nodes[v], tree.nodes[p]) for v, p in enumerate(tree.parents) if p >= 0]
+    hop = (tree.nodes[0], tree.nodes[0])
+    intra = tree.intra_hops * nvlink_time(design, hop, unit) if tree.intra_hops else 0.0
+    return 2 * tree.height * hops.mean(edges, unit) + 2 * intra
 
 
 class RingRun:

@@ -9,10 +9,13 @@ step time, exposed communication (step time - compute) and GPU utilisation = com
 from __future__ import annotations
 
 from collections.abc import Generator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fabricstudio.sim.workloads.base import Activity, Workload, WorkloadContext
 from fabricstudio.sim.workloads.collectives import Collective
+
+if TYPE_CHECKING:
+    from fabricstudio.sim.duration import HopTimes
 
 
 class TrainingStep(Workload):
@@ -38,6 +41,13 @@ class TrainingStep(Workload):
         #: Per iteration so far: [began, all-reduce began (None before), ended (None before)].
         self.iterations: list[list[float | None]] = []
         self.flow_ids = self.allreduce.flow_ids
+
+    def estimate_s(self, times: HopTimes) -> float:
+        """Every iteration: the compute before the all-reduce starts, then the longer of the
+        rest of the compute and the all-reduce."""
+        compute, overlap = float(self.spec.compute_s), float(self.spec.overlap)
+        return int(self.spec.iterations) * (compute * (1 - overlap) + max(
+            compute * overlap, self.allreduce.estimate_s(times)))
 
     @property
     def hops(self) -> list[tuple[str, str]]:

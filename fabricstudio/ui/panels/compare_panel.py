@@ -34,7 +34,7 @@ from fabricstudio.model import Design, freeze
 from fabricstudio.sim.explain import explain_fabrics
 from fabricstudio.sim.recorded import RecordedRun
 from fabricstudio.sim.request import RunRequest
-from fabricstudio.ui.panels.results_summary import figures, format_figure
+from fabricstudio.ui.panels.results_summary import figure_text, figures
 from fabricstudio.ui.simview.process_worker import picklable
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS, SourceFactory
 from fabricstudio.ui.simview.worker import CompareWorker
@@ -233,7 +233,9 @@ class ComparePanel(QWidget):
         for col, (key, _title) in enumerate(COLUMNS, start=_FIRST):
             if key in MONEY_COLUMNS:
                 continue
-            item = QTableWidgetItem(format_figure(key, values.get(key)))
+            item = QTableWidgetItem(figure_text(key, values, "n/a"))
+            if item.text() == "n/a":
+                item.setToolTip("Not modelled by the flow-level engine this run used")
             item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             self.table.setItem(row, col, item)
         self.update_money()

@@ -19,6 +19,7 @@ from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.sim.result import Result
 from fabricstudio.ui.panels.results_summary import (
     NOT_AT_FLOW_LEVEL,
+    NOT_MODELLED_TEXT,
     RESULT_FIGURES,
     failure_summary,
     figures,
@@ -71,7 +72,7 @@ class ResultsPanel(QWidget):
         flow = (result.engine.kind if result is not None else
                 stream.engine if stream is not None else "cell") == "flow"
         for r, key in enumerate(self._keys):
-            text = ("not modelled (flow level)" if flow and key in NOT_AT_FLOW_LEVEL
+            text = (NOT_MODELLED_TEXT if flow and key in NOT_AT_FLOW_LEVEL
                     else format_figure(key, self.values.get(key)))
             if self.table.item(r, 1).text() != text:
                 self.table.item(r, 1).setText(text)

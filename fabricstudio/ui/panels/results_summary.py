@@ -43,16 +43,19 @@ RESULT_FIGURES = (
 )
 
 
-#: Figures a flow-level run does not model (the Results panel says so rather than show 0).
+#: Figures a flow-level run does not model (shown as :data:`NOT_MODELLED_TEXT`, never as 0).
 NOT_AT_FLOW_LEVEL = ("dropped", "retransmitted_bytes", "pauses", "ecn_marks", "cnps",
                      "paused_s", "peak_queue_bytes")
+#: What a figure the run's engine does not model reads as.
+NOT_MODELLED_TEXT = "not modelled (flow level)"
 
 
 def result_figures(result: Result) -> dict[str, Any]:
-    """key -> value of RESULT_FIGURES (and ``paused_s``) from a finished run's Result."""
+    """key -> value of RESULT_FIGURES (and ``paused_s``) from a finished run's Result.  A
+    flow-level run's :data:`NOT_AT_FLOW_LEVEL` figures are None (not modelled, never 0)."""
     collective, training, totals = result.collective, result.training, result.totals
     llm = result.llm_training
-    return {
+    out = {
         "completion_time_s": result.completion_time_s,
         "algbw_gbps": collective.algbw_gbps if collective else None,
         "busbw_gbps": collective.busbw_gbps if collective else None,
@@ -70,6 +73,9 @@ def result_figures(result: Result) -> dict[str, Any]:
         "mfu": llm.mfu if llm else None,
         "network_tax": llm.network_tax_fraction if llm else None,
     }
+    if result.engine.kind == "flow":
+        out.update(dict.fromkeys(NOT_AT_FLOW_LEVEL))
+    return out
 
 
 def figures(result: Result | None, stream: MetricStream | None) -> dict[str, Any]:
@@ -81,8 +87,17 @@ def figures(result: Result | None, stream: MetricStream | None) -> dict[str, Any
     else:
         out = {key: totals.get(key) for key, _label, _unit in RESULT_FIGURES}
         out["paused_s"] = totals.get("paused_s")
-    out["peak_queue_bytes"] = totals.get("peak_queue_bytes")
+    out["peak_queue_bytes"] = (None if out.get("engine") == "flow"
+                               else totals.get("peak_queue_bytes"))
     return out
+
+
+def figure_text(key: str, values: dict[str, Any], not_modelled: str = NOT_MODELLED_TEXT) -> str:
+    """The text of figure ``key`` among a run's ``values`` (:func:`figures`):
+    ``not_modelled`` for what a flow-level run does not model, else :func:`format_figure`."""
+    if values.get("engine") == "flow" and key in NOT_AT_FLOW_LEVEL:
+        return not_modelled
+    return format_figure(key, values.get(key))
 
 
 def format_figure(key: str, value: Any) -> str:

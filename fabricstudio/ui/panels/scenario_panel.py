@@ -220,6 +220,7 @@ class ScenarioPanel(QWidget):
         form.addRow("Seed", self.seed)
         form.addRow("Run", self.until_complete)
         form.addRow("Horizon", self.horizon_us)
+        self._form = form
         # Run, Stop and Compare first: reachable without scrolling on a 768-pixel screen
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
@@ -238,11 +239,13 @@ class ScenarioPanel(QWidget):
     def _sync_enabled(self) -> None:
         self.dcqcn.setEnabled(self._technology() is Technology.ROCE)
         workload = self.workload.currentData()
-        self.compute_ms.setEnabled(workload == "training")
-        self.stall_ms.setEnabled(workload == "stall")
-        self.size_mib.setEnabled(workload != "llm_training")
+        # fields that do not apply are hidden with their labels, not greyed out: an LLM
+        # iteration has no message size (its model sets the bytes), a flow-level run no cells
+        self._form.setRowVisible(self.size_mib, workload != "llm_training")
+        self._form.setRowVisible(self.compute_ms, workload == "training")
+        self._form.setRowVisible(self.stall_ms, workload == "stall")
+        self._form.setRowVisible(self.cell, self.engine.currentData() != "flow")
         self.llm.setVisible(workload == "llm_training")
-        self.cell.setEnabled(self.engine.currentData() != "flow")
         self.horizon_us.setEnabled(not self.until_complete.isChecked())
         if self.engine.currentData() == "flow":
             self.engine_note.setText(FLOW_NOTE)

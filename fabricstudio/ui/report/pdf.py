@@ -377,7 +377,7 @@ def _comparison(pages: PageWriter, proposal: Proposal) -> None:
         charts.append(("GPU utilisation", labels, utilisation, "%"))
     charts.append(("Drops", labels, [o.values.get("dropped") for o in comparison.outcomes], ""))
     pages.bar_charts(charts)
-    from fabricstudio.ui.panels.results_summary import format_figure
+    from fabricstudio.ui.panels.results_summary import figure_text, format_figure
 
     rows = []
     for outcome in comparison.outcomes:
@@ -385,14 +385,21 @@ def _comparison(pages: PageWriter, proposal: Proposal) -> None:
         money = proposal.money.get(outcome.label)
         rows.append([outcome.label, format_figure("completion_time_s", v.get("completion_time_s")),
                      format_figure("gpu_utilisation", v.get("gpu_utilisation")),
-                     format_figure("dropped", v.get("dropped")),
-                     format_figure("pauses", v.get("pauses")),
+                     figure_text("dropped", v, "n/a"), figure_text("pauses", v, "n/a"),
                      "-" if money is None else _money(proposal, money[0].per_day),
                      "-" if money is None else _money(proposal, money[1].per_month)])
     pages.table([Column("Fabric", 1.1), Column("Completion", 0.8, True),
                  Column("GPU util.", 0.7, True), Column("Drops", 0.6, True),
                  Column("PAUSEs", 0.6, True), Column("Idle GPUs per day", 0.9, True),
                  Column("vs best per month", 0.9, True)], rows, size=8.5)
+    flow = [o.label for o in comparison.outcomes if o.values.get("engine") == "flow"]
+    if flow:
+        pages.paragraph(
+            f"n/a: {' and '.join(flow) if len(flow) < 3 else 'these fabrics'} ran on the "
+            "flow-level engine, which models "
+            "max-min fair rates only: not drops, PFC pauses, ECN or queueing, so it cannot "
+            "show what losing packets or pausing costs. Run a smaller scenario or a focused "
+            "run for that.", 8.5, MUTED)
     if proposal.money:
         sample = next((pair[0] for pair in proposal.money.values() if pair is not None), None)
         if sample is not None:
