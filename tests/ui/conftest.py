@@ -89,6 +89,16 @@ def run_synthetic(qtbot, window: MainWindow, frames: int = 12):
     return sim
 
 
+def engine_window(qtbot, path):
+    """(window, simulation view) on the design file ``path``, running the real engine."""
+    from fabricstudio.ui.simview import install_simulation_ui
+    from fabricstudio.ui.simview.source import engine_source
+
+    window = MainWindow(load_design(path))
+    qtbot.addWidget(window)
+    return window, install_simulation_ui(window, engine_source)
+
+
 def menu_action(window: MainWindow, *path: str) -> QAction:
     """An action as reached through the menu bar: menu titles, submenu titles, then the
     item's text (each without '&' and a trailing '…')."""
