@@ -19,6 +19,7 @@ from pydantic import ConfigDict, ValidationError
 from fabricstudio.formats.output import OutputError, write_output
 from fabricstudio.formats.reading import InputError, decode_json, read_input
 from fabricstudio.model import Design, DesignData, DesignError, format_validation_error
+from fabricstudio.model.bulk import bulk_build
 from fabricstudio.model.units import format_mib
 
 FORMAT_NAME = "fabricstudio-design"
@@ -74,6 +75,11 @@ def load_design(path: str | os.PathLike[str]) -> Design:
 
 def parse_design(raw: bytes | str, source: str | os.PathLike[str] = "<input>") -> Design:
     """Parse design-file text or bytes into a validated Design."""
+    with bulk_build():
+        return _parse_design(raw, source)
+
+
+def _parse_design(raw: bytes | str, source: str | os.PathLike[str]) -> Design:
     try:
         doc = decode_json(raw, source, MAX_FILE_BYTES)
     except InputError as exc:

@@ -29,8 +29,9 @@ from fabricstudio.model.validation import (
 )
 
 _DEVICE_ADAPTER: TypeAdapter[Device] = TypeAdapter(Device)
-#: A device's port planes and speeds by port number (checking a large file's links).
-_PortTable = tuple[tuple[Any, ...], tuple[float, ...]]
+#: A device's planes, and its port planes and speeds by port number (checking a large
+#: file's links).
+_PortTable = tuple[tuple[Any, ...], tuple[Any, ...], tuple[float, ...]]
 _RANGE_ERRORS = frozenset({"greater_than", "greater_than_equal", "less_than",
                            "less_than_equal", "finite_number"})
 
@@ -445,9 +446,10 @@ class Design:
                 continue
             design._devices[device.id] = device
             design._ports[device.id] = {}
-        ports_of: dict[str, _PortTable] = {}
+        tables: dict[str, _PortTable] = {}
+        links, ports = design._links, design._ports
         for link in data.links:
-            if design._link_is_plainly_valid(link, ports_of):
+            if design._link_is_plainly_valid(link, tables):
                 resolved = link
             else:
                 try:
@@ -455,8 +457,12 @@ class Design:
                 except DesignError as exc:
                     problems.append(str(exc))
                     continue
-            design._links[link.id] = resolved
-            design._claim_ports(resolved, link.id)
+            a_port, b_port = resolved.a_port, resolved.b_port
+            if a_port is None or b_port is None:  # resolve_link assigns both
+                raise DesignError(f"link {link.id}: a port is not assigned")
+            links[link.id] = resolved
+            ports[resolved.a][a_port] = link.id  # what _claim_ports does, inline for 100k links
+            ports[resolved.b][b_port] = link.id
         problems += group_problems(data.groups, design._devices, design._links)
         if not problems:
             design._groups = {g.id: g for g in data.groups}
@@ -467,26 +473,25 @@ class Design:
             raise DesignError("; ".join(shown))
         return design
 
-    def _link_is_plainly_valid(self, link: Link, ports_of: dict[str, _PortTable]) -> bool:
+    def _link_is_plainly_valid(self, link: Link, tables: dict[str, _PortTable]) -> bool:
         """True when a link with both ports given fits (the common case of a saved file),
         checked from per-device port tables; anything else goes through resolve_link, which
         words the problems."""
-        if link.a_port is None or link.b_port is None or link.id in self._devices \
+        a_port, b_port = link.a_port, link.b_port
+        if a_port is None or b_port is None or link.id in self._devices \
                 or link.id in self._links:
             return False
-        for end, port in ((link.a, link.a_port), (link.b, link.b_port)):
-            device = self._devices.get(end)
-            if device is None or link.plane not in device.planes:
-                return False
-            table = ports_of.get(end)
+        plane, speed = link.plane, link.speed_gbps
+        for end, port in ((link.a, a_port), (link.b, b_port)):
+            table = tables.get(end)
             if table is None:
-                count = device.port_count()
-                table = ports_of[end] = (
-                    tuple(device.port_plane(p) for p in range(count)),
-                    tuple(device.speed_of_port(p) for p in range(count)))
-            planes, speeds = table
-            if port >= len(planes) or port in self._ports[end] \
-                    or planes[port] not in (None, link.plane) or link.speed_gbps > speeds[port]:
+                device = self._devices.get(end)
+                if device is None:
+                    return False
+                table = tables[end] = _port_table(device)
+            device_planes, planes, speeds = table
+            if plane not in device_planes or port >= len(planes) or port in self._ports[end] \
+                    or planes[port] not in (None, plane) or speed > speeds[port]:
                 return False
         return True
 
@@ -498,6 +503,11 @@ class Design:
 
     def _bump(self) -> None:
         self.revision += 1
+
+
+def _port_table(device: Device) -> _PortTable:
+    """``device``'s planes, and the plane and speed of each of its ports."""
+    return (device.planes, *device.port_layout())
 
 
 def _clamp(value: float) -> float:

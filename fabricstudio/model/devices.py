@@ -73,6 +73,13 @@ class _DeviceBase(StrictNumbers):
         """Port indices usable by links of ``plane``."""
         return range(self.port_count())
 
+    def port_layout(self) -> tuple[tuple[Plane | None, ...], tuple[float, ...]]:
+        """:meth:`port_plane` and :meth:`speed_of_port` of every port, by port number (built
+        at once for checking the links of a large file)."""
+        count = self.port_count()
+        return (tuple(self.port_plane(p) for p in range(count)),
+                tuple(self.speed_of_port(p) for p in range(count)))
+
 
 class _ServerBase(_DeviceBase):
     """Common port layout of GPU and storage servers."""
@@ -101,6 +108,13 @@ class _ServerBase(_DeviceBase):
         if plane is Plane.STORAGE:
             return self.storage_nic_speed_gbps
         return self.mgmt_speed_gbps
+
+    def port_layout(self) -> tuple[tuple[Plane | None, ...], tuple[float, ...]]:
+        nics, storage, mgmt = self.nics, self.storage_nics, self.mgmt_ports
+        planes: tuple[Plane | None, ...] = ((Plane.COMPUTE,) * nics + (Plane.STORAGE,) * storage
+                                            + (Plane.MANAGEMENT,) * mgmt)
+        return planes, ((self.nic_speed_gbps,) * nics + (self.storage_nic_speed_gbps,) * storage
+                        + (self.mgmt_speed_gbps,) * mgmt)
 
     def ports_for_plane(self, plane: Plane) -> range:
         if plane is Plane.COMPUTE:
@@ -168,6 +182,9 @@ class _SwitchBase(_DeviceBase):
 
     def speed_of_port(self, port: int) -> float:
         return self.port_speed_gbps
+
+    def port_layout(self) -> tuple[tuple[Plane | None, ...], tuple[float, ...]]:
+        return (None,) * self.radix, (self.port_speed_gbps,) * self.radix
 
     @field_validator("planes")
     @classmethod

@@ -12,8 +12,11 @@ on screen, with some hysteresis so that a zoom step back and forth does not flic
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+
+import numpy as np
 
 from fabricstudio.model import Design, GroupTree, Link, Plane
 
@@ -72,6 +75,33 @@ def group_boxes(design: Design, tree: GroupTree | None = None) -> dict[str, Box]
             out[group_id] = (box[0] - DEVICE_HALF[0], box[1] - DEVICE_HALF[1],
                              box[2] + DEVICE_HALF[0], box[3] + DEVICE_HALF[1])
     return out
+
+
+class Headroom:
+    """Free height above each group's box (scene units; inf when nothing is above): how far
+    up its name tab may reach before it covers a device or another group's box that lies
+    wholly above it and overlaps it sideways."""
+
+    def __init__(self, design: Design, boxes: Mapping[str, Box]) -> None:
+        devices = design.devices.values()
+        x = np.fromiter((d.x for d in devices), float, len(devices))
+        y = np.fromiter((d.y for d in devices), float, len(devices))
+        groups = np.array(list(boxes.values()), dtype=float).reshape(-1, 4)
+        self._left = np.concatenate([x - DEVICE_HALF[0], groups[:, 0]])
+        self._right = np.concatenate([x + DEVICE_HALF[0], groups[:, 2]])
+        self._bottom = np.concatenate([y + DEVICE_HALF[1], groups[:, 3]])
+        self._boxes = boxes
+        self._room: dict[str, float] = {}
+
+    def above(self, group_id: str) -> float:
+        """Room above ``group_id``'s box (computed once per group)."""
+        room = self._room.get(group_id)
+        if room is None:
+            x0, y0, x1, _y1 = self._boxes.get(group_id, (0.0, 0.0, 0.0, 0.0))
+            above = (self._bottom <= y0) & (self._right > x0) & (self._left < x1)
+            room = float(y0 - self._bottom[above].max()) if above.any() else math.inf
+            self._room[group_id] = room
+        return room
 
 
 def _extend(boxes: dict[str, list[float]], key: str, x: float, y: float) -> None:

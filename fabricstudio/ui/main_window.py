@@ -9,6 +9,7 @@ from PySide6.QtCore import QByteArray, QPointF, QSettings, Qt, QTimer
 from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QUndoView, QWidget
 
 from fabricstudio.model import Design, DesignError, Plane, Technology
+from fabricstudio.model.bulk import bulk_build
 from fabricstudio.model.commands import SetFabric
 from fabricstudio.topology.layout import design_layout, needs_layout
 from fabricstudio.ui.autosave import Autosave
@@ -47,6 +48,11 @@ class MainWindow(QMainWindow):
     def __init__(self, design: Design | None = None, path: str | None = None,
                  settings: QSettings | None = None, recovery_dir: Path | None = None) -> None:
         super().__init__()
+        with bulk_build(freeze=True):  # a 32k-GPU design makes ~500k objects here
+            self._build(design, path, settings, recovery_dir)
+
+    def _build(self, design: Design | None, path: str | None, settings: QSettings | None,
+               recovery_dir: Path | None) -> None:
         self.settings = settings or QSettings()
         self.design = design or Design()
         #: True once the window has closed and let go of the design.

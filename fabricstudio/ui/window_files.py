@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox, QWidget
 
 from fabricstudio.formats import DesignFileError, load_design, save_design
 from fabricstudio.model import Design, DesignData
+from fabricstudio.model.bulk import bulk_build
 from fabricstudio.topology.layout import design_layout, needs_layout
 from fabricstudio.ui.undo import DesignUndoStack
 
@@ -85,14 +86,15 @@ class DesignFiles(QObject):
             if not path:
                 return False
         try:
-            loaded = load_design(path)
+            with bulk_build(freeze=True):  # no garbage-collector passes while it is built
+                loaded = load_design(path)
+                if needs_layout(loaded):
+                    loaded.move_devices(design_layout(loaded))
+                self.replace(loaded.to_data(), path)
         except DesignFileError as exc:
             QMessageBox.critical(self._parent, "Cannot open design", str(exc))
             self._show_message(f"Not opened: {exc}")
             return False
-        if needs_layout(loaded):
-            loaded.move_devices(design_layout(loaded))
-        self.replace(loaded.to_data(), path)
         self._add_recent(path)
         self._fit_view()
         return True

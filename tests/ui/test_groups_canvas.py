@@ -157,6 +157,34 @@ def test_frame_header_selects_the_group_so_it_drags_as_one(make_window, qtbot):
     assert window.undo_stack.count() == 1
 
 
+def test_a_frame_name_tab_never_covers_the_group_above_it(make_window):
+    """Zoomed out, the room between two stacked groups is less than a tab's height on
+    screen: the lower group's tab goes inside its own outline instead of over the upper
+    group (the pods of a generated fabric at fit); zoomed in, it sits above the outline."""
+    design = Design("stacked")
+    for i, y in enumerate((0, 200)):
+        design.add_device(GpuServer(id=f"s{i}a", nics=1, x=0, y=y))
+        design.add_device(GpuServer(id=f"s{i}b", nics=1, x=120, y=y))
+    design.set_groups([Group(id="upper", kind="pod", name="Upper", members=("s0a", "s0b")),
+                       Group(id="lower", kind="pod", name="Lower", members=("s1a", "s1b"))])
+    window = make_window(design)
+    scene = window.scene
+    scene.set_semantic_zoom(False)
+    upper = scene.group_rect("upper")
+    for zoom, inside in ((1.0, False), (0.15, True)):
+        window.view.set_zoom(zoom)
+        QApplication.processEvents()
+        frame = scene.frame_items["lower"]
+        tab = frame.mapToScene(frame.shape().boundingRect()).boundingRect()
+        assert frame.tab_inside() == inside, zoom
+        assert not tab.intersects(upper), zoom
+        assert tab.top() >= scene.group_rect("lower").top() if inside else \
+            tab.bottom() <= scene.group_rect("lower").top()
+    design.move_devices({"s0a": (0, -400), "s0b": (120, -400)})  # room again: outside
+    QApplication.processEvents()
+    assert not scene.frame_items["lower"].tab_inside()
+
+
 def test_a_tile_says_whole_counts_and_keeps_its_text_on_screen(make_window, rail_design):
     from PySide6.QtGui import QFont, QFontMetricsF
     from PySide6.QtWidgets import QGraphicsItem
@@ -183,3 +211,29 @@ def test_a_tile_says_whole_counts_and_keeps_its_text_on_screen(make_window, rail
     QApplication.processEvents()
     big = window.scene.group_items.get(unit)
     assert big is not None and big.cacheMode() == QGraphicsItem.CacheMode.NoCache
+
+
+def test_an_outline_larger_than_the_view_is_cut_to_what_the_view_shows(qapp):
+    """Zoomed in, a pod's outline is drawn only around the view (the corners the cut makes
+    stay off screen); one inside the view is drawn whole."""
+    from PySide6.QtCore import QRectF
+    from PySide6.QtGui import QImage, QPainter, QTransform
+    from PySide6.QtWidgets import QWidget
+
+    from fabricstudio.ui.canvas.items.group_item import on_screen_part
+
+    widget = QWidget()
+    widget.resize(400, 300)
+    image = QImage(400, 300, QImage.Format.Format_ARGB32)
+    painter = QPainter(image)
+    painter.setTransform(QTransform.fromScale(2.0, 2.0))  # the view shows (0, 0, 200, 150)
+    try:
+        small = QRectF(10, 10, 50, 50)
+        assert on_screen_part(painter, small, widget, 14.0) == small
+        huge = QRectF(-50_000, -40_000, 100_000, 80_000)
+        cut = on_screen_part(painter, huge, widget, 14.0)
+        assert cut.contains(QRectF(0, 0, 200, 150))
+        assert cut.width() < 300 and cut.height() < 250  # view plus a margin, not 100,000
+        assert huge.contains(cut)
+    finally:
+        painter.end()

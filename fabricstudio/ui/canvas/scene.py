@@ -21,9 +21,11 @@ from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsScene
 
 from fabricstudio.model import Design, DeviceKind, Link, Plane
+from fabricstudio.model.bulk import bulk_build
 from fabricstudio.model.commands import Command, MoveDevices, SetGroupProperties
 from fabricstudio.topology.folding import (
     Folding,
+    Headroom,
     auto_collapse,
     fold_metrics,
     group_boxes,
@@ -95,6 +97,7 @@ class FabricScene(ItemScene):
         self._rerouting_live = True
         self._boxes: dict[str, tuple[float, float, float, float]] | None = None
         self._metrics: dict[str, tuple[float, float]] | None = None
+        self._headroom: Headroom | None = None
         self._member_px: float | None = None
         #: The scene area a view shows (None: no view, everything counts as on screen).
         self.view_rect: QRectF | None = None
@@ -295,7 +298,19 @@ class FabricScene(ItemScene):
         if self._boxes is None:
             self._boxes = group_boxes(self.design, self.folding.tree)
             self._metrics = None
+            self._headroom = None
         return self._boxes
+
+    def room_above(self, group_id: str) -> float:
+        """Free height above a group's box (scene units): where its frame's name tab may go
+        without covering what lies above (else the tab goes inside the frame)."""
+        boxes = self.boxes()
+        if self._headroom is None:
+            self._headroom = Headroom(self.design, boxes)
+        return self._headroom.above(group_id)
+
+    def _place_frame(self, group_id: str, frame: GroupFrame) -> None:
+        frame.set_geometry(self.group_rect(group_id), self.room_above(group_id))
 
     def group_rect(self, group_id: str) -> QRectF:
         """The box of a group as a QRectF."""
@@ -411,7 +426,7 @@ class FabricScene(ItemScene):
             frame = self.frame_items.get(group_id)
             if frame is None:
                 frame = GroupFrame(self.design.groups[group_id], self.group_rect(group_id),
-                                   len(tree.ancestors(group_id)))
+                                   len(tree.ancestors(group_id)), self.room_above(group_id))
                 frame.set_lod(self.view_scale)
                 self.frame_items[group_id] = frame
                 self.addItem(frame)
@@ -594,10 +609,14 @@ class FabricScene(ItemScene):
 
     def _reset_frames(self) -> None:
         for group_id, frame in self.frame_items.items():
-            frame.set_geometry(self.group_rect(group_id))
+            self._place_frame(group_id, frame)
 
     # -------------------------------------------------------------- following
     def _rebuild(self) -> None:
+        with bulk_build(freeze=True):
+            self._build_all()
+
+    def _build_all(self) -> None:
         self.clear()
         batching = self.links.batching
         self.links.clear()
@@ -670,9 +689,8 @@ class FabricScene(ItemScene):
             if tile is not None:
                 tile.set_geometry(self.group_rect(group_id))
                 nodes.add(group_id)
-            frame = self.frame_items.get(group_id)
-            if frame is not None:
-                frame.set_geometry(self.group_rect(group_id))
+        for group_id, frame in self.frame_items.items():  # a neighbour's tab may move too
+            self._place_frame(group_id, frame)
         if len(nodes) > len(self.device_items) // 2:
             self.links.route_all()
         else:
@@ -706,7 +724,7 @@ class FabricScene(ItemScene):
             frame = self.frame_items.get(group_id)
             if frame is not None:
                 frame.set_group(self.design.groups[group_id])
-                frame.set_geometry(self.group_rect(group_id))
+                self._place_frame(group_id, frame)
 
     def _update_usage(self, device_ids: Iterable[str]) -> None:
         for device_id in device_ids:

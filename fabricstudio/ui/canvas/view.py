@@ -383,7 +383,7 @@ class FabricView(QGraphicsView):
     def refresh_legend(self) -> None:
         """Re-read the design's kinds and speeds (after edits or a colour-mode change)."""
         self._legend_key = None
-        if self.show_legend:
+        if self.show_legend and self.isVisible():  # else the first paint reads it
             self.viewport().update(self._legend_rect().toAlignedRect().adjusted(-300, -300, 2, 2))
 
     def _legend(self):

@@ -9,6 +9,8 @@ Text is drawn at a fixed size on screen, and only where it fits.
 
 from __future__ import annotations
 
+import math
+
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsRectItem, QStyleOptionGraphicsItem, QWidget
@@ -28,9 +30,14 @@ _TITLE_METRICS = QFontMetricsF(_TITLE)
 _BODY_METRICS = QFontMetricsF(_BODY)
 #: Header tab of an expanded group's frame (screen px).
 HEADER_H = 18.0
+#: Free screen room a tab outside its frame keeps to what lies above it (px).
+TAB_CLEARANCE = 2.0
 RADIUS = 14.0
 #: A tile larger than this on screen (px) is drawn without an item cache (see set_lod).
 LARGE_TILE_PX = 200.0
+#: Corners rounder than this on screen (px) are drawn round (and antialiased); below it a
+#: plain rectangle looks the same.
+ROUND_FROM_PX = 1.5
 
 
 _FONTS: dict[int, tuple[QFont, QFont]] = {}
@@ -54,6 +61,35 @@ def _to_device(painter: QPainter, point: QPointF) -> None:
     origin = painter.worldTransform().map(point)
     painter.resetTransform()
     painter.translate(origin)
+
+
+def on_screen_part(painter: QPainter, rect: QRectF, widget: QWidget | None,
+                   radius: float) -> QRectF:
+    """``rect`` (item coordinates) cut down to what the view shows plus a margin in which
+    any corner the cut makes stays off screen.  Zoomed in, a group's outline is tens of
+    thousands of pixels long; the raster engine strokes all of it (an antialiased rounded
+    rectangle: milliseconds), so the part on screen is drawn instead, which looks the same."""
+    if widget is None:
+        return rect
+    transform, invertible = painter.worldTransform().inverted()
+    if not invertible:
+        return rect
+    view = transform.mapRect(QRectF(widget.rect()))
+    if view.contains(rect):
+        return rect
+    margin = 2 * radius + 8 * max(view.width() / max(widget.width(), 1), 1e-9)
+    return rect.intersected(view.adjusted(-margin, -margin, margin, margin))
+
+
+def _fill_outline(painter: QPainter, rect: QRectF, colour: QColor, width: float) -> None:
+    """A rectangle's outline, ``width`` thick inside it, as four fills (an outlined
+    rectangle under a zoomed-out transform is stroked as a path, ~50x slower)."""
+    width = min(width, rect.width() / 2, rect.height() / 2)
+    painter.fillRect(QRectF(rect.left(), rect.top(), rect.width(), width), colour)
+    painter.fillRect(QRectF(rect.left(), rect.bottom() - width, rect.width(), width), colour)
+    side = rect.height() - 2 * width  # the sides between them (no corner drawn twice)
+    painter.fillRect(QRectF(rect.left(), rect.top() + width, width, side), colour)
+    painter.fillRect(QRectF(rect.right() - width, rect.top() + width, width, side), colour)
 
 
 def counts_text(counts: GroupCounts) -> str:
@@ -199,22 +235,66 @@ class GroupTile(HoverHighlight, QGraphicsRectItem):
             painter.fillRect(rect, self._highlight() if selected else self._fill)
             return
         radius = min(RADIUS, rect.width() / 4, rect.height() / 4)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         if selected or self._hovered:
             pen = QPen(self._highlight(), 3 if selected else 1.5)
             pen.setCosmetic(True)
-            painter.setPen(pen)
         else:
-            painter.setPen(self._border)
-        painter.setBrush(self._fill)
-        painter.drawRoundedRect(rect, radius, radius)
+            pen = self._border
+        shown = on_screen_part(painter, rect, widget, radius) \
+            if self.cacheMode() == QGraphicsItem.CacheMode.NoCache else rect
+        if radius * lod < ROUND_FROM_PX:  # zoomed out: the corners are not seen; fills are
+            # many times cheaper than an outlined rectangle (the raster engine strokes it)
+            painter.fillRect(shown, pen.color())
+            inset = pen.widthF() / lod
+            painter.fillRect(shown.adjusted(inset, inset, -inset, -inset), self._fill)
+        elif not shown.isEmpty():
+            painter.setPen(pen)
+            painter.setBrush(self._fill)
+            painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+            painter.drawRoundedRect(shown, radius, radius)
         self._paint_text(painter, lod, on_screen_w, on_screen_h, widget)
 
     def _highlight(self) -> QColor:
         theme = item_theme(self)
         return theme.highlight
 
+    def _measures(self, painter: QPainter, size: int) -> tuple[float, list[str], list[float]]:
+        """The title's advance and the counts' prefixes ("256 GPUs", "256 GPUs · 32
+        servers", ...) with theirs, in the metrics of the device drawn on (a high-DPI cache
+        differs from the screen), measured once per text size: a zoom step redraws hundreds
+        of tiles, and measuring text is most of a tile's cost."""
+        key = (size, painter.device().devicePixelRatioF())
+        measures = self._measured.get(key)
+        if measures is None:
+            title_font, body_font = _fonts(size)
+            painter.save()
+            painter.setFont(title_font)
+            title = painter.fontMetrics().horizontalAdvance(self.group.label)
+            painter.setFont(body_font)
+            metrics = QFontMetricsF(painter.fontMetrics())
+            painter.restore()
+            prefixes = [" · ".join(self._parts[:n]) for n in range(1, len(self._parts) + 1)]
+            measures = (title, prefixes, [metrics.horizontalAdvance(p) for p in prefixes])
+            self._measured[key] = measures
+        return measures
+
+    def _title_text(self, painter: QPainter, size: int, width: float) -> str:
+        """The title, elided when it does not fit in ``width`` (painter in the title font)."""
+        if self._measures(painter, size)[0] <= int(width):
+            return self.group.label
+        return painter.fontMetrics().elidedText(self.group.label, Qt.TextElideMode.ElideRight,
+                                                int(width))
+
+    def _counts_text(self, painter: QPainter, size: int, width: float) -> str:
+        """As many whole counts as fit (:func:`fitting_counts`; painter in the body font)."""
+        _title, prefixes, advances = self._measures(painter, size)
+        fitting = [p for p, a in zip(prefixes, advances, strict=True) if a <= width]
+        if fitting:
+            return fitting[-1]
+        return fitting_counts(self._parts, QFontMetricsF(painter.fontMetrics()), width)
+
     def _style(self) -> None:
+        self._measured: dict[tuple[int, float], tuple[float, list[str], list[float]]] = {}
         colour = tile_colour(self.counts)
         self._fill = QColor(colour)
         self._border = QPen(colour.darker(140), 1.5)
@@ -244,17 +324,14 @@ class GroupTile(HoverHighlight, QGraphicsRectItem):
         painter.setPen(QColor("white"))
         title_font, body_font = _fonts(size)
         painter.setFont(title_font)
-        # metrics of the device drawn on (a high-DPI cache differs from the screen's)
-        title = painter.fontMetrics().elidedText(self.group.label, Qt.TextElideMode.ElideRight,
-                                                 int(box.width()))
+        title = self._title_text(painter, size, box.width())
         body = self._body
         line = size * 1.4
         if height >= 3 * size and body:
             painter.drawText(QRectF(box.left(), -line, box.width(), line),
                              Qt.AlignmentFlag.AlignCenter, title)
             painter.setFont(body_font)
-            text = fitting_counts(self._parts, QFontMetricsF(painter.fontMetrics()),
-                                  box.width())
+            text = self._counts_text(painter, size, box.width())
             painter.drawText(QRectF(box.left(), 1, box.width(), line),
                              Qt.AlignmentFlag.AlignCenter, text)
         else:
@@ -265,16 +342,21 @@ class GroupTile(HoverHighlight, QGraphicsRectItem):
 class GroupFrame(QGraphicsRectItem):
     """An expanded group: a faint outline around its devices and a header tab with its name.
 
+    The tab sits on the outline's top edge, outside, when the room above the group
+    (``room_above``, scene units) holds it at the current zoom; else inside the top-left
+    corner, over the group's own drawing rather than over the tiles or devices above it.
     Only the header takes the mouse (the canvas inside stays free for rubber-band selection).
     """
 
-    def __init__(self, group: Group, rect: QRectF, depth: int = 0) -> None:
+    def __init__(self, group: Group, rect: QRectF, depth: int = 0,
+                 room_above: float = math.inf) -> None:
         super().__init__()
         self.setPen(QPen(Qt.PenStyle.NoPen))
         self.group_id = group.id
         self.group = group
         self.depth = depth
         self._rect = QRectF(rect)
+        self._room_above = room_above
         self._lod = 1.0
         self._title_width: float | None = None
         self.setFlags(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
@@ -282,11 +364,13 @@ class GroupFrame(QGraphicsRectItem):
         self.setZValue(9 + depth * 0.01)  # over tiles (z 8): headers stay readable
         self._update_bounds()
 
-    def set_geometry(self, rect: QRectF) -> None:
-        """Surround ``rect`` (scene coordinates)."""
+    def set_geometry(self, rect: QRectF, room_above: float | None = None) -> None:
+        """Surround ``rect`` (scene coordinates), with ``room_above`` free above it."""
         self.setPos(0, 0)
-        if rect != self._rect:
+        room = self._room_above if room_above is None else room_above
+        if rect != self._rect or room != self._room_above:
             self._rect = QRectF(rect)
+            self._room_above = room
             self._update_bounds()
 
     def set_group(self, group: Group) -> None:
@@ -312,7 +396,13 @@ class GroupFrame(QGraphicsRectItem):
             self._title_width = _TITLE_METRICS.horizontalAdvance(self.group.label) + 16
         width = self._title_width / lod
         height = HEADER_H / lod
-        return QRectF(self._rect.left(), self._rect.top() - height, width, height)
+        outside = (HEADER_H + TAB_CLEARANCE) / lod <= self._room_above
+        top = self._rect.top() - height if outside else self._rect.top()
+        return QRectF(self._rect.left(), top, width, height)
+
+    def tab_inside(self, lod: float | None = None) -> bool:
+        """True when the name tab is drawn inside the outline (no room above it)."""
+        return self._header(lod).top() >= self._rect.top()
 
     def _update_bounds(self) -> None:
         self.setRect(self._rect.united(self._header()).adjusted(-3, -3, 3, 3))
@@ -349,7 +439,15 @@ class GroupFrame(QGraphicsRectItem):
         painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         radius = min(RADIUS, self._rect.width() / 6, self._rect.height() / 6)
-        painter.drawRoundedRect(self._rect, radius, radius)
+        outline = on_screen_part(painter, self._rect, widget, radius)
+        if outline.isEmpty():
+            pass
+        elif radius * lod < ROUND_FROM_PX and pen.style() == Qt.PenStyle.SolidLine:
+            _fill_outline(painter, outline, colour, pen.widthF() / lod)
+        elif radius * lod < ROUND_FROM_PX:
+            painter.drawRect(outline)
+        else:
+            painter.drawRoundedRect(outline, radius, radius)
         header = self._header(lod)
         if header.width() * lod > self._rect.width() * lod + 40:
             return
