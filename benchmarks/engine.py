@@ -1,7 +1,21 @@
-"""Engine hot-loop speed: engine events/s and cell-hops/s against a bare SimPy timeout loop
-measured in the same process (target ratio >= 0.4, SIMULATION.md section 6).
+"""Engine hot-loop speed: cell-hops/s and events/s next to a bare SimPy timeout loop measured
+in the same process (target ratio >= 0.4, SIMULATION.md section 6), optionally against an
+older checkout of the engine measured in the same run.
 
-Run: ``python benchmarks/engine.py [--cell BYTES] [--ms SIM_MS] [--profile] [--validation]``.
+Run::
+
+    python benchmarks/engine.py [--cell BYTES] [--ms SIM_MS] [--repeats N]
+                                [--baseline DIR] [--profile] [--validation]
+
+Every measurement runs in a fresh child process that first times the bare SimPy loop and then
+the engine, so each engine figure has its own reference taken seconds apart on the same CPU;
+the runs are interleaved (technology by technology, this tree then the baseline, repeat after
+repeat) and the medians are printed, so load from other processes on a shared machine hits
+both sides alike.  ``--baseline DIR`` is a checkout (or ``git archive``) of another commit:
+its ``fabricstudio`` package runs the same workload, e.g.::
+
+    git archive <commit> | tar -x -C /tmp/base && python benchmarks/engine.py --baseline /tmp/base
+
 ``--validation`` also prints the long versions of the congestion-control scenarios over several
 seeds and cell sizes (V4 victim flow, V5 DCQCN 2:1 at 100 Gb/s).  Prints figures only; it
 asserts nothing.
@@ -11,20 +25,29 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import json
+import os
 import pstats
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
 
-import simpy
+HERE = Path(__file__).resolve()
+#: The tree whose ``fabricstudio`` this process imports (a worker may be pointed elsewhere).
+ROOT = Path(os.environ.get("FABRICSTUDIO_BENCH_ROOT") or HERE.parents[1])
+sys.path.insert(0, str(ROOT))
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import simpy  # noqa: E402
 
 from fabricstudio.model import Design, FabricSettings, GpuServer, Leaf, Link, Spine, Technology  # noqa: E402
-from fabricstudio.sim.engine import Engine, EngineConfig, window_goodput_gbps  # noqa: E402
+from fabricstudio.sim.engine import Engine, EngineConfig  # noqa: E402
+
+TECHNOLOGIES = ("infiniband", "roce", "ethernet")
 
 
-def bare_simpy_events_per_s(events: int = 400_000, processes: int = 100) -> float:
+def bare_simpy_events_per_s(events: int = 300_000, processes: int = 100) -> float:
     """Events/s of generator processes that only wait on timeouts."""
     env = simpy.Environment()
 
@@ -76,6 +99,66 @@ def engine_run(technology: Technology, cell: int, sim_s: float) -> dict:
     return stats
 
 
+def worker(technology: str, cell: int, sim_s: float) -> dict:
+    """One measurement in this process: the bare loop, then the engine."""
+    bare = bare_simpy_events_per_s()
+    stats = engine_run(Technology(technology), cell, sim_s)
+    return {"bare": bare, "cell_hops_per_s": stats["cell_hops_per_s"],
+            "events_per_s": stats["events_per_s"], "cell_hops": stats["cell_hops"],
+            "events": stats["events"]}
+
+
+def measure(root: Path, technology: str, cell: int, sim_s: float) -> dict:
+    """Run :func:`worker` in a fresh interpreter importing ``root``'s fabricstudio."""
+    env = dict(os.environ, FABRICSTUDIO_BENCH_ROOT=str(root), PYTHONHASHSEED="0")
+    out = subprocess.run(
+        [sys.executable, str(HERE), "--worker", technology, "--cell", str(cell),
+         "--ms", str(sim_s * 1e3)],
+        env=env, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def compare(cell: int, sim_s: float, repeats: int, baseline: Path | None) -> None:
+    """Interleaved repeats; medians of cell-hops/s, of the bare loop and of their ratio."""
+    trees = [("this tree", ROOT)] + ([("baseline", baseline)] if baseline else [])
+    runs: dict[tuple[str, str], list[dict]] = {}
+    for rep in range(repeats):
+        for technology in TECHNOLOGIES:
+            for name, root in trees:
+                runs.setdefault((technology, name), []).append(
+                    measure(root, technology, cell, sim_s))
+        print(f"  repeat {rep + 1}/{repeats} done", file=sys.stderr, flush=True)
+    bare = statistics.median(r["bare"] for rs in runs.values() for r in rs)
+    print(f"cell {cell} B, {sim_s * 1e3:g} ms simulated, {repeats} interleaved repeats, medians; "
+          f"bare SimPy timeout loop {bare:,.0f} events/s")
+    print(f"{'technology':12s} {'tree':10s} {'cell-hops/s':>12s} {'events/s':>10s} "
+          f"{'cell-hops/s / bare':>19s} {'events/s / bare':>16s}")
+    ratios: dict[tuple[str, str], float] = {}
+    for technology in TECHNOLOGIES:
+        for name, _root in trees:
+            rs = runs[(technology, name)]
+            hop_ratio = statistics.median(r["cell_hops_per_s"] / r["bare"] for r in rs)
+            ev_ratio = statistics.median(r["events_per_s"] / r["bare"] for r in rs)
+            ratios[(technology, name)] = hop_ratio
+            print(f"{technology:12s} {name:10s} "
+                  f"{statistics.median(r['cell_hops_per_s'] for r in rs):12,.0f} "
+                  f"{statistics.median(r['events_per_s'] for r in rs):10,.0f} "
+                  f"{hop_ratio:19.3f} {ev_ratio:16.3f}")
+    if baseline:
+        print("this tree / baseline (cell-hops per bare SimPy event, medians): " + ", ".join(
+            f"{t} {ratios[(t, 'this tree')] / ratios[(t, 'baseline')]:.3f}"
+            for t in TECHNOLOGIES))
+
+
+def profile(technology: str, cell: int, sim_s: float) -> None:
+    """cProfile summary of one engine run in this process."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    engine_run(Technology(technology), cell, sim_s)
+    profiler.disable()
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(14)
+
+
 def victim(technology: Technology) -> Design:
     """V4: A and V on s1; B1-B3, R and W on s2; one s1-s2 link; 100G, 200 m cables."""
     design = Design("victim", fabric=FabricSettings(technology=technology))
@@ -91,6 +174,8 @@ def victim(technology: Technology) -> Design:
 
 def validation() -> None:
     """Long congestion-control runs over seeds and cell sizes."""
+    from fabricstudio.sim.engine import window_goodput_gbps
+
     pairs = (("a", "r"), ("b1", "r"), ("b2", "r"), ("b3", "r"), ("v", "w"))
     print("V4 victim flow V (Gb/s) measured 20-30 ms; fair share 75, PFC-only expectation 25")
     for dcqcn in (False, True):
@@ -127,26 +212,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cell", type=int, default=16384)
     parser.add_argument("--ms", type=float, default=2.0, help="simulated milliseconds")
-    parser.add_argument("--profile", action="store_true", help="print a cProfile summary")
+    parser.add_argument("--repeats", type=int, default=5, help="interleaved repeats (median)")
+    parser.add_argument("--baseline", type=Path, default=None,
+                        help="another checkout whose engine runs the same workload")
+    parser.add_argument("--profile", choices=TECHNOLOGIES, default=None,
+                        help="print a cProfile summary of one technology instead")
     parser.add_argument("--validation", action="store_true",
                         help="also print long V4/V5 runs over seeds and cell sizes")
+    parser.add_argument("--worker", choices=TECHNOLOGIES, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    bare = bare_simpy_events_per_s()
-    print(f"bare SimPy timeout loop: {bare:,.0f} events/s")
-    for technology in Technology:
-        if args.profile:
-            profiler = cProfile.Profile()
-            profiler.enable()
-        stats = engine_run(technology, args.cell, args.ms * 1e-3)
-        if args.profile:
-            profiler.disable()
-            pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
-        ratio = stats["events_per_s"] / bare
-        print(f"{technology.label:15s} cell {args.cell} B, {args.ms} ms: "
-              f"{stats['events']:,} events in {stats['wall_time_s']:.2f} s = "
-              f"{stats['events_per_s']:,.0f} events/s, "
-              f"{stats['cell_hops_per_s']:,.0f} cell-hops/s, "
-              f"ratio to bare SimPy {ratio:.2f} (target >= 0.4)")
+    if args.worker:
+        print(json.dumps(worker(args.worker, args.cell, args.ms * 1e-3)))
+        return 0
+    if args.profile:
+        profile(args.profile, args.cell, args.ms * 1e-3)
+        return 0
+    compare(args.cell, args.ms * 1e-3, args.repeats, args.baseline)
     if args.validation:
         validation()
     return 0

@@ -74,3 +74,60 @@ def test_a_bad_sweep_file_names_the_problem(tmp_path, capsys):
     assert main(["sweep", str(path), "-o", str(tmp_path / "r.csv")]) == 1
     err = capsys.readouterr().err
     assert "grid.wheels" in err and str(path) in err
+
+
+@pytest.fixture
+def dask_scheduler(tmp_path):
+    """A real Dask scheduler and one worker, each its own process started with the ``dask``
+    command as on a cluster (the worker imports only the installed package); yields the
+    scheduler's ``tcp://`` address."""
+    import subprocess
+    import sys
+    import time
+
+    scheduler_file = tmp_path / "scheduler.json"
+    common = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": tmp_path}
+    dask = [sys.executable, "-m", "dask"]
+    processes = [subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
+                                   "--no-dashboard", "--scheduler-file", str(scheduler_file)],
+                                  **common)]
+    try:
+        deadline = time.monotonic() + 60
+        address = None
+        while address is None:
+            assert time.monotonic() < deadline, "the Dask scheduler did not start"
+            assert processes[0].poll() is None, "the Dask scheduler exited"
+            time.sleep(0.2)
+            try:
+                address = json.loads(scheduler_file.read_text())["address"]
+            except (OSError, ValueError, KeyError):
+                continue  # not written (completely) yet
+        processes.append(subprocess.Popen(
+            [*dask, "worker", address, "--no-nanny", "--nthreads", "1", "--no-dashboard",
+             "--host", "127.0.0.1"], **common))
+        yield address
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+        for process in reversed(processes):
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def test_a_remote_dask_scheduler_gives_the_local_pool_rows(spec_file, tmp_path, capsys,
+                                                            dask_scheduler):
+    """``--scheduler tcp://HOST:PORT`` as a user types it, against a real scheduler and worker
+    in other processes: the same rows as a local run."""
+    assert dask_scheduler.startswith("tcp://127.0.0.1:")
+    remote, local = tmp_path / "remote.csv", tmp_path / "local.csv"
+    assert main(["sweep", str(spec_file), "-o", str(remote), "--scheduler", dask_scheduler,
+                 "--no-cache"]) == 0, capsys.readouterr().err
+    assert f"Dask scheduler {dask_scheduler}" in capsys.readouterr().err
+    assert main(["sweep", str(spec_file), "-o", str(local), "--workers", "1",
+                 "--no-cache"]) == 0  # (test_sweep: this process = a pool = a LocalCluster)
+    remote_rows, local_rows = read_results(remote), read_results(local)
+    assert remote_rows == local_rows
+    assert [r["oversubscription"] for r in remote_rows] == [1, 2]
+    assert all(r["error"] is None for r in remote_rows)

@@ -132,6 +132,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--dcqcn", action=argparse.BooleanOptionalAction, default=None,
                      help="DCQCN on RoCE (--no-dcqcn: PFC only)")
     run.add_argument("--routing", choices=ROUTINGS)
+    run.add_argument("--transport", choices=["newreno", "sack", "dctcp"],
+                     help="lossy Ethernet transport (default: the design's, normally sack)")
     run.add_argument("--cell-size", metavar="BYTES", type=_size, help="engine cell size")
     run.add_argument("--seed", type=int)
     run.add_argument("--until", metavar="SECONDS", type=positive_float,
@@ -175,6 +177,7 @@ def build_request(args: argparse.Namespace) -> RunRequest:
         fields.update(_workload_fields(args))
     settings = {"engine": args.engine, "focus": args.focus,
                 "technology": args.technology, "dcqcn": args.dcqcn, "routing": args.routing,
+                "transport": args.transport,
                 "cell_bytes": args.cell_size, "seed": args.seed, "until_s": args.until,
                 "measure_from_s": args.measure_from}
     fields.update({k: v for k, v in settings.items() if v is not None})
@@ -331,6 +334,8 @@ def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
     tech = run.technology.label
     if run.technology is Technology.ROCE:
         tech += " with DCQCN" if run.dcqcn else " (PFC only)"
+    elif run.transport is not None:
+        tech += f" ({run.transport.upper() if run.transport == 'dctcp' else run.transport})"
     grain = (f"{format_bytes(run.cell_bytes)} cells" if run.cell_bytes is not None
              else "flow level (max-min fair rates)")
     lines = [f"{run.design}: {tech}, routing {run.routing}, {grain}, seed {run.seed}",
@@ -383,6 +388,9 @@ def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
         lines += _table(["link", "from > to", "overloaded", "peak offered"],
                         [[h.id, f"{h.src} > {h.dst}", _t(h.overloaded_s),
                           f"{h.peak_offered * 100:.0f}%"] for h in hot.links[:top]])
+    if run.technology is Technology.ETHERNET or tot.timeouts:
+        lines.append(f"loss recovery: {tot.fast_retransmits} fast recoveries, "
+                     f"{tot.tail_loss_probes} tail loss probes, {tot.timeouts} timeouts")
     busiest = sorted(result.links, key=lambda ln: (-ln.utilisation, ln.id))[:top]
     if busiest:
         lines += ["", "busiest links (statistics window):"]

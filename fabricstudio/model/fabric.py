@@ -181,7 +181,7 @@ class InfinibandSettings(_Settings):
 
 
 class TcpSettings(_Settings):
-    """Loss recovery of the lossy Ethernet baseline (TCP-like)."""
+    """Transport of the lossy Ethernet baseline (docs/engine.md, "Lossy Ethernet")."""
 
     min_rto_us: float = Field(
         default=10_000.0, ge=1, le=1e7,
@@ -189,8 +189,47 @@ class TcpSettings(_Settings):
         "the DCTCP testbed, Alizadeh et al., SIGCOMM 2010); stock Linux is 200 ms "
         "(TCP_RTO_MIN); 1 ms is an aggressive best case for the lossy baseline",
     )
-    dupack_threshold: int = Field(default=3, ge=1, le=100)
-    initial_window_bytes: int = Field(default=64 * 1024, gt=0, le=10**9)
+    dupack_threshold: int = Field(
+        default=3, ge=1, le=100,
+        description="Duplicate ACKs (NewReno) or SACKed packets (RACK's reordering window "
+        "closes) that signal a loss (RFC 5681; Linux tcp_reordering 3)",
+    )
+    initial_window_bytes: int | None = Field(
+        default=None, gt=0, le=10**9,
+        description="Initial window in bytes (whole packets); None = initial_window_packets",
+    )
+    # -- transport choice and its parameters (fidelity, issue 9)
+    transport: Literal["newreno", "sack", "dctcp"] = Field(
+        default="sack",
+        description="newreno: RFC 6582 (dup ACKs, one hole per RTT); sack: what a tuned "
+        "Linux datacenter host runs - SACK, RACK-TLP loss detection (RFC 8985; Linux "
+        "tcp_recovery=1, tcp_early_retrans=3) and CUBIC (Linux default); dctcp: RFC 8257 with "
+        "ECN marking above K on the switches",
+    )
+    initial_window_packets: int = Field(
+        default=10, ge=1, le=10**6,
+        description="Initial congestion window in packets (RFC 6928 IW10; Linux TCP_INIT_CWND)",
+    )
+    receive_window_bytes: int = Field(
+        default=6 * 1024 * 1024, gt=0, le=10**10,
+        description="Receive window: data beyond the cumulative ACK the receiver buffers "
+        "(Linux tcp_rmem maximum, 6 MiB; above the bandwidth-delay product of these fabrics)",
+    )
+    tail_loss_probe: bool = Field(
+        default=True,
+        description="sack/dctcp: probe after 2 SRTT + 2 ms instead of waiting for the RTO "
+        "when the tail of a window is lost (RFC 8985 TLP; Linux tcp_schedule_loss_probe)",
+    )
+    dctcp_g: float = Field(
+        default=1 / 16, gt=0, le=1,
+        description="DCTCP alpha gain (Alizadeh et al. 2010, RFC 8257: 1/16; Linux "
+        "dctcp_shift_g 4)",
+    )
+    dctcp_k_bytes_at_100g: int = Field(
+        default=300_000, ge=0, le=10**9,
+        description="DCTCP marking threshold K on the egress queue at 100 Gb/s, scaled with "
+        "port speed (HPCC simulator run.py: 30 KB x bw/10G)",
+    )
 
 
 class FabricSettings(_Settings):

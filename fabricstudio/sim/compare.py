@@ -217,8 +217,7 @@ def compare_designs(a: Design, b: Design, scenarios: Sequence[Scenario] = (), *,
 
     fig_a, currency = design_figures(a, cost_book)
     fig_b, _ = design_figures(b, cost_book)
-    comparison = Comparison(*(labels or (a.name or "A", b.name or "B")), currency)
-    comparison.rows += [Row("design", kpi, fig_a[kpi.key], fig_b[kpi.key]) for kpi in DESIGN_KPIS]
+    runs: list[tuple[str, Result, Result]] = []
     names = _unique_names(scenarios)
     for scenario, name in zip(scenarios, names, strict=True):
         pair = []
@@ -230,9 +229,24 @@ def compare_designs(a: Design, b: Design, scenarios: Sequence[Scenario] = (), *,
             except ScenarioError as exc:
                 raise ScenarioError(f"scenario {name!r} cannot run on {side} "
                                     f"({design.name or side}): {exc}") from None
+        runs.append((name, pair[0], pair[1]))
+    return pair_comparison(labels or (a.name or "A", b.name or "B"), (fig_a, fig_b), currency,
+                           runs)
+
+
+def pair_comparison(labels: tuple[str, str],
+                    figures: tuple[dict[str, float | None], dict[str, float | None]],
+                    currency: str | None, runs: Sequence[tuple[str, Result, Result]] = ()
+                    ) -> Comparison:
+    """The comparison of two designs from their design figures (:func:`design_figures`) and
+    the Results of each named scenario run on both (the designer runs them itself)."""
+    fig_a, fig_b = figures
+    comparison = Comparison(labels[0], labels[1], currency)
+    comparison.rows += [Row("design", kpi, fig_a[kpi.key], fig_b[kpi.key]) for kpi in DESIGN_KPIS]
+    for name, result_a, result_b in runs:
         comparison.scenarios.append(name)
-        comparison.results[name] = (pair[0], pair[1])
-        run_a, run_b = run_figures(pair[0]), run_figures(pair[1])
+        comparison.results[name] = (result_a, result_b)
+        run_a, run_b = run_figures(result_a), run_figures(result_b)
         comparison.rows += [Row(name, kpi, run_a[kpi.key], run_b[kpi.key]) for kpi in RUN_KPIS
                             if run_a[kpi.key] is not None or run_b[kpi.key] is not None]
     return comparison
@@ -319,4 +333,5 @@ def _table_line(values: Sequence[str], widths: Sequence[int]) -> str:
 
 
 __all__ = ["COMPARE_FORMAT", "DESIGN_KPIS", "RUN_KPIS", "Comparison", "Kpi", "Row",
-           "compare_designs", "design_figures", "format_comparison", "run_figures"]
+           "compare_designs", "design_figures", "format_comparison", "pair_comparison",
+           "run_figures"]

@@ -21,7 +21,7 @@ a label below (WORKLOAD_LABELS, WORKLOAD_NOUNS) and its parameters in
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -62,7 +62,7 @@ WORKLOAD_NOUNS: dict[WorkloadType, str] = {
 }
 #: Request fields that are run settings (override a base scenario's when given).
 RUN_SETTINGS = ("technology", "dcqcn", "routing", "engine", "focus", "cell_bytes", "seed",
-                "until_s", "measure_from_s")
+                "until_s", "measure_from_s", "transport")
 
 
 class RunRequest(BaseModel):
@@ -108,6 +108,8 @@ class RunRequest(BaseModel):
     seed: int = Field(default=1, ge=0)
     until_s: float | None = Field(default=None, description="None = until traffic completes")
     measure_from_s: float = Field(default=0.0, ge=0)
+    transport: Literal["newreno", "sack", "dctcp"] | None = Field(
+        default=None, description="lossy Ethernet transport; None = the design's")
 
     def with_changes(self, **changes: Any) -> RunRequest:
         """A validated copy with some fields changed (they count as given explicitly)."""

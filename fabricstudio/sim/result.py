@@ -68,6 +68,8 @@ class RunInfo(ResultPart):
     measure_from_s: Num = Field(description="start of the statistics window")
     sample_period_s: Num = Field(description="metric frame period")
     engine: Literal["cell", "flow"] = Field(default="cell", description="engine that ran")
+    transport: Literal["newreno", "sack", "dctcp"] | None = Field(
+        default=None, description="lossy Ethernet transport (null on lossless fabrics)")
 
 
 class Deadlock(ResultPart):
@@ -111,6 +113,10 @@ class Totals(ResultPart):
     pfc_watchdog_triggers: int = Field(default=0, description="switch PFC watchdog triggers")
     deadlock: Deadlock = Field(default_factory=lambda: Deadlock(),
                                description="a frozen cycle of paused/credit-starved links")
+    fast_retransmits: int = Field(default=0, description="loss recoveries entered (TCP)")
+    tail_loss_probes: int = Field(default=0, description="TCP tail loss probes sent")
+    control_wire_bytes: int = Field(
+        default=0, description="link bytes of in-band control frames (per hop crossed)")
 
 
 class CollectiveSummary(ResultPart):

@@ -27,7 +27,7 @@ from typing import Any
 
 import networkx as nx
 
-from fabricstudio.model import Design, FabricSettings, Plane, freeze
+from fabricstudio.model import Design, FabricSettings, Plane, Technology, freeze
 from fabricstudio.model.failures import failure_problems
 from fabricstudio.sim.budget import check_timers, sample_budget
 from fabricstudio.sim.duration import HopTimes, estimate_duration, send_rate_bps
@@ -317,7 +317,10 @@ class Simulation:
                 "cell_bytes": cfg.cell_bytes if self.engine_kind == "cell" else None,
                 "seed": cfg.seed,
                 "until_s": self.scenario.until_s, "measure_from_s": self.scenario.measure_from_s,
-                "sample_period_s": self.stream.sample_period_s, "engine": self.engine_kind}
+                "sample_period_s": self.stream.sample_period_s, "engine": self.engine_kind,
+                "transport": (self.engine.fabric.tcp.transport
+                              if isinstance(self.engine, Engine)
+                              and self.engine.technology is Technology.ETHERNET else None)}
 
     def _warnings(self) -> list[str]:
         warnings = list(self.engine.config_warnings)
@@ -394,9 +397,11 @@ def engine_config(design: Design, scenario: Scenario, horizon_s: float,
                   sample_period_s: float | None = None) -> EngineConfig:
     """The EngineConfig a scenario asks for on ``design`` (``sample_period_s`` overrides the
     scenario's, e.g. the period chosen by :func:`~fabricstudio.sim.budget.sample_budget`)."""
+    overrides = dict(scenario.fabric)
+    if scenario.transport is not None:
+        overrides["tcp"] = {**overrides.get("tcp", {}), "transport": scenario.transport}
     try:
-        fabric = (fabric_with_overrides(design.fabric, scenario.fabric)
-                  if scenario.fabric else None)
+        fabric = fabric_with_overrides(design.fabric, overrides) if overrides else None
     except ValueError as exc:
         raise ScenarioError(str(exc)) from None
     return EngineConfig(technology=scenario.technology, dcqcn=scenario.dcqcn,
@@ -404,7 +409,8 @@ def engine_config(design: Design, scenario: Scenario, horizon_s: float,
                         seed=scenario.seed,
                         sample_period_s=sample_period_s or scenario.sample_period_s,
                         fabric=fabric, horizon_s=horizon_s,
-                        deadlock_detect_s=scenario.deadlock_after_s)
+                        deadlock_detect_s=scenario.deadlock_after_s,
+                        control_in_band=scenario.control_frames_in_band)
 
 
 def _effective_fabric(design: Design, scenario: Scenario) -> FabricSettings:
@@ -539,6 +545,9 @@ def estimate_work(design: Design, graph: nx.Graph, workloads: list[Workload],
     transfers = fabric_transfers = 0
     fabric_bytes = cell_hops = hop_sum = 0.0
     updates = entries = 0
+    technology = scenario.technology or design.fabric.technology
+    per_packet = technology is Technology.ETHERNET  # TCP sends one MTU per cell
+    mtu = int(scenario.fabric.get("mtu_bytes", design.fabric.mtu_bytes))
     for workload in workloads:
         transfers += workload.planned_flows
         fabric_transfers += workload.planned_fabric_flows
@@ -549,6 +558,8 @@ def estimate_work(design: Design, graph: nx.Graph, workloads: list[Workload],
         hops = _mean_hops(graph, workload.hops)
         fabric_bytes += moved
         cell = min(scenario.cell_bytes, workload.unit_bytes_hint or scenario.cell_bytes)
+        if per_packet:
+            cell = min(cell, mtu)
         cell_hops += moved / cell * hops
         hop_sum += hops * workload.planned_fabric_flows
         updates += workload.planned_rate_updates

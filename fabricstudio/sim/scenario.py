@@ -314,6 +314,8 @@ class Scenario(_Spec):
     measure_from_s: Time = Field(default=0.0, description="start of the statistics window")
     technology: Technology | None = Field(default=None, description="None = the design's")
     dcqcn: bool | None = Field(default=None, description="None = the design's setting")
+    transport: Literal["newreno", "sack", "dctcp"] | None = Field(
+        default=None, description="lossy Ethernet transport; None = the design's tcp.transport")
     routing: Routing = "default"
     engine: EngineKind = Field(
         default="auto",
@@ -327,6 +329,10 @@ class Scenario(_Spec):
     sample_period_s: float | None = Field(
         default=None, ge=MIN_SAMPLE_PERIOD_S, le=MAX_SAMPLE_PERIOD_S, allow_inf_nan=False,
         description="metrics frame period; None = about 1,000 frames over the run")
+    control_frames_in_band: bool = Field(
+        default=False,
+        description="ACKs, CNPs and PFC frames occupy link time (docs/engine.md); default: they "
+                    "arrive after fixed delays and cost no bandwidth")
     deadlock_after_s: float | None = Field(
         default=1e-3, ge=1e-7, le=1e3, allow_inf_nan=False,
         description="a cycle of paused or credit-starved ports frozen this long ends the run "

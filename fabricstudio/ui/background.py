@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer, Signal, Slot
 
 #: How often the GUI thread collects garbage while workers run (milliseconds).
@@ -128,10 +129,22 @@ class _Running(QObject):
     @Slot()
     def _on_finished(self) -> None:
         worker = self.sender()
+        gone: set[Worker] = set()
         if isinstance(worker, Worker):
             worker.wait()  # it emitted ``finished`` on its way out: a moment at most
-            self.workers.discard(worker)
-        if not self.workers:
+            gone.add(worker)
+        self._drop(gone)
+        self.prune()
+
+    def prune(self) -> None:
+        """Forget workers already deleted: an owner's ``deleteLater`` in its own ``finished``
+        slot may run first, and this slot then has no sender."""
+        self._drop({w for w in self.workers if not shiboken6.isValid(w)})
+
+    def _drop(self, gone: set[Worker]) -> None:
+        had_any = bool(self.workers)
+        self.workers -= gone
+        if had_any and not self.workers:  # the last one: the collector is Python's again
             self._timer.stop()
             self.collect()
             if self._gc_was_enabled:
@@ -159,7 +172,9 @@ def _registry() -> _Running:
 
 def running_workers() -> list[Worker]:
     """Workers started and not finished yet (whoever started them)."""
-    return [w for w in _registry().workers if not w.isFinished()]
+    registry = _registry()
+    registry.prune()
+    return [w for w in registry.workers if not w.isFinished()]
 
 
 def abandon(worker: Worker) -> None:

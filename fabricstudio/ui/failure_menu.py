@@ -1,4 +1,4 @@
-"""What-if failures in the main window: the right-click and Simulation-menu actions, the
+"""What-if failures in the main window: the right-click and What-if menu entries' slots, the
 analysis without the marked elements, the next run with them down, and the live view of a
 run's failures (``window.failures``)."""
 
@@ -34,23 +34,13 @@ class FailureUi(QObject):
         self.timeline: list[FailureWindow] = []
         #: The shown run's display time (None: no run shown).
         self.shown_time: float | None = None
-        self.act_mark = self._action("Mark &failed (what-if)", self.mark_selection,
-                                     "Analyse and run the fabric without the selected links "
-                                     "or devices (not saved with the design)")
-        self.act_repair = self._action("Mark &repaired", self.repair_selection,
-                                       "The selected links or devices work again")
-        self.act_clear = self._action("Clear all &failures", self.marks.clear,
-                                      "Every element works again")
+        # the What-if menu's actions (window.act), offered again on a right click
+        self.act_mark = window.act.mark_failed
+        self.act_repair = window.act.mark_repaired
+        self.act_clear = window.act.clear_failures
         self.marks.changed.connect(self._on_marks_changed)
         window.model_signals.connect(window.design.changed, self._refresh_layer)
         self._on_marks_changed()
-
-    def _action(self, text: str, slot, tip: str) -> QAction:
-        action = QAction(text, self.window)
-        action.setToolTip(tip)
-        action.setStatusTip(tip)
-        action.triggered.connect(lambda _checked=False: slot())
-        return action
 
     def layer(self, part: str) -> FailureLayer:
         """The canvas layer of failed ``links`` or ``devices`` (made again when the scene
@@ -120,10 +110,7 @@ class FailureUi(QObject):
             self.layer(part).refresh()
 
     def install(self, simulation) -> None:
-        """List the actions in the Simulation menu and follow the runs of ``simulation``."""
-        menu = simulation.menu
-        menu.addSeparator()
-        menu.addActions([self.act_mark, self.act_repair, self.act_clear])
+        """Follow the runs of ``simulation``."""
         self.follow_run(simulation.controller)
 
     def follow_run(self, controller) -> None:

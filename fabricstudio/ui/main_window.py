@@ -92,8 +92,12 @@ class MainWindow(QMainWindow):
         self.failures.install(self.simulation)
         from fabricstudio.ui.panels.sweep_panel import install_sweep_dock
 
-        #: The Sweep dock (Simulation > Sweep…).
+        #: The Sweep dock (What-if > Sweep…).
         self.sweep = install_sweep_dock(self)
+        from fabricstudio.ui.panels.design_compare_panel import install_design_compare_dock
+
+        #: Design A/B: the Compare designs dock (What-if > Compare with design…).
+        self.design_compare = install_design_compare_dock(self)
         self.resize(1440, 900)
         self._restore_state()
         self._update_title()
@@ -208,6 +212,7 @@ class MainWindow(QMainWindow):
         self.inspector.detach()
         self.analysis.shutdown()
         self.sweep.shutdown()
+        self.design_compare.shutdown()
         # A closed window's scene is destroyed later; its item removal must not reach
         # selection listeners (ours or a plug-in's) through a half-deleted window.
         self.scene.blockSignals(True)

@@ -141,8 +141,30 @@ class WindowActions:
                                                 "Ctrl+,", "PFC, ECN, DCQCN and credit parameters")
         self.layout = self._action("&Auto layout", w.dialogs.auto_layout, "Ctrl+Shift+L",
                                        "Arrange devices in role-sorted rows")
+        self._build_whatif_actions(w)
         self.shortcuts = self._action("&Keyboard shortcuts", w.dialogs.show_shortcuts, "F1")
         self.about = self._action("&About FabricStudio", w.dialogs.show_about)
+
+    def _build_whatif_actions(self, w: MainWindow) -> None:
+        """What-if (docs/failures.md, docs/compare.md, docs/sweeps.md).  Their collaborators
+        (``w.failures``, ``w.design_compare``, ``w.sweep``) are made after the actions: the
+        slots look them up when triggered."""
+        self.mark_failed = self._action(
+            "Mark &failed (what-if)", lambda: w.failures.mark_selection(),
+            tip="Analyse and run the fabric without the selected links or devices "
+                "(not saved with the design)")
+        self.mark_repaired = self._action("Mark &repaired", lambda: w.failures.repair_selection(),
+                                          tip="The selected links or devices work again")
+        self.clear_failures = self._action("&Clear all failures",
+                                           lambda: w.failures.marks.clear(),
+                                           tip="Every element works again")
+        self.compare_designs = self._action(
+            "Compare with &design…", lambda: w.design_compare.choose_and_run(),
+            tip="Run the Scenario panel's scenario on this design (A) and on another design "
+                "file (B): a table of B - A deltas and a side-by-side replay")
+        self.show_sweep = self._action(
+            "S&weep…", lambda: w.sweep.show_dock(),
+            tip="Run a parameter sweep and see its Pareto front (docs/sweeps.md)")
 
     def _build_menus(self, w: MainWindow) -> None:
         bar = w.menuBar()
@@ -199,6 +221,10 @@ class WindowActions:
             tech.addAction(act)
             self.technologies[t] = act
         self.simulation_menu: QMenu = bar.addMenu("&Simulation")
+        whatif = self.whatif_menu = bar.addMenu("What-&if")
+        whatif.addActions([self.mark_failed, self.mark_repaired, self.clear_failures])
+        whatif.addSeparator()
+        whatif.addActions([self.compare_designs, self.show_sweep])
         help_menu = bar.addMenu("&Help")
         help_menu.addActions([self.shortcuts, self.about])
 

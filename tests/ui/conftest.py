@@ -142,3 +142,22 @@ def drag(qtbot, window: MainWindow, start: QPointF, end: QPointF, steps: int = 4
         p = a + (b - a) * i / steps
         qtbot.mouseMove(viewport, QPoint(int(p.x()), int(p.y())))
     qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, modifier, b)
+
+
+def click_menu_item(qtbot, window: MainWindow, title: str, text: str) -> None:
+    """Click ``title`` in the menu bar, then the item ``text`` of the menu that opens (real
+    mouse clicks, as a user does; '&' mnemonics and a trailing '…' are ignored)."""
+    def plain(label: str) -> str:
+        return label.replace("&", "").rstrip("…")
+
+    bar = window.menuBar()
+    top = next((a for a in bar.actions() if plain(a.text()) == plain(title)), None)
+    assert top is not None and top.menu() is not None, f"no menu {title!r}"
+    menu = top.menu()
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.actionGeometry(top).center())
+    qtbot.waitUntil(menu.isVisible, timeout=5_000)
+    item = next((a for a in menu.actions() if plain(a.text()) == plain(text)), None)
+    assert item is not None, f"{text!r} not in {[a.text() for a in menu.actions()]}"
+    assert item.isEnabled(), f"{text!r} is disabled"
+    qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(item).center())
+    qtbot.waitUntil(lambda: not menu.isVisible(), timeout=5_000)

@@ -11,6 +11,7 @@ from fabricstudio.formats import load_design
 from fabricstudio.model import Technology
 from fabricstudio.model.failures import Failure
 from fabricstudio.sim.failure_timeline import failure_timeline, state_at
+from tests.ui.conftest import click_menu_item
 
 
 @pytest.fixture
@@ -104,8 +105,8 @@ def test_right_click_on_a_cable_marks_it_and_clear_all_unmarks(qtbot, window):
 def test_next_run_starts_with_the_marks_down_and_the_live_view_shows_them(qtbot, window):
     sim = window.simulation
     window.editor.select_ids(["spine1"])
-    window.failures.act_mark.trigger()  # the Simulation-menu entry is the same action
-    assert window.failures.act_mark in sim.menu.actions()
+    click_menu_item(qtbot, window, "What-if", "Mark failed (what-if)")
+    assert window.failures.marks.devices == ["spine1"]
     scenario = sim.scenario
     scenario.workload.setCurrentIndex(scenario.workload.findData("all_reduce"))
     scenario.size_mib.setValue(1.0)

@@ -124,3 +124,21 @@ def test_a_parent_may_let_go_of_a_running_worker(qtbot):
     assert worker in running_workers()
     release.set()
     assert wait_for_background_work(10) and worker not in running_workers()
+
+
+def test_a_worker_its_owner_deletes_when_it_finishes_is_forgotten(qtbot):
+    """The owner's ``finished`` slot deletes the worker before the registry hears of it (the
+    sweep and comparison panels do): the registry forgets it and hands the collector back."""
+    owner = QWidget()
+    worker = Call(lambda: 1, owner)
+
+    def done() -> None:
+        worker.wait()
+        shiboken6.delete(worker)  # what a deleteLater may do before the registry's slot runs
+
+    worker.finished.connect(done)
+    worker.start()
+    qtbot.waitUntil(lambda: not shiboken6.isValid(worker), timeout=10_000)
+    assert running_workers() == []  # not: "Internal C++ object already deleted"
+    assert wait_for_background_work(10)
+    assert gc.isenabled()

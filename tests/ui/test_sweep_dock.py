@@ -1,4 +1,4 @@
-"""The Sweep dock: Simulation > Sweep…, Run, points and Pareto front, Stop and resume, saves."""
+"""The Sweep dock: What-if > Sweep…, Run, points and Pareto front, Stop and resume, saves."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 from PySide6.QtWidgets import QFileDialog
 
 from fabricstudio.sim.sweep import read_results
+from tests.ui.conftest import click_menu_item
 
 SPEC = {"format": "fabricstudio-sweep", "version": 1,
         "base": {"topology": "leaf-spine", "gpus": 16, "switch_radix": 16},
@@ -20,9 +21,9 @@ def test_menu_run_plot_and_save(qtbot, make_window, tmp_path, monkeypatch):
     spec.write_text(json.dumps(SPEC))
     window = make_window()
     panel = window.sweep
-    assert panel.show_action in window.act.simulation_menu.actions()
+    assert panel.show_action in window.act.whatif_menu.actions()
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(spec), ""))
-    panel.show_action.trigger()
+    click_menu_item(qtbot, window, "What-if", "Sweep…")
     assert panel.dock.isVisible() and panel.spec is not None and panel.spec.size == 2
     assert "2 points" in panel.info.text()
     panel.workers.setValue(1)

@@ -43,7 +43,8 @@ class EngineConfig:
     ``sample_period_s`` is the metrics frame period; None picks one: ``horizon_s / 1000``
     rounded to 1-2-5 when ``horizon_s`` (the expected run length) is given, else 10 us.
     ``deadlock_detect_s``: a cycle of paused or credit-starved ports that has not moved for
-    this long ends the run as a deadlock (None: never check).
+    this long ends the run as a deadlock (None: never check).  ``control_in_band``: ACKs,
+    CNPs, BECNs, NAKs and PFC frames occupy link time (see :mod:`.control`).
     """
 
     technology: Technology | None = None
@@ -55,6 +56,7 @@ class EngineConfig:
     fabric: FabricSettings | None = None
     horizon_s: float | None = None
     deadlock_detect_s: float | None = DEFAULT_DEADLOCK_DETECT_S
+    control_in_band: bool = False
 
     def __post_init__(self) -> None:
         if self.technology is not None and not isinstance(self.technology, Technology):

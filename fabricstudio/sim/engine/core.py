@@ -15,10 +15,11 @@ from fabricstudio.model.units import transfer_time_s
 from fabricstudio.sim.engine.addressing import on_one_server, resolve_address
 from fabricstudio.sim.engine.clock import Call, Clock, environment
 from fabricstudio.sim.engine.config import EngineConfig, EngineError, FlowRecord
+from fabricstudio.sim.engine.control import ControlPlane
 from fabricstudio.sim.engine.dcqcn import DcqcnRp
 from fabricstudio.sim.engine.deadlock import DeadlockWatch
 from fabricstudio.sim.engine.flowlog import FlowLog
-from fabricstudio.sim.engine.flows import DcqcnFlow, Flow, IbCcFlow, IbCcState, TcpFlow
+from fabricstudio.sim.engine.flows import DcqcnFlow, Flow, IbCcFlow, IbCcState
 from fabricstudio.sim.engine.network import CellEndpoint, Network
 from fabricstudio.sim.engine.paced import PacedFlow
 from fabricstudio.sim.engine.params import DcqcnParams, IbCcParams, TcpParams
@@ -26,6 +27,7 @@ from fabricstudio.sim.engine.ports import Cell, Port
 from fabricstudio.sim.engine.routing import Router, mix64
 from fabricstudio.sim.engine.sampler import Sampler
 from fabricstudio.sim.engine.stall import ReceiverStall
+from fabricstudio.sim.engine.tcp import TcpFlow
 from fabricstudio.sim.metrics import MetricStream
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -70,6 +72,8 @@ class Engine:
         self.drops = self.pfc_pauses = self.ecn_marks = self.cnps = 0
         self.lossless_violations = self.timeouts = self.watchdog_drops = 0
         self.pfc_frames = self.pfc_watchdog_triggers = 0
+        self.fast_retransmits = self.tail_loss_probes = 0
+        self.control_wire_bytes = 0
         #: None while no deadlock was found; then {"detected": True, "at_s", "since_s",
         #: "cycle": [link ids], "path": [devices]} and the run is over.
         self.deadlock: dict[str, Any] | None = None
@@ -79,6 +83,8 @@ class Engine:
         self._routes: dict[tuple[int, int, int], tuple[tuple[Port, ...] | None, float]] = {}
         self._addresses: dict[str, tuple[str, int, int | None]] = {}
         self._rate_states: dict[tuple[int, int, int], DcqcnRp | IbCcState] = {}
+        #: sends control frames in band (None: they arrive after fixed delays)
+        self.control = ControlPlane(self) if self.config.control_in_band else None
         self.net = Network(self, self.design)
         self.ports = self.net.ports
         self.router: Router[Port] = Router(self.net.switches, self.net.endpoints,
@@ -145,6 +151,11 @@ class Engine:
         if self.technology is Technology.ROCE and self.dcqcn_enabled and not self.ecn_enabled:
             self.config_warnings.append("DCQCN is on but ECN marking is off: no CNPs will be "
                                         "generated, DCQCN never reacts")
+        if self.technology is Technology.ETHERNET and self.cell_bytes > self.mtu:
+            self.config_warnings.append(
+                f"lossy Ethernet runs TCP per packet: its cells carry one {self.mtu} B packet, "
+                f"not {self.cell_bytes} B (drops, ACK clocking and loss recovery do not "
+                "depend on the cell size)")
         if self.technology is Technology.ROCE and not self.fabric.pfc.enabled:
             self.config_warnings.append("PFC is off on RoCE: the fabric is lossy; senders "
                                         "recover lost cells by go-back-N")
@@ -231,6 +242,10 @@ class Engine:
                                   f"{unit_bytes} B units")
             flow.configure_units(unit_bytes, released, on_units)
             self._streams[rec.id] = flow
+        if self.control is not None:
+            there = path if path is not None else self.router.path(sep, dep, 0, "adaptive")
+            flow.back = tuple(port.reverse for port in reversed(there)
+                              if port.reverse is not None)
         self.flows.append(rec)
         self.sampler.track(rec)
         if self.failures is not None:
@@ -346,6 +361,22 @@ class Engine:
         self.drops += cell.npkts
         cell.flow.on_drop(cell)
 
+    def trim(self, cell: Cell, keep: int, port: Port) -> None:
+        """Only the first ``keep`` packets of ``cell`` fit: the rest are lost (counted on
+        ``port``); the cell goes on with what is left (its tail arrives that much earlier)."""
+        flow = cell.flow
+        size = flow.span_bytes(cell.seq, keep)
+        lost_bytes = cell.bytes - size
+        lost = cell.npkts - keep
+        wire = size + keep * self.wire_overhead
+        cell.tail -= (cell.wire - wire) / cell.via.rate
+        cell.bytes, cell.npkts, cell.wire = size, keep, wire
+        self.dropped += lost_bytes
+        self.in_flight -= lost_bytes
+        self.drops += lost
+        port.drops += lost
+        flow.on_drop(cell)
+
     # ------------------------------------------------------------------ running
     def advance(self, until_s: float) -> None:
         """Run the simulation up to ``until_s`` seconds (resumable, call with increasing times)."""
@@ -394,6 +425,9 @@ class Engine:
             "pfc_frames": self.pfc_frames,
             "pfc_watchdog_triggers": self.pfc_watchdog_triggers,
             "deadlock": dict(self.deadlock) if self.deadlock else {"detected": False},
+            "fast_retransmits": self.fast_retransmits,
+            "tail_loss_probes": self.tail_loss_probes,
+            "control_wire_bytes": self.control_wire_bytes,
         }
 
     def stalled(self) -> bool:

@@ -5,11 +5,8 @@
   lost cells (RoCE with PFC off, or lossless violations).
 * :class:`DcqcnFlow` - RoCE with DCQCN: paced at its queue pair's rate; the receiver sends at
   most one CNP per queue pair per CNP interval for ECN-marked cells (see :mod:`.dcqcn`).
-* :class:`TcpFlow` - lossy Ethernet: a TCP-like sender (window, slow start, congestion
-  avoidance, fast retransmit after ``dupack_threshold`` duplicate ACKs with window halving,
-  retransmission timeout with go-back-N and exponential backoff); the receiver buffers
-  out-of-order cells and ACKs every cell (one duplicate ACK per packet of an out-of-order cell).
-  ACKs return after the path's base delay (the reverse path is assumed uncongested).
+* :class:`~fabricstudio.sim.engine.tcp.TcpFlow` (module :mod:`.tcp`) - lossy Ethernet: TCP
+  NewReno, SACK (Linux-like, with RACK-TLP) or DCTCP, all accounted per packet.
 * :class:`IbCcFlow` - InfiniBand with FECN/BECN congestion control: each BECN raises the queue
   pair's congestion-control table index (inter-packet delay), a timer lowers it again.
 """
@@ -23,7 +20,8 @@ from fabricstudio.sim.engine.clock import Call, Clock
 from fabricstudio.sim.engine.config import FlowRecord
 from fabricstudio.sim.engine.dcqcn import DcqcnRp
 from fabricstudio.sim.engine.params import IbCcParams
-from fabricstudio.sim.engine.ports import INF, Cell, NicPort, Port
+from fabricstudio.sim.engine.ports import Cell, NicPort, Port
+from fabricstudio.sim.engine.ranges import RangeSet
 
 if TYPE_CHECKING:
     from fabricstudio.sim.engine.core import Engine
@@ -32,23 +30,29 @@ if TYPE_CHECKING:
 class Flow:
     """A unidirectional transfer over the fabric at the NIC's line rate.
 
-    Reliability is RoCE RC-like go-back-N, active only when cells are lost (RoCE with PFC
-    off, or a lossless violation): cells carry sequence numbers; with in-order paths a
-    receiver that sees a gap discards the cell and NAKs the missing one once, and the sender
-    goes back to it; with adaptive routing the receiver places out-of-order cells (like
-    Spectrum-X DDP) and only the timeout recovers.  A flow that lost a cell arms a
-    retransmission timeout (``tcp.min_rto_us``): with no progress for one timeout the sender
-    goes back to the first missing cell.  ACKs are not simulated cell by cell: the timeout
-    reads the receiver's progress directly (it stands for coalesced ACKs).
+    A flow is a sequence of MTU packets (the last one may be short); a cell carries a run of
+    ``cell_pkts = cell_bytes // MTU`` whole packets (at least one), so sequence numbers,
+    drops and duplicates are counted in packets whatever the cell size.
+
+    Reliability is RoCE RC-like go-back-N, active only when packets are lost (RoCE with PFC
+    off, or a lossless violation): with in-order paths a receiver that sees a gap discards
+    the cell and NAKs the missing packet once, and the sender goes back to it; with adaptive
+    routing the receiver places out-of-order packets (like Spectrum-X DDP) and only the
+    timeout recovers.  A flow that lost a packet arms a retransmission timeout
+    (``tcp.min_rto_us``): with no progress for one timeout the sender goes back to the first
+    missing packet.  ACKs are not simulated cell by cell: the timeout reads the receiver's
+    progress directly (it stands for coalesced ACKs).
     """
 
-    __slots__ = ("rec", "engine", "clock", "nic", "path", "dst_ep", "size", "cell_bytes",
-                 "ncells", "last_size", "seq", "max_sent", "next_time", "active", "rev_delay",
-                 "on_done", "full_npkts", "full_wire", "mtu", "overhead", "frame_mark",
-                 "rcv_nxt", "ooo", "nak_for", "rto_pending", "progress_mark",
-                 # streams (aggregated collective transfers): cells per unit, size of a unit's
-                 # last cell, cells released for sending, progress callback, units reported
-                 "unit_cells", "unit_last", "limit", "on_units", "units_done")
+    __slots__ = ("rec", "engine", "clock", "nic", "path", "dst_ep", "size", "npk", "cell_pkts",
+                 "last_bytes", "seq", "max_sent", "next_time", "active", "rev_delay",
+                 "on_done", "full_bytes", "full_wire", "mtu", "overhead", "pkt_time",
+                 "frame_mark", "turn", "back", "rcv_nxt", "ooo", "nak_for", "rto_pending",
+                 "progress_mark",
+                 # streams (aggregated collective transfers): packets per unit, bytes its last
+                 # packet falls short of an MTU, packets released for sending, progress
+                 # callback, units reported
+                 "unit_pkts", "unit_short", "limit", "on_units", "units_done")
 
     def __init__(self, engine: Engine, rec: FlowRecord, nic: NicPort, path: tuple[Port, ...] | None,
                  dst_ep: int, rev_delay: float,
@@ -60,101 +64,132 @@ class Flow:
         self.path = path
         self.dst_ep = dst_ep
         self.size = rec.size_bytes
-        self.cell_bytes = engine.cell_bytes
-        self.ncells = -(-self.size // self.cell_bytes)
-        self.last_size = self.size - (self.ncells - 1) * self.cell_bytes
-        self.seq = 0
-        self.max_sent = 0
+        self.mtu = mtu = engine.mtu
+        self.overhead = engine.wire_overhead
+        self.npk = -(-self.size // mtu)  # packets
+        self.last_bytes = self.size - (self.npk - 1) * mtu
+        self.cell_pkts = max(1, engine.cell_bytes // mtu)
+        self.full_bytes = self.cell_pkts * mtu
+        self.full_wire = self.full_bytes + self.cell_pkts * self.overhead
+        self.pkt_time = (mtu + self.overhead) / nic.rate  # one full packet at the NIC
+        self.seq = 0  # next packet to send
+        self.max_sent = 0  # packets ever sent: [0, max_sent)
         self.next_time = 0.0
         self.active = False
         self.rev_delay = rev_delay
         self.on_done = on_done
-        self.mtu = engine.mtu
-        self.overhead = engine.wire_overhead
-        self.full_npkts = -(-self.cell_bytes // self.mtu)
-        self.full_wire = self.cell_bytes + self.full_npkts * self.overhead
         self.frame_mark = -1  # last frame number in which the sampler was told of progress
-        self.rcv_nxt = 0
-        self.ooo: set[int] | None = None
+        self.turn = 0  # bytes sent in the current round-robin turn at the NIC
+        #: the reverse path its control frames take when they are in band (else None)
+        self.back: tuple[Port, ...] | None = None
+        self.rcv_nxt = 0  # receiver: next packet expected in order
+        self.ooo: RangeSet | None = None  # receiver: packets placed out of order (adaptive)
         self.nak_for = -1
         self.rto_pending = False
         self.progress_mark = -1
-        self.unit_cells = self.ncells
-        self.unit_last = self.last_size
-        self.limit = self.ncells
+        self.unit_pkts = self.npk  # one unit: the whole flow
+        self.unit_short = mtu - self.last_bytes
+        self.limit = self.npk
         self.on_units: Callable[[int], None] | None = None
         self.units_done = 0
 
+    # ------------------------------------------------------------------ streams
     def configure_units(self, unit_bytes: int, released: int,
                         on_units: Callable[[int], None] | None) -> None:
         """Make this flow a stream of ``size / unit_bytes`` units (the size must be a
-        multiple): cells never straddle a unit, only ``released`` units may be sent until
-        :meth:`release` allows more, and ``on_units(n)`` is called each time the first ``n``
-        units have all arrived (in order)."""
-        cells = -(-unit_bytes // self.cell_bytes)
-        self.unit_cells = cells
-        self.unit_last = unit_bytes - (cells - 1) * self.cell_bytes
-        self.ncells = (self.size // unit_bytes) * cells
-        self.last_size = self.unit_last
-        self.limit = min(released * cells, self.ncells)
+        multiple): each unit is its own run of packets (its last one may be short), cells
+        never straddle a unit, only ``released`` units may be sent until :meth:`release`
+        allows more, and ``on_units(n)`` is called each time the first ``n`` units have all
+        arrived (in order)."""
+        mtu = self.mtu
+        pkts = -(-unit_bytes // mtu)
+        self.unit_pkts = pkts
+        self.unit_short = pkts * mtu - unit_bytes
+        self.npk = (self.size // unit_bytes) * pkts
+        self.last_bytes = mtu - self.unit_short
+        self.limit = min(released * pkts, self.npk)
         self.on_units = on_units
 
     def release(self, units: int, not_before: float) -> None:
         """Allow the first ``units`` units to be sent, none before ``not_before`` (s)."""
-        cells = min(units * self.unit_cells, self.ncells)
-        if cells <= self.limit:
+        pkts = min(units * self.unit_pkts, self.npk)
+        if pkts <= self.limit:
             return
         starved = self.seq >= self.limit  # else the new units queue behind released ones
-        self.limit = cells
+        self.limit = pkts
         if starved and not_before > self.next_time:
             self.next_time = not_before
         if self.has_data():
             self.nic.activate(self)
 
     def _report_units(self) -> None:
-        units = self.rcv_nxt // self.unit_cells
+        units = self.rcv_nxt // self.unit_pkts
         if units > self.units_done and self.on_units is not None:
             self.units_done = units
             self.on_units(units)
 
+    # ------------------------------------------------------------------ packets
+    def span_bytes(self, seq: int, n: int) -> int:
+        """Payload bytes of packets ``seq .. seq + n - 1`` (the last packet of each unit -
+        of the flow, unless it is a stream - may be short)."""
+        u = self.unit_pkts
+        return n * self.mtu - ((seq + n) // u - seq // u) * self.unit_short
+
+    def _cell(self, seq: int, n: int, now: float) -> Cell:
+        """A cell of packets ``seq .. seq + n - 1``."""
+        if n == self.cell_pkts and seq % self.unit_pkts + n < self.unit_pkts:
+            return Cell(self, self.full_bytes, n, self.full_wire, seq, now)
+        size = self.span_bytes(seq, n)
+        return Cell(self, size, n, size + n * self.overhead, seq, now)
+
+    def _count_resent(self, seq: int, n: int) -> None:
+        """Account packets ``seq .. seq + n - 1`` as retransmitted where sent before."""
+        if seq < self.max_sent:
+            self.engine.retransmitted += self.span_bytes(seq, min(n, self.max_sent - seq))
+        if seq + n > self.max_sent:
+            self.max_sent = seq + n
+
     # ------------------------------------------------------------------ sending
     def has_data(self) -> bool:
-        """True while the sender still has released cells to put on the wire."""
+        """True while the sender still has released packets to put on the wire."""
         return self.seq < self.limit
 
-    def seq_size(self, seq: int) -> int:
-        """Payload bytes of cell ``seq``."""
-        return self.cell_bytes if (seq + 1) % self.unit_cells else self.unit_last
+    def _unit_left(self, seq: int) -> int:
+        """Packets from ``seq`` to the end of its unit (a cell never straddles two)."""
+        u = self.unit_pkts
+        return u - seq % u
 
     def next_size(self) -> int:
         """Payload bytes of the next cell."""
-        return self.seq_size(self.seq)
-
-    def _cell(self, size: int, seq: int, now: float) -> Cell:
-        if size == self.cell_bytes:
-            return Cell(self, size, self.full_npkts, self.full_wire, seq, now)
-        npkts = -(-size // self.mtu)
-        return Cell(self, size, npkts, size + npkts * self.overhead, seq, now)
-
-    def make_cell(self, now: float) -> Cell:
-        """Cut the next cell (called by the NIC when it starts transmitting it)."""
         seq = self.seq
-        self.seq = seq + 1
-        size = self.cell_bytes if (seq + 1) % self.unit_cells else self.unit_last
+        n = self._unit_left(seq)
+        return self.span_bytes(seq, n if n < self.cell_pkts else self.cell_pkts)
+
+    def make_cell(self, now: float, limit: int = 0) -> Cell:
+        """Cut the next cell (called by the NIC when it starts transmitting it); ``limit``
+        caps its packets (the credits the NIC holds)."""
+        seq = self.seq
+        u = self.unit_pkts
+        n = u - seq % u  # to the end of its unit (a cell never straddles two)
+        if n > self.cell_pkts:
+            n = self.cell_pkts
+        if limit and n > limit:
+            n = limit
+        self.seq = seq + n
         if seq < self.max_sent:
-            self.engine.retransmitted += size
+            self._count_resent(seq, n)
         else:
-            self.max_sent = seq + 1
-        return self._cell(size, seq, now)
+            self.max_sent = seq + n
+        return self._cell(seq, n, now)
 
     def go_back(self, seq: int) -> None:
-        """Resend from cell ``seq`` (go-back-N)."""
+        """Resend from packet ``seq`` (go-back-N)."""
         if seq < self.seq:
             self.seq = seq
             self.nic.activate(self)
 
     def on_drop(self, cell: Cell) -> None:
-        """One of this flow's cells was lost: make sure the retransmission timer runs."""
+        """Packets of this flow were lost: make sure the retransmission timer runs."""
         if not self.rto_pending and self.rec.finish_s is None:
             self.rto_pending = True
             self.progress_mark = self.rcv_nxt
@@ -171,45 +206,56 @@ class Flow:
         self.clock.call(self.engine.tcp_params.min_rto, self._on_rto)
 
     def on_nak(self, event: Call) -> None:
-        """Receiver asks to resend from ``event.arg``."""
+        """Receiver asks to resend from packet ``event.arg``."""
         if self.rec.finish_s is None:
             self.go_back(event.arg)
 
     # ------------------------------------------------------------------ receiving
     def on_arrival(self, cell: Cell, now: float) -> None:
-        """A cell reached the destination NIC: accept it in order (or place it)."""
+        """A cell reached the destination NIC: accept its packets in order (or place them)."""
         seq = cell.seq
+        end = seq + cell.npkts
+        rcv = self.rcv_nxt
         rec = self.rec
-        if seq == self.rcv_nxt:
-            rec.delivered_bytes += cell.bytes
-            self.rcv_nxt = seq + 1
-            if self.ooo:
-                self._drain()
+        if seq <= rcv < end:
+            if seq == rcv and self.ooo is None:  # the usual case: the next packets in order
+                rec.delivered_bytes += cell.bytes
+                self.rcv_nxt = end
+            else:
+                new = self._accept(rcv, end)
+                self.engine.duplicates += cell.bytes - new
             if self.on_units is not None:
                 self._report_units()
-            if self.rcv_nxt >= self.ncells:
+            if self.rcv_nxt >= self.npk:
                 self.finish(now)
-        elif seq > self.rcv_nxt and self.path is None:  # adaptive: place out of order
-            if self.ooo is None:
-                self.ooo = set()
-            if seq in self.ooo:
-                self.engine.duplicates += cell.bytes
-            else:
-                self.ooo.add(seq)
-                rec.delivered_bytes += cell.bytes
+        elif seq > rcv and self.path is None:  # adaptive routing: place out of order
+            new = self._accept(seq, end)
+            self.engine.duplicates += cell.bytes - new
         else:
             self.engine.duplicates += cell.bytes  # duplicate, or discarded after a gap
-            if seq > self.rcv_nxt and self.nak_for != self.rcv_nxt:
-                self.nak_for = self.rcv_nxt
-                self.clock.call(self.rev_delay, self.on_nak, self.rcv_nxt)
+            if seq > rcv and self.nak_for != rcv:
+                self.nak_for = rcv
+                self.reply(self.on_nak, rcv)
 
-    def _drain(self) -> None:
-        ooo = self.ooo
-        if ooo is None:
-            return
-        while self.rcv_nxt in ooo:
-            ooo.discard(self.rcv_nxt)
-            self.rcv_nxt += 1
+    def reply(self, then: Callable[[Call], None], arg: object = None) -> None:
+        """A control frame from the receiver back to the sender (ACK, NAK, CNP, BECN): after
+        the path's base delay, or in band over the reverse path."""
+        control = self.engine.control
+        if self.back is None or control is None:
+            self.clock.call(self.rev_delay, then, arg)
+        else:
+            control.send(self.back, then, arg)
+
+    def _accept(self, seq: int, end: int) -> int:
+        """Take packets ``seq .. end - 1`` not held yet; advance the in-order point; returns
+        the payload bytes that were new."""
+        if self.ooo is None:
+            self.ooo = RangeSet()
+        start = seq if seq > self.rcv_nxt else self.rcv_nxt
+        new = self.ooo.add(start, end, self.span_bytes)
+        self.rec.delivered_bytes += new
+        self.rcv_nxt = self.ooo.advance(self.rcv_nxt)
+        return new
 
     def finish(self, now: float) -> None:
         """The last byte is delivered."""
@@ -228,10 +274,12 @@ class DcqcnFlow(Flow):
         super().__init__(*args, **kwargs)
         self.rp = rp
 
-    def make_cell(self, now: float) -> Cell:
-        """Cut the next cell and pace the following one at the current rate Rc."""
-        cell = Flow.make_cell(self, now)
+    def make_cell(self, now: float, limit: int = 0) -> Cell:
+        """Cut the next cell and pace the following one at the current rate Rc (below line
+        rate the cell leaves at line rate and the next waits; the switches judge ECN per
+        packet, so the burst does not draw extra marks, see ``Switch.ecn``)."""
         rp = self.rp
+        cell = Flow.make_cell(self, now, limit)
         if rp.rc < rp.line:
             self.next_time = now + cell.wire / rp.rc
             rp.sent(cell.bytes)
@@ -244,7 +292,7 @@ class DcqcnFlow(Flow):
             rp.last_cnp = now
             self.engine.ports[cell.mark].cnps += 1
             self.engine.cnps += 1
-            self.clock.call(self.rev_delay, rp.on_cnp)
+            self.reply(rp.on_cnp)
         Flow.on_arrival(self, cell, now)
 
 
@@ -284,9 +332,15 @@ class IbCcFlow(Flow):
         super().__init__(*args, **kwargs)
         self.cc = cc
 
-    def make_cell(self, now: float) -> Cell:
-        """Cut the next cell; delay the next by the table's inter-packet delay."""
-        cell = Flow.make_cell(self, now)
+    def make_cell(self, now: float, limit: int = 0) -> Cell:
+        """Cut the next cell (smaller while throttled, as DcqcnFlow); delay the next by the
+        table's inter-packet delay."""
+        ccti = self.cc.ccti
+        if ccti and self.cell_pkts > 1:
+            cap = int(self.cell_pkts / (1.0 + ccti * self.cc.p.ipd_step)) or 1
+            if not limit or cap < limit:
+                limit = cap
+        cell = Flow.make_cell(self, now, limit)
         ccti = self.cc.ccti
         if ccti:
             ser = cell.wire / self.nic.rate
@@ -298,173 +352,5 @@ class IbCcFlow(Flow):
         if cell.mark >= 0:
             self.engine.ports[cell.mark].cnps += 1
             self.engine.cnps += 1
-            self.clock.call(self.rev_delay, self.cc.on_becn)
+            self.reply(self.cc.on_becn)
         Flow.on_arrival(self, cell, now)
-
-
-class TcpFlow(Flow):
-    """Reliable flow over a lossy fabric: TCP-like window, fast retransmit, RTO."""
-
-    __slots__ = ("snd_una", "snd_nxt", "cwnd", "ssthresh", "dupacks", "recovery", "recover",
-                 "srtt", "rttvar", "rto", "rto_deadline", "retx", "tcp")
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.tcp = self.engine.tcp_params
-        self.snd_una = self.snd_nxt = 0
-        self.cwnd = float(max(self.tcp.initial_window, self.cell_bytes))
-        self.ssthresh = INF
-        self.dupacks = 0
-        self.recovery = False
-        self.recover = 0
-        self.srtt = -1.0
-        self.rttvar = 0.0
-        self.rto = self.tcp.min_rto
-        self.rto_deadline = INF
-        self.rto_pending = False
-        self.retx: list[int] = []
-        self.ooo: set[int] = set()
-
-    # ------------------------------------------------------------------ sender
-    def has_data(self) -> bool:
-        return bool(self.retx) or self.snd_nxt < self.limit
-
-    def release(self, units: int, not_before: float) -> None:
-        """Allow more units (see :meth:`Flow.release`); the window still applies."""
-        cells = min(units * self.unit_cells, self.ncells)
-        if cells <= self.limit:
-            return
-        starved = self.snd_nxt >= self.limit and not self.retx
-        self.limit = cells
-        if self.rec.finish_s is None:
-            self._resume_sending()
-            if starved and self.next_time < not_before:
-                self.next_time = not_before
-
-    def on_drop(self, cell: Cell) -> None:
-        """Losses are found by duplicate ACKs and the flow's own timer."""
-
-    def next_size(self) -> int:
-        return self.seq_size(self.retx[0] if self.retx else self.snd_nxt)
-
-    def _window_open(self) -> bool:
-        if self.retx:
-            return True
-        flight = (self.snd_nxt - self.snd_una) * self.cell_bytes
-        return self.snd_nxt < self.limit and (flight == 0 or flight + self.cell_bytes <= self.cwnd)
-
-    def make_cell(self, now: float) -> Cell:
-        """Next cell: a pending retransmission first, else new data within the window."""
-        if self.retx:
-            seq = self.retx.pop(0)
-        else:
-            seq = self.snd_nxt
-            self.snd_nxt = seq + 1
-        size = self.seq_size(seq)
-        if seq < self.max_sent:
-            self.engine.retransmitted += size
-        else:
-            self.max_sent = seq + 1
-        self.next_time = 0.0 if self._window_open() else INF
-        if not self.rto_pending:
-            self.rto_deadline = now + self.rto
-            self.rto_pending = True
-            self.clock.call(self.rto, self._on_rto)
-        return self._cell(size, seq, now)
-
-    def on_ack(self, event: Call) -> None:
-        """Cumulative ACK (``ack`` = next cell expected) for a cell of ``npkts`` packets."""
-        ack, npkts, sent_at = event.arg
-        if self.snd_una >= self.ncells:
-            return
-        now = self.clock.env.t
-        if ack > self.snd_una:
-            self._rtt_sample(now - sent_at)
-            acked = (ack - self.snd_una) * self.cell_bytes
-            self.snd_una = ack
-            if self.snd_nxt < ack:
-                self.snd_nxt = ack
-            self.retx = [s for s in self.retx if s >= ack]
-            self.dupacks = 0
-            if self.recovery:
-                if ack >= self.recover:
-                    self.recovery = False
-                    self.cwnd = self.ssthresh
-                elif not self.retx:
-                    self.retx.append(ack)  # NewReno partial ACK: resend the next hole
-            elif self.cwnd < self.ssthresh:
-                self.cwnd += acked
-            else:
-                self.cwnd += self.cell_bytes * acked / self.cwnd
-            self.rto_deadline = INF if self.snd_una >= self.ncells else now + self.rto
-        elif ack == self.snd_una and self.snd_nxt > ack:
-            self.dupacks += npkts
-            if not self.recovery and self.dupacks >= self.tcp.dupack_threshold:
-                self._halve()
-                self.cwnd = self.ssthresh
-                self.retx.append(ack)
-                self.recovery = True
-                self.recover = self.snd_nxt
-        self._resume_sending()
-
-    def _halve(self) -> None:
-        flight = (self.snd_nxt - self.snd_una) * self.cell_bytes
-        self.ssthresh = max(flight / 2.0, 2.0 * self.cell_bytes)
-
-    def _rtt_sample(self, rtt: float) -> None:
-        if self.srtt < 0:
-            self.srtt, self.rttvar = rtt, rtt / 2.0
-        else:
-            self.rttvar = 0.75 * self.rttvar + 0.25 * abs(self.srtt - rtt)
-            self.srtt = 0.875 * self.srtt + 0.125 * rtt
-        self.rto = max(self.tcp.min_rto, self.srtt + 4.0 * self.rttvar)
-
-    def _on_rto(self, _event: Call) -> None:
-        now = self.clock.env.t
-        if self.snd_una >= self.ncells or self.rto_deadline == INF:
-            self.rto_pending = False
-            return
-        if now < self.rto_deadline - 1e-15:
-            self.clock.call(self.rto_deadline - now, self._on_rto)
-            return
-        self._halve()  # timeout: go back N from the first unacknowledged cell, window of one
-        self.cwnd = float(self.cell_bytes)
-        self.snd_nxt = self.snd_una
-        self.retx = []
-        self.recovery = False
-        self.dupacks = 0
-        self.rto = min(2.0 * self.rto, 64.0 * self.tcp.min_rto)
-        self.engine.timeouts += 1
-        self.rto_deadline = now + self.rto
-        self.clock.call(self.rto, self._on_rto)
-        self._resume_sending()
-
-    def _resume_sending(self) -> None:
-        if self._window_open():
-            self.next_time = 0.0
-            self.nic.activate(self)
-        else:
-            self.next_time = INF
-
-    # ------------------------------------------------------------------ receiver
-    def on_arrival(self, cell: Cell, now: float) -> None:
-        """Buffer the cell, advance the in-order point, ACK it."""
-        seq = cell.seq
-        rec = self.rec
-        if seq < self.rcv_nxt or seq in self.ooo or rec.finish_s is not None:
-            self.engine.duplicates += cell.bytes
-        elif seq == self.rcv_nxt:
-            rec.delivered_bytes += cell.bytes
-            self.rcv_nxt = seq + 1
-            ooo = self.ooo
-            while self.rcv_nxt in ooo:
-                ooo.discard(self.rcv_nxt)
-                self.rcv_nxt += 1
-            if self.on_units is not None:
-                self._report_units()
-        else:
-            rec.delivered_bytes += cell.bytes
-            self.ooo.add(seq)
-        self.clock.call(self.rev_delay, self.on_ack, (self.rcv_nxt, cell.npkts, cell.sent_at))
-        if self.rcv_nxt >= self.ncells and rec.finish_s is None:
-            self.finish(now)

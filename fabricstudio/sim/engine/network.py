@@ -9,7 +9,7 @@ from fabricstudio.model.devices import GpuServer, StorageServer
 from fabricstudio.model.units import format_kb as _kb
 from fabricstudio.sim.engine.config import EngineError
 from fabricstudio.sim.engine.nodes import EthernetSwitch, Host, IbSwitch, RoceSwitch, Switch
-from fabricstudio.sim.engine.ports import NicPort, PfcWatchdog, Port
+from fabricstudio.sim.engine.ports import FINE_SHARE, NicPort, PfcWatchdog, Port
 from fabricstudio.sim.engine.routing import Endpoint
 from fabricstudio.sim.engine.topology import directed_links, endpoint_ports
 from fabricstudio.sim.metrics import DirectedLink
@@ -116,10 +116,14 @@ class Network:
         watchdog = (PfcWatchdog(engine, pfc.watchdog_detect_ms * 1e-3,
                                 pfc.watchdog_restore_ms * 1e-3, pfc.watchdog_action)
                     if tech is Technology.ROCE and pfc.enabled and pfc.watchdog else None)
+        dctcp = tech is Technology.ETHERNET and fabric.tcp.transport == "dctcp"
         for port in self.ports:
             if isinstance(port.owner, Switch) and (engine.ecn_enabled or engine.ib_cc):
                 port.kmin, port.kmax = fabric.ecn.thresholds(port.speed_gbps)
                 port.pmax = fabric.ecn.pmax
+            elif isinstance(port.owner, Switch) and dctcp:  # DCTCP: mark above K (a step)
+                port.kmin = port.kmax = fabric.tcp.dctcp_k_bytes_at_100g * port.speed_gbps / 100
+                port.pmax = 1.0
             if tech is Technology.INFINIBAND:
                 port.credit_based = True
                 port.credits = port.credit_max = self._vl_credits(port)
@@ -143,6 +147,7 @@ class Network:
                 assert isinstance(switch, RoceSwitch)  # a RoCE fabric builds RoCE switches
                 ingress = self._ingress_ports(switch)
                 switch.finish_wiring(ingress)
+                self._fine_cells(switch, ingress)
                 self._check_buffer(switch, ingress)
                 self._check_ecn_before_pfc(switch, ingress)
             self._check_headroom()
@@ -165,6 +170,18 @@ class Network:
             share = switch.buffer // max(1, len(self._ingress_ports(switch)))
             self._buffer_share[switch.id] = share
         return min(vl, share)
+
+    def _fine_cells(self, switch: RoceSwitch, ingress: list[Port]) -> None:
+        """While PFC is active on a link its transmitter sends cells of at most a sixteenth
+        of the receiving ingress's pause threshold (on an empty buffer): a PAUSE then stops
+        the sender within a small part of what the threshold holds, as it would at packet
+        granularity; big buffers keep whole cells."""
+        if not switch.pfc:
+            return
+        for port in ingress:
+            xoff = port.alpha * max(switch.buffer - switch.fixed, 0)
+            port.fine_bytes = max(int(xoff // FINE_SHARE), self.engine.mtu)
+            port.pfc_recent = 2 * port.refresh_s
 
     def _headroom(self, port: Port) -> int:
         """PFC headroom of the ingress fed by ``port``: configured, or the formula."""

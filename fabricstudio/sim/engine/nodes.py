@@ -26,6 +26,11 @@ from fabricstudio.model import DeviceKind
 from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.ports import WD_DROP, Cell, Port
 
+#: A multi-packet cell arriving at a lossy egress queue fuller than this share of its limit
+#: is taken apart into packets (they arrive one by one and are admitted or dropped one by
+#: one, as in a packet switch); below it a whole cell always fits.
+SPLIT_FRACTION = 0.5
+
 if TYPE_CHECKING:
     from fabricstudio.model import Device
     from fabricstudio.model.devices import Switch as SwitchDevice
@@ -70,6 +75,8 @@ class Switch(Node):
         self.buffer = device.buffer_bytes
         self.used = 0
         self.rng = engine.rng
+        self.mtu = engine.mtu
+        self.overhead = engine.wire_overhead
         self._rr = 0
 
     def route(self, cell: Cell) -> Port:
@@ -98,19 +105,36 @@ class Switch(Node):
                 best, best_key = port, key
         return best
 
-    def ecn(self, cell: Cell, port: Port, queue_bytes: int) -> None:
-        """RED ramp on the egress queue at dequeue; marks packets of the cell."""
+    def ecn(self, cell: Cell, port: Port, queue_bytes: int, own: int = 0) -> None:
+        """RED ramp on the egress queue at dequeue; marks packets of the cell.  Each packet
+        sees the queue it leaves behind: ``queue_bytes`` plus the packets of its own cell
+        that are already waiting behind it (at most ``own``: as many as arrived while the
+        cell waited; a cell that did not wait streams through, its packets leaving as they
+        arrive), as a packet switch marks them."""
         kmin = port.kmin
-        if queue_bytes <= kmin:
+        mtu = self.mtu
+        if queue_bytes + own * mtu <= kmin:
             return
         kmax = port.kmax
-        p = 1.0 if queue_bytes >= kmax else port.pmax * (queue_bytes - kmin) / (kmax - kmin)
-        if p <= 0.0:
-            return
-        k = marked_packets(self.rng, cell.npkts, p)
+        n = cell.npkts
+        if own <= 0:
+            p = 1.0 if queue_bytes >= kmax else port.pmax * (queue_bytes - kmin) / (kmax - kmin)
+            if p <= 0.0:
+                return
+            k = marked_packets(self.rng, n, p)
+        else:
+            rand = self.rng.random
+            pmax, span = port.pmax, kmax - kmin
+            k = 0
+            for j in range(n):
+                behind = n - 1 - j
+                q = queue_bytes + (own if own < behind else behind) * mtu
+                if q >= kmax or (q > kmin and rand() < pmax * (q - kmin) / span):
+                    k += 1
         if k:
             port.marks += k
             self.engine.ecn_marks += k
+            cell.ce += k
             if cell.mark < 0:
                 cell.mark = port.index
 
@@ -128,6 +152,69 @@ class Switch(Node):
         port.drops += cell.npkts
         self.engine.drop(cell)
 
+    def room(self, out: Port) -> float:
+        """Bytes a new arrival for ``out`` may still add: drop-tail into a shared buffer with a
+        dynamic per-egress share (Choudhury and Hahne, alpha 1: a queue may grow while it is
+        below the free buffer).  The packets of the cell ``out`` is sending that have not
+        started yet still occupy the buffer (as at packet granularity)."""
+        free: float = self.buffer - self.used
+        queued: float = out.q_bytes
+        if out.busy:
+            left = out.free_at - self.clock.env.t
+            if left > 0:
+                waiting = (-(-left * out.rate // (self.mtu + self.overhead)) - 1) * self.mtu
+                if waiting > 0:
+                    free -= waiting
+                    queued += waiting
+        return free - queued
+
+    def receive_lossy(self, cell: Cell, out: Port) -> None:
+        """Tail drop per packet.  A cell that fits is queued whole; one that does not is
+        taken apart: its packets arrive one by one over its serialisation time (one event
+        each) and each is kept if it fits when it arrives - the interleaving of a packet
+        switch, exactly where drops happen.  Packets that were split stay single downstream
+        (their ACKs clock the sender per packet while the queue is full)."""
+        room = self.room(out)
+        if cell.bytes <= room and (cell.npkts == 1
+                                   or room >= SPLIT_FRACTION * (self.buffer - self.used)):
+            self.used += cell.bytes
+            out.enqueue(cell)
+            return
+        n = cell.npkts
+        if n == 1:
+            self.drop(cell, out)
+            return
+        flow = cell.flow
+        now = self.clock.env.t
+        span = cell.tail - now  # the packets arrive spread over this (at least one each)
+        first_sent = cell.sent_at - (n - 1) * flow.pkt_time
+        for j in range(n):
+            seq = cell.seq + j
+            size = flow.span_bytes(seq, 1)
+            part = Cell(flow, size, 1, size + self.overhead, seq, first_sent + j * flow.pkt_time)
+            part.hop = cell.hop
+            part.via = cell.via
+            part.mark = cell.mark
+            part.ce = 1 if j < cell.ce else 0
+            part.tail = now + span * (j + 1) / n
+            if j == 0:
+                self._part_arrives_now(part, out)
+            else:
+                self.clock.call(span * j / n, self._part_arrives, (part, out))
+
+    def _part_arrives(self, event: Call) -> None:
+        part, out = event.arg
+        self._part_arrives_now(part, out)
+
+    def _part_arrives_now(self, part: Cell, out: Port) -> None:
+        if out.wd_state == WD_DROP and out.watchdog is not None:
+            out.watchdog.discard(out, part)
+        elif part.bytes <= self.room(out):
+            self.used += part.bytes
+            out.enqueue(part)
+        else:
+            self.drop(part, out)
+
 
 class RoceSwitch(Switch):
     """Lossless Ethernet switch: PFC with a dynamic-threshold shared buffer, ECN at dequeue."""
@@ -137,7 +224,7 @@ class RoceSwitch(Switch):
         settings = engine.fabric.pfc
         self.pfc = settings.enabled
         self.reserve = max(settings.reserve_bytes, engine.cell_bytes)
-        self.resume_offset = max(settings.resume_offset_bytes, 2 * engine.cell_bytes)
+        self.resume_offset = settings.resume_offset_bytes
         self.total_hdrm = 0
         self.total_rsrv = 0
         self.fixed = 0  # headroom + reserve set aside from the shared pool
@@ -168,15 +255,11 @@ class RoceSwitch(Switch):
         else:
             out = self.route(cell)
         size = cell.bytes
-        if out.wd_state == WD_DROP:  # the PFC watchdog discards this queue's traffic
-            out.watchdog.discard(out, cell)
+        if out.wd_state == WD_DROP and out.watchdog is not None:
+            out.watchdog.discard(out, cell)  # the PFC watchdog discards this queue's traffic
             return
         if not self.pfc:
-            if self.used + size > self.buffer or out.q_bytes + size > self.buffer - self.used:
-                self.drop(cell, out)
-                return
-            self.used += size
-            out.enqueue(cell)
+            self.receive_lossy(cell, out)
             return
         reserve = self.reserve
         new = via.rx_bytes + size
@@ -184,9 +267,16 @@ class RoceSwitch(Switch):
             via.rx_bytes = new
         elif new - reserve > via.alpha * (self.buffer - self.fixed - self.shared_used):
             if via.rx_hdrm + size > via.headroom or self.used + size > self.buffer:
-                self.engine.lossless_violations += 1
-                self.drop(cell, via)
-                return
+                # headroom overflow: the packets that still fit are kept, the rest lost
+                room = min(via.headroom - via.rx_hdrm, self.buffer - self.used)
+                keep = int(room // self.mtu) if room > 0 else 0
+                lost = cell.npkts - keep
+                self.engine.lossless_violations += lost
+                if keep <= 0:
+                    self.drop(cell, via)
+                    return
+                self.engine.trim(cell, keep, via)
+                size = cell.bytes
             via.rx_hdrm += size
         else:
             via.rx_bytes = new
@@ -197,11 +287,20 @@ class RoceSwitch(Switch):
             via.rx_pause()
         out.enqueue(cell)
 
-    def on_dequeue(self, cell: Cell, out: Port, _start: float) -> None:
+    def on_dequeue(self, cell: Cell, out: Port, start: float) -> None:
         """The egress commits the cell: ECN-mark it, release its buffer, RESUME its ingress
         if it fell below XON."""
-        if self.ecn_on and out.q_bytes > out.kmin:
-            self.ecn(cell, out, out.q_bytes)
+        if self.ecn_on:
+            own = 0
+            via = cell.via
+            if cell.npkts > 1 and via is not None:  # packets that arrived while it waited
+                waited = start - out.fwd - (cell.tail - cell.wire / via.rate)
+                if waited > 0:
+                    own = int(waited * out.rate * cell.npkts // cell.wire)
+                    if own > cell.npkts - 1:
+                        own = cell.npkts - 1
+            if out.q_bytes + own * self.mtu > out.kmin:
+                self.ecn(cell, out, out.q_bytes, own)
         self.release(cell)
 
     def release(self, cell: Cell) -> None:
@@ -226,23 +325,34 @@ class RoceSwitch(Switch):
 
 
 class EthernetSwitch(Switch):
-    """Lossy Ethernet switch: shared buffer with a dynamic per-egress share, tail drop."""
+    """Lossy Ethernet switch: shared buffer with a dynamic per-egress share, tail drop per
+    packet; with DCTCP, CE marks above K on the egress queue."""
+
+    def __init__(self, engine: Engine, device: SwitchDevice, latency_s: float,
+                 index: int) -> None:
+        super().__init__(engine, device, latency_s, index)
+        self.dctcp = engine.tcp_params.transport == "dctcp"
 
     def receive(self, event: Call) -> None:
-        """Admit the cell into the egress queue or drop it."""
+        """Admit the cell (or those of its packets that fit) into the egress queue."""
         cell = event.arg
-        out = self.route(cell)
-        size = cell.bytes
-        free = self.buffer - self.used
-        if size > free or out.q_bytes + size > free:
-            self.drop(cell, out)
-            return
-        self.used += size
-        out.enqueue(cell)
+        self.receive_lossy(cell, self.route(cell))
 
     def on_dequeue(self, cell: Cell, out: Port, _start: float) -> None:
-        """Release the cell's buffer."""
+        """Release the cell's buffer; DCTCP marking (step at K, on the queue each packet
+        leaves behind: the later packets of the cell count toward it as they wait)."""
         self.used -= cell.bytes
+        if self.dctcp:
+            behind = out.q_bytes
+            n = cell.npkts
+            if behind + (n - 1) * self.mtu > out.kmin:
+                marked = n if behind > out.kmin else n - 1 - int((out.kmin - behind) // self.mtu)
+                if marked > 0:
+                    out.marks += marked
+                    self.engine.ecn_marks += marked
+                    cell.ce += marked
+                    if cell.mark < 0:
+                        cell.mark = out.index
 
 
 class IbSwitch(Switch):

@@ -21,8 +21,8 @@ class PacedFlow(Flow):
         super().__init__(*args, **kwargs)
         self.pace = rate
 
-    def make_cell(self, now: float) -> Cell:
+    def make_cell(self, now: float, limit: int = 0) -> Cell:
         """Cut the next cell; the following one waits for its turn at the paced rate."""
-        cell = Flow.make_cell(self, now)
+        cell = Flow.make_cell(self, now, limit)
         self.next_time = now + cell.bytes / self.pace
         return cell

@@ -44,16 +44,24 @@ class DcqcnParams:
 
 @dataclass(frozen=True, slots=True)
 class TcpParams:
-    """Loss recovery of the lossy baseline."""
+    """Transport of the lossy baseline (see :mod:`.tcp`); windows in packets."""
 
     min_rto: float
     dupack_threshold: int
-    initial_window: int
+    initial_window_packets: int
+    transport: str
+    receive_window_packets: int
+    tail_loss_probe: bool
+    dctcp_g: float
 
     @classmethod
     def from_fabric(cls, fabric: FabricSettings) -> TcpParams:
         t = fabric.tcp
-        return cls(t.min_rto_us * 1e-6, t.dupack_threshold, t.initial_window_bytes)
+        mtu = fabric.mtu_bytes
+        initial = (t.initial_window_bytes // mtu if t.initial_window_bytes is not None
+                   else t.initial_window_packets)
+        return cls(t.min_rto_us * 1e-6, t.dupack_threshold, max(1, initial), t.transport,
+                   max(1, t.receive_window_bytes // mtu), t.tail_loss_probe, t.dctcp_g)
 
 
 @dataclass(frozen=True, slots=True)

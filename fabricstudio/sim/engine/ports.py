@@ -53,13 +53,14 @@ class Cell:
 
     ``wire`` = payload + per-packet wire overhead; ``tail`` = time its tail reaches the node it
     is at; ``via`` = the port it arrived on; ``mark`` = index of the first port that ECN/FECN
-    marked it (-1 none); ``seq`` = cell index within the flow (loss recovery);
+    marked it (-1 none), ``ce`` = packets carrying a CE mark; ``seq`` = number of its first
+    packet within the flow (loss recovery counts packets);
     ``sent_at`` = time the sender put it on the wire (RTT samples); ``ready`` = earliest time
     it may leave the switch where it waits (head arrival + switch latency).
     """
 
     __slots__ = ("flow", "bytes", "npkts", "wire", "hop", "tail", "via", "mark", "seq", "sent_at",
-                 "ready")
+                 "ready", "ce")
 
     def __init__(self, flow: Flow, size: int, npkts: int, wire: int, seq: int,
                  now: float) -> None:
@@ -74,6 +75,37 @@ class Cell:
         self.seq = seq
         self.sent_at = now
         self.ready = now
+        self.ce = 0
+
+
+#: While credits are scarce (below half the pool) a port sends cells of at most this share of
+#: its credit pool: packets would leave one by one and return credits as they go; a pool of
+#: a few big cells would block far more than the same bytes in packets (docs/engine.md).
+FINE_SHARE = 16
+
+
+def split_cell(cell: Cell, k: int) -> Cell:
+    """Take the first ``k`` packets of ``cell`` off as a cell of their own (returned); the
+    original keeps the rest.  The front part's tail arrives that much earlier."""
+    flow = cell.flow
+    size = flow.span_bytes(cell.seq, k)
+    wire = size + k * flow.overhead
+    rest = cell.npkts - k
+    front = Cell(flow, size, k, wire, cell.seq, cell.sent_at - rest * flow.pkt_time)
+    front.hop = cell.hop
+    front.via = cell.via
+    front.mark = cell.mark
+    front.ready = cell.ready
+    marks = cell.ce if cell.ce < k else k
+    front.ce = marks
+    via = cell.via
+    front.tail = cell.tail - (cell.wire - wire) / via.rate if via is not None else cell.tail
+    cell.seq += k
+    cell.npkts = rest
+    cell.bytes -= size
+    cell.wire -= wire
+    cell.ce -= marks
+    return front
 
 
 #: Switch PFC watchdog states of an egress port.
@@ -101,7 +133,9 @@ class Port:
         "kmin", "kmax", "pmax",
         # ingress accounting at the receiving switch (RoCE MMU) and its PFC sender
         "rx_bytes", "rx_hdrm", "rx_paused", "headroom", "alpha", "rx_hold",
-        "pfc_delay", "pause_quanta", "refresh_s", "refresh_pending",
+        "pfc_delay", "pause_quanta", "refresh_s", "refresh_pending", "fine_bytes", "pfc_recent",
+        # control frames in band (engine.control)
+        "ctrl_free_at", "ctrl_bytes",
         # counters (cumulative)
         "busy_time", "tx_cells", "tx_bytes", "frame_max_q", "pauses_sent",
         "paused_time", "marks", "cnps", "drops", "stall_time", "pfc_frames", "wd_triggers",
@@ -161,6 +195,10 @@ class Port:
         self.pause_quanta = 65535
         self.refresh_s = INF
         self.refresh_pending = False
+        self.fine_bytes = 1 << 62  # cells above this are split while PFC is active
+        self.pfc_recent = -1.0  # "PFC active": a PFC frame arrived less than this ago
+        self.ctrl_free_at = 0.0  # the last control frame sent in band on this port ends
+        self.ctrl_bytes = 0  # wire bytes of control frames it carried
         self.busy_time = 0.0
         self.tx_cells = 0
         self.tx_bytes = 0
@@ -222,11 +260,29 @@ class Port:
         if self.paused or not self.queue:
             return
         cell = self.queue[0]
-        if self.credit_based and self.credits < cell.bytes and self.credits < self.credit_max:
+        if self.credit_based and cell.npkts > 1 and 2 * self.credits < self.credit_max:
+            # credits are scarce (the link is congested): send at most a sixteenth of the
+            # credit pool at a time, as packets would trickle, and what the credits cover
+            mtu = cell.flow.mtu
+            fits = min(self.credits, self.credit_max // FINE_SHARE) // mtu
+            if fits < 1:
+                fits = 1
+            if fits < cell.npkts:
+                if self.credits < fits * mtu:
+                    if self.stalled_since < 0:
+                        self.stalled_since = self.env.t
+                    return
+                cell = split_cell(cell, fits)
+            else:
+                self.queue.popleft()
+        elif self.credit_based and self.credits < cell.bytes and self.credits < self.credit_max:
             if self.stalled_since < 0:
                 self.stalled_since = self.env.t
             return
-        self.queue.popleft()
+        elif cell.bytes > self.fine_bytes and self.env.t - self.pfc_rx_at < self.pfc_recent:
+            cell = split_cell(cell, self.fine_bytes // cell.flow.mtu or 1)  # PFC is active
+        else:
+            self.queue.popleft()
         self.q_bytes -= cell.bytes
         now = self.env.t
         start = cell.ready if cell.ready > now else now
@@ -272,6 +328,10 @@ class Port:
             heappush(heap, (start + self.arrive_delay, NORMAL, next(self.eid), arrive))
 
     def _tx_done(self, _event: Call) -> None:
+        now = self.env.t
+        if now < self.free_at:  # control frames slipped in (in band): the data ends later
+            self.clock.post(self.free_at - now, self.done_cbs)
+            return
         self.done_pending = False
         self.busy = False
         self.busy_time += self.env.t - self.tx_start
@@ -344,7 +404,11 @@ class Port:
         # PAUSE and RESUME take the same delay, so they arrive in the order they were sent
         self.pfc_frames += 1
         self.engine.pfc_frames += 1
-        self.clock.call(self.pfc_delay, self.pfc_frame, quanta)
+        control = self.engine.control
+        if control is None:
+            self.clock.call(self.pfc_delay, self.pfc_frame, quanta)
+        else:
+            control.pfc(self, quanta)
 
     # ------------------------------------------------------------------ credits
     def return_credits(self, event: Call) -> None:
@@ -437,7 +501,9 @@ class PfcWatchdog:
 
 
 class NicPort(Port):
-    """Transmitter of a host NIC: pulls cells from its active flows, round robin."""
+    """Transmitter of a host NIC: pulls cells from its active flows, round robin by bytes
+    (each flow's turn lasts one full cell of bytes, so flows cutting smaller cells are not
+    short-changed; packet schedulers such as Linux fq are fair in bytes too)."""
 
     __slots__ = ("flows", "wake_at")
     pulls = True
@@ -478,17 +544,31 @@ class NicPort(Port):
                 self.wake_at = earliest
                 self.clock.call(earliest - now, self._wake)
             return
+        limit = 0
+        if now - self.pfc_rx_at < self.pfc_recent:  # PAUSEd lately: finer cells (see Port)
+            limit = self.fine_bytes // flow.mtu or 1
         if self.credit_based:
-            need = flow.next_size()
+            if 2 * self.credits < self.credit_max:  # scarce credits: finer cells (see Port)
+                limit = min(self.credits, self.credit_max // FINE_SHARE) // flow.mtu
+                if limit < 1:
+                    limit = 1
+            need = flow.next_size() if not limit else limit * flow.mtu
             if self.credits < need and self.credits < self.credit_max:
                 if self.stalled_since < 0:
                     self.stalled_since = now
                 return
-        flows.rotate(-1)
-        cell = flow.make_cell(now)
+        cell = flow.make_cell(now, limit) if limit else flow.make_cell(now)
         if not flow.has_data():
-            flows.pop()
+            flows.popleft()
             flow.active = False
+            flow.turn = 0
+        else:  # byte-fair round robin: a turn lasts one full cell of bytes, however cut
+            turn = flow.turn + cell.bytes
+            if turn < flow.full_bytes:
+                flow.turn = turn
+            else:
+                flow.turn = 0
+                flows.rotate(-1)
         self.engine.offer(cell)
         self.transmit(cell, now)
 

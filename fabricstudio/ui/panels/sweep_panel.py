@@ -61,7 +61,7 @@ class SweepPanel(QWidget):
         self.rows: list[dict[str, Any]] = []
         self.front: list[int] = []
         self.worker: SweepWorker | None = None
-        #: The dock and the Simulation-menu action (set by install_sweep_dock).
+        #: The dock and the What-if menu action (set by install_sweep_dock).
         self.dock: Any = None
         self.show_action: Any = None
         self._drawn = 0.0
@@ -139,6 +139,15 @@ class SweepPanel(QWidget):
         self.save_plot_button.setEnabled(bool(self.rows) and not self.running)
 
     # ------------------------------------------------------------------ opening
+    def show_dock(self) -> None:
+        """Show the dock in front, asking for a sweep file when none is open (What-if >
+        Sweep…)."""
+        if self.dock is not None:
+            self.dock.show()
+            self.dock.raise_()
+        if self.spec is None:
+            self.open_dialog()
+
     def open_dialog(self) -> None:
         """Ask for a sweep file and load it."""
         path, _ = QFileDialog.getOpenFileName(self, "Open sweep", "",
@@ -306,9 +315,8 @@ class SweepPanel(QWidget):
 
 
 def install_sweep_dock(window) -> SweepPanel:
-    """The Sweep dock of a MainWindow (bottom, behind Charts; Simulation > Sweep… shows it)."""
+    """The Sweep dock of a MainWindow (bottom, behind Charts; What-if > Sweep… shows it)."""
     from PySide6.QtCore import Qt
-    from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QDockWidget, QFrame, QScrollArea
 
     costs = window.costs
@@ -325,17 +333,5 @@ def install_sweep_dock(window) -> SweepPanel:
     if charts is not None:
         window.tabifyDockWidget(charts, dock)
     dock.hide()
-    action = QAction("S&weep…", window)
-    action.setToolTip("Run a parameter sweep and see its Pareto front (docs/sweeps.md)")
-
-    def show() -> None:
-        dock.show()
-        dock.raise_()
-        if panel.spec is None:
-            panel.open_dialog()
-
-    action.triggered.connect(lambda _checked=False: show())
-    window.act.simulation_menu.addSeparator()
-    window.act.simulation_menu.addAction(action)
-    panel.dock, panel.show_action = dock, action
+    panel.dock, panel.show_action = dock, window.act.show_sweep
     return panel

@@ -219,6 +219,12 @@ def paint_pane_header(painter: QPainter, rect: QRectF, label: str, data: GaugeDa
     painter.setFont(_font(16 * scale, bold=True))
     painter.setPen(text)
     name = QRectF(rect.left() + pad, rect.top() + 4 * scale, rect.width() * 0.5, 22 * scale)
+    # a long name (a design's) is elided before the "GPU utilisation" note, not under it
+    room = (rect.width() - 2 * pad - QFontMetricsF(_font(22 * scale, bold=True))
+            .horizontalAdvance("100.0%") - QFontMetricsF(_font(10 * scale))
+            .horizontalAdvance("GPU utilisation") - 16 * scale)
+    label = QFontMetricsF(_font(16 * scale, bold=True)).elidedText(
+        label, Qt.TextElideMode.ElideRight, max(0.0, min(name.width(), room)))
     painter.drawText(name, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, label)
     painter.setFont(_font(22 * scale, bold=True))
     value = QRectF(rect.left(), rect.top() + 2 * scale, rect.width() - pad, 26 * scale)

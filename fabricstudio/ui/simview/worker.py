@@ -119,19 +119,25 @@ class CompareWorker(Worker):
     def _request_for(self, technology: Technology, dcqcn: bool) -> RunRequest:
         return self._request.with_changes(technology=technology, dcqcn=dcqcn)
 
+    def jobs(self) -> list[tuple[str, FrozenDesign, RunRequest]]:
+        """(label, design, request) of every run: the design on each fabric variant
+        (design A/B overrides it: two designs, one request)."""
+        return [(label, self._design, self._request_for(technology, dcqcn))
+                for label, technology, dcqcn in self.variants]
+
     def work(self) -> None:
         if self._use_process:
             self._run_in_children()
             return
-        for label, technology, dcqcn in self.variants:
+        for label, design, request in self.jobs():
             self.variant_started.emit(label)
-            source = self._factory(self._design, self._request_for(technology, dcqcn))
+            source = self._factory(design, request)
             _run_source(source, self.stop_event,
                         lambda now, _s, label=label, source=source:
                         self.variant_progress.emit(label, source.progress, now))
             source.stream.close(source.flow_ends())
             self.variant_done.emit(label, RecordedRun(
-                label, self._design, source.stream, source.result(), source.timeline,
+                label, design, source.stream, source.result(), source.timeline,
                 source.captions(), source.facts()))
 
     def _run_in_children(self) -> None:
@@ -143,24 +149,24 @@ class CompareWorker(Worker):
         errors: list[str] = []
         stop = self.stop_event
 
-        def one(label: str, technology: Technology, dcqcn: bool) -> None:
+        def one(label: str, design: FrozenDesign, request: RunRequest) -> None:
             with slots:
                 if stop.is_set():
                     return
                 self.variant_started.emit(label)
                 outcome, run = run_variant_in_child(
-                    self._factory, self._design, self._request_for(technology, dcqcn), stop,
+                    self._factory, design, request, stop,
                     lambda now, fraction: self.variant_progress.emit(label, fraction, now))
             if outcome == "error":
                 errors.append(f"{label}: {run.error}")
                 stop.set()  # one fabric failed: the comparison is incomplete
             elif outcome == "done" and run.stream is not None:
                 self.variant_done.emit(label, RecordedRun(
-                    label, self._design, run.stream, run.result, run.timeline, run.captions,
+                    label, design, run.stream, run.result, run.timeline, run.captions,
                     run.facts))
 
-        threads = [threading.Thread(target=one, args=variant, daemon=True,
-                                    name=f"compare-{variant[0]}") for variant in self.variants]
+        threads = [threading.Thread(target=one, args=job, daemon=True,
+                                    name=f"compare-{job[0]}") for job in self.jobs()]
         for thread in threads:
             thread.start()
         for thread in threads:

@@ -238,3 +238,34 @@ def test_stalled_engine_is_told_from_a_busy_one():
     done = ring_run(Technology.ROCE, hop=1, size=1e6)
     done.advance(5e-3)
     assert all(r.done for r in done.flows) and done.stalled()
+
+
+def test_in_band_pfc_frames_still_arrive_in_order_and_cost_link_time(monkeypatch):
+    sent: dict[int, list[int]] = {}
+    applied: dict[int, list[int]] = {}
+    send, apply = Port._send_pfc, Port.pfc_frame
+
+    def record_send(port, quanta):
+        sent.setdefault(port.index, []).append(quanta)
+        send(port, quanta)
+
+    def record_apply(port, event):
+        applied.setdefault(port.index, []).append(event.arg)
+        apply(port, event)
+
+    monkeypatch.setattr(Port, "_send_pfc", record_send)
+    monkeypatch.setattr(Port, "pfc_frame", record_apply)
+    hosts = [f"h{i}" for i in range(8)]
+    eng = Engine(star(hosts + ["r"], buffer=2 * 1024**2),
+                 EngineConfig(dcqcn=False, control_in_band=True))
+    for h in hosts:
+        eng.add_flow(h, "r", 1e12)
+        eng.add_flow("r", h, 1e12)  # the PFC frames share these links with data
+    eng.advance(1e-3)
+    totals = eng.totals()
+    assert totals["pfc_frames"] > 100 and totals["drops"] == 0
+    assert totals["control_wire_bytes"] == 84 * totals["pfc_frames"]  # one hop each
+    for index, frames in sent.items():
+        arrived = applied.get(index, [])
+        assert arrived == frames[:len(arrived)]
+    assert_conserved(eng)

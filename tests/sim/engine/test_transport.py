@@ -1,11 +1,12 @@
-"""Sender mechanisms in isolation: DCQCN reaction point, TCP-like loss recovery, warnings."""
+"""Sender mechanisms in isolation: DCQCN reaction point, RoCE go-back-N, warnings (TCP:
+test_tcp.py)."""
 
 import pytest
 
 from fabricstudio.model import DcqcnSettings, InfinibandSettings, Technology
 from fabricstudio.sim.engine import Engine, EngineConfig
 from fabricstudio.sim.engine.clock import Call
-from fabricstudio.sim.engine.flows import DcqcnFlow, TcpFlow
+from fabricstudio.sim.engine.flows import DcqcnFlow
 from tests.sim.engine.designs import fabric, star
 from tests.sim.engine.helpers import assert_conserved
 
@@ -107,26 +108,6 @@ def test_dcqcn_cuts_at_most_once_per_rate_decrease_period():
     assert rp.rc == pytest.approx(rp.line / 2)
     eng.advance(eng.now + 1e-6)  # alpha is still 1 (no alpha period has passed): halved again
     assert rp.rc == pytest.approx(rp.line / 4)
-
-
-def test_tcp_fast_retransmit_halves_the_window_and_timeout_goes_back():
-    eng = Engine(star(["h1", "h2"], Technology.ETHERNET), EngineConfig())
-    eng.add_flow("h1", "h2", 10**9)
-    flow = first_flow(eng)
-    assert isinstance(flow, TcpFlow)
-    eng.advance(200e-6)
-    flow.cwnd = 40 * flow.cell_bytes
-    una = flow.snd_una
-    flow.snd_nxt = una + 20
-    for _ in range(3):  # three duplicate ACKs (one packet each)
-        ev = Call()
-        ev.arg = (una, 1, eng.now)
-        flow.on_ack(ev)
-    assert flow.recovery and flow.retx == [una]
-    assert flow.cwnd == pytest.approx(10 * flow.cell_bytes)  # half the 20 cells in flight
-    flow.rto_deadline = eng.now  # force the timer
-    flow._on_rto(Call())
-    assert flow.snd_nxt == flow.snd_una and flow.cwnd == flow.cell_bytes
 
 
 def test_lossy_flow_recovers_from_every_drop():

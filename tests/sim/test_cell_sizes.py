@@ -1,0 +1,102 @@
+"""The same workload at 4, 16 and 64 KiB cells: completion within 5%, drops within 10%.
+
+InfiniBand, RoCE with PFC only, RoCE with DCQCN and lossy Ethernet (TCP, SACK) on the incast,
+parking-lot and (small) demo scenarios of examples/scenarios.  The 4 KiB run is the reference:
+with the 4096-byte MTU a cell is one packet, so it is a packet-level run.  DCQCN reacts to a
+handful of randomly drawn CNPs, so its completion is judged on the median of three seeds, each
+with the flows' start times jittered by up to 2 us; the other fabrics are deterministic and run
+once.
+
+The suite runs a representative subset (:data:`SUITE`): all four fabrics on the parking lot
+(multi-hop back-pressure, DCQCN), and lossy Ethernet, whose per-packet loss recovery is what
+made results depend on the cell size, on the incast and the small demo, plus InfiniBand's
+credits on the incast.  ``python benchmarks/cells.py --case examples`` runs all twelve
+combinations with these same functions and tolerances; it also prints the long versions (the
+8 x 16 MB incast of issue 9, the full 64-GPU demo).
+"""
+
+import random
+import statistics
+from functools import cache
+
+import pytest
+
+from fabricstudio.formats import load_design
+from fabricstudio.sim import Scenario, build_simulation, load_scenario
+from tests.sim.test_examples_scenarios import FOLDER
+
+#: scenario -> design
+CASES = {
+    "incast8": "incast8",
+    "parking-lot": "parking-lot",
+    "demo-small-training-incast": "demo-rail16",
+}
+FABRICS = {
+    "infiniband": {"technology": "infiniband"},
+    "roce-pfc": {"technology": "roce", "dcqcn": False},
+    "roce-dcqcn": {"technology": "roce", "dcqcn": True},
+    "ethernet": {"technology": "ethernet"},
+}
+CELLS = (4096, 16384, 65536)
+#: (scenario, fabric) pairs the test suite runs; benchmarks/cells.py runs every pair
+SUITE = [("parking-lot", fabric) for fabric in FABRICS] + [
+    ("incast8", "ethernet"), ("incast8", "infiniband"),
+    ("demo-small-training-incast", "ethernet"),
+]
+
+
+def jittered(scenario: Scenario, seed: int) -> Scenario:
+    """``scenario`` with its seed and flow/incast start times shifted by up to 2 us."""
+    rng = random.Random(seed)
+    data = scenario.model_dump()
+    for flow in data["flows"]:
+        flow["start_s"] += rng.uniform(0, 2e-6)
+    for workload in data["workloads"]:
+        if workload["type"] == "incast":
+            workload["start_s"] += rng.uniform(0, 2e-6)
+    data["seed"] = seed
+    return Scenario.model_validate(data)
+
+
+@cache
+def run(case: str, fabric: str, cell: int, seed: int) -> tuple[float, int]:
+    """(completion time, packets dropped) of one run."""
+    scenario = load_scenario(FOLDER / f"{case}.scenario.json")
+    if seed:
+        scenario = jittered(scenario, seed)
+    scenario = scenario.with_changes(cell_bytes=cell, **FABRICS[fabric])
+    result = build_simulation(load_design(FOLDER / f"{CASES[case]}.design.json"),
+                              scenario).run()
+    assert result.completion_time_s is not None, f"{case} on {fabric} did not finish"
+    return result.completion_time_s, result.totals.drops
+
+
+def figures(case: str, fabric: str, cell: int) -> tuple[float, float]:
+    """Completion (median over seeds for DCQCN) and drops (mean) at one cell size."""
+    seeds = (1, 2, 3) if fabric == "roce-dcqcn" else (0,)
+    runs = [run(case, fabric, cell, seed) for seed in seeds]
+    return (statistics.median(r[0] for r in runs), statistics.mean(r[1] for r in runs))
+
+
+def disagreement(case: str, fabric: str) -> list[str]:
+    """What breaks the agreement of ``case`` on ``fabric`` across cell sizes (empty: none)."""
+    reference_time, reference_drops = figures(case, fabric, 4096)
+    problems = []
+    for cell in CELLS[1:]:
+        time_s, drops = figures(case, fabric, cell)
+        if time_s != pytest.approx(reference_time, rel=0.05):
+            problems.append(f"{case}, {fabric}: {cell} B cells finish at {time_s * 1e3:.3f} ms, "
+                            f"packet level at {reference_time * 1e3:.3f} ms")
+        if drops != pytest.approx(reference_drops, rel=0.10, abs=2):
+            problems.append(f"{case}, {fabric}: {drops:.0f} drops at {cell} B cells, "
+                            f"{reference_drops:.0f} at packet level")
+    # the story: only the lossy fabric drops
+    if (fabric == "ethernet") != (reference_drops > 0):
+        problems.append(f"{case}, {fabric}: {reference_drops:.0f} drops at packet level")
+    return problems
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case, fabric", SUITE)
+def test_results_do_not_depend_on_the_cell_size(case, fabric):
+    assert disagreement(case, fabric) == []
