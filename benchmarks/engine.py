@@ -47,8 +47,9 @@ from fabricstudio.sim.engine import Engine, EngineConfig  # noqa: E402
 TECHNOLOGIES = ("infiniband", "roce", "ethernet")
 
 
-def bare_simpy_events_per_s(events: int = 300_000, processes: int = 100) -> float:
-    """Events/s of generator processes that only wait on timeouts."""
+def bare_simpy_events_per_s(events: int = 300_000, processes: int = 100) -> tuple[float, float]:
+    """Events per wall-clock second and per CPU second of generator processes that only wait
+    on timeouts."""
     env = simpy.Environment()
 
     def ticker(env: simpy.Environment):
@@ -57,9 +58,9 @@ def bare_simpy_events_per_s(events: int = 300_000, processes: int = 100) -> floa
 
     for _ in range(processes):
         env.process(ticker(env))
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     env.run(until=events / processes)
-    return events / (time.perf_counter() - started)
+    return (events / (time.perf_counter() - started), events / (time.process_time() - cpu))
 
 
 def leaf_spine(technology: Technology, hosts_per_leaf: int = 8, leaves: int = 4,
@@ -93,17 +94,21 @@ def engine_run(technology: Technology, cell: int, sim_s: float) -> dict:
         eng.add_flow(src, hosts[(i + 9) % len(hosts)], 1e12)
     for src in hosts[1:5]:
         eng.add_flow(src, hosts[0], 1e12)
+    cpu = time.process_time()
     eng.advance(sim_s)
+    cpu = time.process_time() - cpu
     stats = eng.stats()
     stats["cell_hops_per_s"] = stats["cell_hops"] / stats["wall_time_s"]
+    stats["cell_hops_per_cpu_s"] = stats["cell_hops"] / cpu
     return stats
 
 
 def worker(technology: str, cell: int, sim_s: float) -> dict:
     """One measurement in this process: the bare loop, then the engine."""
-    bare = bare_simpy_events_per_s()
+    bare, bare_cpu = bare_simpy_events_per_s()
     stats = engine_run(Technology(technology), cell, sim_s)
-    return {"bare": bare, "cell_hops_per_s": stats["cell_hops_per_s"],
+    return {"bare": bare, "bare_cpu": bare_cpu, "cell_hops_per_s": stats["cell_hops_per_s"],
+            "cell_hops_per_cpu_s": stats["cell_hops_per_cpu_s"],
             "events_per_s": stats["events_per_s"], "cell_hops": stats["cell_hops"],
             "events": stats["events"]}
 
@@ -134,20 +139,25 @@ def compare(cell: int, sim_s: float, repeats: int, baseline: Path | None) -> Non
     print(f"{'technology':12s} {'tree':10s} {'cell-hops/s':>12s} {'events/s':>10s} "
           f"{'cell-hops/s / bare':>19s} {'events/s / bare':>16s}")
     ratios: dict[tuple[str, str], float] = {}
+    cpu_ratios: dict[tuple[str, str], float] = {}
     for technology in TECHNOLOGIES:
         for name, _root in trees:
             rs = runs[(technology, name)]
             hop_ratio = statistics.median(r["cell_hops_per_s"] / r["bare"] for r in rs)
             ev_ratio = statistics.median(r["events_per_s"] / r["bare"] for r in rs)
             ratios[(technology, name)] = hop_ratio
+            cpu_ratios[(technology, name)] = statistics.median(
+                r["cell_hops_per_cpu_s"] / r["bare_cpu"] for r in rs)
             print(f"{technology:12s} {name:10s} "
                   f"{statistics.median(r['cell_hops_per_s'] for r in rs):12,.0f} "
                   f"{statistics.median(r['events_per_s'] for r in rs):10,.0f} "
                   f"{hop_ratio:19.3f} {ev_ratio:16.3f}")
     if baseline:
-        print("this tree / baseline (cell-hops per bare SimPy event, medians): " + ", ".join(
-            f"{t} {ratios[(t, 'this tree')] / ratios[(t, 'baseline')]:.3f}"
-            for t in TECHNOLOGIES))
+        # CPU seconds count only this process's work: steadier than wall time under load
+        for label, table in (("wall clock", ratios), ("CPU time", cpu_ratios)):
+            print(f"this tree / baseline (cell-hops per bare SimPy event, {label}, medians): "
+                  + ", ".join(f"{t} {table[(t, 'this tree')] / table[(t, 'baseline')]:.3f}"
+                              for t in TECHNOLOGIES))
 
 
 def profile(technology: str, cell: int, sim_s: float) -> None:

@@ -87,16 +87,18 @@ class Simulation:
         self.workloads = workloads
         #: Rough expected duration of the traffic (s), used for slicing and open horizons.
         self.estimate_s = estimate_s
-        #: Where the run stops: the scenario's horizon.  Without one the cell engine goes on
-        #: until every workload completes, a deadlock is detected or nothing is left that can
-        #: move; its frames end where the frame budget runs out (sim.budget; a warning says
-        #: so).  At flow level (no loss, no timers) the frame budget is the stop.
-        self.stop_s = (scenario.until_s if scenario.until_s is not None
-                       else math.inf if isinstance(engine, Engine) else frame_limit_s)
+        #: Where the run stops: the scenario's horizon.  Without one either engine goes on
+        #: until every workload completes, a deadlock is detected (cell level) or nothing is
+        #: left that can move; its frames end where the frame budget runs out (sim.budget; a
+        #: warning says so).
+        self.stop_s = scenario.until_s if scenario.until_s is not None else math.inf
         #: Where frames end (the frame budget) on an open-horizon run.
         self.frame_limit_s = frame_limit_s
-        if isinstance(engine, Engine) and scenario.until_s is None:
-            engine.sampler.until_s = frame_limit_s
+        if scenario.until_s is None:
+            if isinstance(engine, Engine):
+                engine.sampler.until_s = frame_limit_s
+            else:
+                engine.frames_until_s = frame_limit_s
         #: True when an open-horizon run ended because nothing could happen any more.
         self.stalled = False
         self._stall_from: float | None = None
@@ -191,9 +193,11 @@ class Simulation:
 
     def _advance_until_complete(self, target: float) -> None:
         engine = self.engine
-        if not isinstance(engine, Engine):  # flow level: rates always drain the traffic
-            while self.now < target and not self._ended():
+        if not isinstance(engine, Engine):  # flow level: no loss, no pauses, no timers
+            while self.now < target and not self._ended() and not self.stalled:
                 self._advance_slice(target)
+                # traffic left that nothing can move: flows without a path (failures)
+                self.stalled = not self.complete and engine.stalled()
             return
         # once nothing can move, the deadlock watch still gets its stretch to name the cycle
         grace = 1.5 * (engine.deadlock_stretch or 0.0)

@@ -209,6 +209,18 @@ def test_flow_engine_waits_for_a_repaired_nic_cable():
     assert result.flows[1].finish_s < 1e-3  # h2 -> h4 ran on
 
 
+def test_a_flow_level_run_whose_flow_lost_its_only_path_ends_as_a_stall():
+    """No horizon, a NIC cable down for good: h1 -> h3 can never finish.  The flow-level run
+    goes on past its frames while anything can happen, then ends and says why."""
+    failures = [{"at_s": 1e-4, "link": "h3-leaf2"}]
+    sim = build_simulation(two_tier(), scenario(failures, engine="flow"))
+    result = sim.run()
+    assert sim.stalled and not result.finished
+    assert result.flows[1].finish_s < 1e-3  # h2 -> h4 ran on
+    assert any("unfinished" in w and "a stall: nothing left could move" in w
+               for w in result.warnings)
+
+
 @pytest.mark.parametrize("engine", ["cell", "flow"])
 def test_an_element_down_from_time_0_failed_before_the_run(engine):
     """``at_s`` 0 (the designer's marks, ``simulate --fail`` without ``--fail-at``): the

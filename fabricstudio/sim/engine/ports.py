@@ -260,25 +260,29 @@ class Port:
         if self.paused or not self.queue:
             return
         cell = self.queue[0]
-        if self.credit_based and cell.npkts > 1 and 2 * self.credits < self.credit_max:
-            # credits are scarce (the link is congested): send at most a sixteenth of the
-            # credit pool at a time, as packets would trickle, and what the credits cover
-            mtu = cell.flow.mtu
-            fits = min(self.credits, self.credit_max // FINE_SHARE) // mtu
-            if fits < 1:
-                fits = 1
-            if fits < cell.npkts:
-                if self.credits < fits * mtu:
-                    if self.stalled_since < 0:
-                        self.stalled_since = self.env.t
-                    return
-                cell = split_cell(cell, fits)
+        if self.credit_based:
+            credits = self.credits
+            if cell.npkts > 1 and 2 * credits < self.credit_max:
+                # credits are scarce (the link is congested): send at most a sixteenth of the
+                # credit pool at a time, as packets would trickle, and what the credits cover
+                mtu = cell.flow.mtu
+                fits = min(credits, self.credit_max // FINE_SHARE) // mtu
+                if fits < 1:
+                    fits = 1
+                if fits < cell.npkts:
+                    if credits < fits * mtu:
+                        if self.stalled_since < 0:
+                            self.stalled_since = self.env.t
+                        return
+                    cell = split_cell(cell, fits)
+                else:
+                    self.queue.popleft()
+            elif credits < cell.bytes and credits < self.credit_max:
+                if self.stalled_since < 0:
+                    self.stalled_since = self.env.t
+                return
             else:
                 self.queue.popleft()
-        elif self.credit_based and self.credits < cell.bytes and self.credits < self.credit_max:
-            if self.stalled_since < 0:
-                self.stalled_since = self.env.t
-            return
         elif cell.bytes > self.fine_bytes and self.env.t - self.pfc_rx_at < self.pfc_recent:
             cell = split_cell(cell, self.fine_bytes // cell.flow.mtu or 1)  # PFC is active
         else:
@@ -334,7 +338,7 @@ class Port:
             return
         self.done_pending = False
         self.busy = False
-        self.busy_time += self.env.t - self.tx_start
+        self.busy_time += now - self.tx_start
         self.kick()
 
     # ------------------------------------------------------------------ PFC, transmitter side

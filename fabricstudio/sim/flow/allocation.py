@@ -25,12 +25,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fabricstudio.sim.flow.maxmin import compress, max_min_small, max_min_with_bottlenecks
+from fabricstudio.sim.flow.maxmin import (
+    Incidence,
+    compress,
+    max_min_small,
+    max_min_with_bottlenecks,
+)
 
 #: Relative slack for "full" and "faster" comparisons.
 TOL = 1e-9
 #: Re-solves of at most this many flows run in plain Python (no array set-up).
 SMALL = 48
+#: Checks of this many flows or more on one link run as array operations.
+VECTOR_FROM = 64
 
 if TYPE_CHECKING:
     from fabricstudio.sim.flow.core import _Slots
@@ -56,7 +63,9 @@ class Allocation:
         self.link_flows: list[set[int]] = [set() for _ in range(n)]
         self.active: set[int] = set()
         self.groups: dict[int, set[int]] = {}
-        self.bottleneck: dict[int, int] = {}
+        #: Scratch for compressing big re-solves onto the links they touch.
+        self._seen = np.zeros(n, dtype=bool)
+        self._local = np.zeros(n, dtype=np.int64)
         #: Per active flow: its links and weights as arrays and as (link, weight) pairs, and
         #: its group (grouped flows only), read once when it is added.
         self._arrays: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -125,7 +134,7 @@ class Allocation:
                 self.link_flows[link].discard(slot)
             s.rate[slot] = 0.0
             self.active.discard(slot)
-            self.bottleneck.pop(slot, None)
+            s.neck[slot] = -1
             group = self._group_of.pop(slot, -1)
             if group >= 0:
                 members = self.groups.get(group)
@@ -173,13 +182,13 @@ class Allocation:
             grow = self._solve_small(members, now)
             if not grow:
                 return
-            members = self._with_groups(members | grow)
+            members = members | self._with_groups(grow)  # members hold whole groups
         while True:
             a = np.fromiter(sorted(members), np.int64, len(members))
             rows = s.links[a]
             mask = rows >= 0
             flows = np.broadcast_to(np.arange(len(a))[:, None], rows.shape)[mask]
-            inc, touched = compress(rows[mask], flows, s.weights[a][mask], len(a))
+            inc, touched = self._compress(rows[mask], flows, s.weights[a][mask], len(a))
             before = inc.load(s.rate[a])
             others = self.load[touched] - before
             residual = np.maximum(self.capacity[touched] - others, 0.0)
@@ -192,14 +201,26 @@ class Allocation:
                 a, members, inc, touched, rates, load, self.load[touched])
             if not grow:
                 break
-            members = self._with_groups(members | grow)
+            members = members | self._with_groups(grow)
         self.solved += len(a)
         s.rate[a] = rates
         self._settle(touched, now)
         self.load[touched] = load
-        for slot, link in zip(a.tolist(), neck.tolist(), strict=True):
-            self.bottleneck[slot] = int(touched[link]) if link >= 0 else -1
+        s.neck[a] = np.where(neck >= 0, touched[np.maximum(neck, 0)], -1)
         self._record(a.tolist(), now)
+
+    def _compress(self, links: np.ndarray, flows: np.ndarray, weights: np.ndarray,
+                  n_flows: int) -> tuple[Any, np.ndarray]:
+        """:func:`compress`, through a dense mark over all links when the entries are many
+        (a sort of the entries costs more than one pass over the links then)."""
+        if len(links) * 16 < len(self._seen):
+            return compress(links, flows, weights, n_flows)
+        seen, local = self._seen, self._local
+        seen[links] = True
+        touched = np.flatnonzero(seen)
+        seen[touched] = False
+        local[touched] = np.arange(len(touched))
+        return Incidence(local[links], flows, weights, len(touched), n_flows), touched
 
     def _solve_small(self, members: set[int], now: float) -> set[int]:
         """Re-solve a few flows in plain Python; commit and return an empty set, or return
@@ -246,7 +267,7 @@ class Allocation:
                     rg = rate[g]
                     if full and rg > level * (1 + TOL) + 1e-9:
                         grow.add(g)
-                    elif self.bottleneck.get(g) == link and (lost or level > rg * (1 + TOL)):
+                    elif s.neck[g] == link and (lost or level > rg * (1 + TOL)):
                         grow.add(g)
             if grow:
                 return grow
@@ -254,7 +275,7 @@ class Allocation:
         self._settle(index, now)
         self.load[index] = np.fromiter((load[link] for link in keys), np.float64, len(keys))
         s.rate[slots] = rates
-        self.bottleneck.update(zip(order, neck, strict=True))
+        s.neck[slots] = neck
         self._record(order, now)
         return set()
 
@@ -267,7 +288,7 @@ class Allocation:
             log = history.get(int(slot))
             if log is None:
                 continue
-            neck = self.bottleneck.get(int(slot), -1)
+            neck = int(self.s.neck[slot])
             if not log or log[-1][1] != rate[slot] or log[-1][2] != neck:
                 log.append((now, float(rate[slot]), neck))
 
@@ -279,7 +300,7 @@ class Allocation:
         lost = load < old_load * (1 - TOL) - 1e-6
         fastest = np.zeros(len(touched))
         np.maximum.at(fastest, inc.link, rates[inc.flow])
-        rate = self.s.rate
+        rate, necks = self.s.rate, self.s.neck
         grow: set[int] = set()
         inside = np.bincount(inc.link, minlength=len(touched))  # re-solved flows per link
         for j in np.flatnonzero(full | lost).tolist():
@@ -287,13 +308,24 @@ class Allocation:
             flows = self.link_flows[link]
             if len(flows) <= inside[j]:
                 continue  # every flow on it was re-solved
-            level = fastest[j]
-            for g in flows:
-                if g in members:
-                    continue
-                rg = rate[g]
-                if full[j] and rg > level * (1 + TOL) + 1e-9:
-                    grow.add(g)  # faster than the fair level of a link that is full now
-                elif self.bottleneck.get(g) == link and (lost[j] or level > rg * (1 + TOL)):
-                    grow.add(g)  # its bottleneck moved
+            outside = flows - members
+            if not outside:
+                continue
+            level, is_full, is_lost = fastest[j], full[j], lost[j]
+            if len(outside) < VECTOR_FROM:
+                for g in outside:
+                    rg = rate[g]
+                    if is_full and rg > level * (1 + TOL) + 1e-9:
+                        grow.add(g)  # faster than the fair level of a link that is full now
+                    elif necks[g] == link and (is_lost or level > rg * (1 + TOL)):
+                        grow.add(g)  # its bottleneck moved
+                continue
+            out = np.fromiter(outside, np.int64, len(outside))
+            rg = rate[out]
+            moved = necks[out] == link
+            if not is_lost:
+                moved &= level > rg * (1 + TOL)
+            if is_full:
+                moved |= rg > level * (1 + TOL) + 1e-9
+            grow.update(out[moved].tolist())
         return grow

@@ -20,6 +20,7 @@ Engine API (the same as :class:`fabricstudio.sim.engine.Engine`): ``add_flow``, 
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -74,6 +75,7 @@ class _Slots:
         self.alone = np.zeros(64)
         self.group = np.zeros(64, dtype=np.int64)
         self.live = np.zeros(64, dtype=bool)  #: active (in the allocation)
+        self.neck = np.full(64, -1, dtype=np.int64)  #: bottleneck link, -1: cap or group
         self.links = np.full((64, 8), -1, dtype=np.int64)
         self.weights = np.zeros((64, 8))
 
@@ -90,9 +92,10 @@ class _Slots:
         while self.capacity < size:
             self.capacity *= 2
         grow = self.capacity - grow
-        for name in ("size", "remaining", "rate", "cap", "alone", "group", "live"):
+        for name in ("size", "remaining", "rate", "cap", "alone", "group", "live", "neck"):
             old = getattr(self, name)
-            setattr(self, name, np.concatenate([old, np.zeros(grow, dtype=old.dtype)]))
+            fill = -1 if name == "neck" else 0
+            setattr(self, name, np.concatenate([old, np.full(grow, fill, dtype=old.dtype)]))
         self.links = np.vstack([self.links, np.full((grow, self.width), -1, dtype=np.int64)])
         self.weights = np.vstack([self.weights, np.zeros((grow, self.width))])
 
@@ -155,6 +158,8 @@ class FlowEngine:
         del n_links
         #: The failure injector of the run (sim.flow.failures), told of every new flow slot.
         self.failures: FlowFailureInjector | None = None
+        #: No frame is recorded after this time (the frame budget of an open-horizon run).
+        self.frames_until_s = math.inf
         self.clock.call(self.stream.sample_period_s, self._tick)
 
     def _sample_period(self) -> float:
@@ -423,6 +428,19 @@ class FlowEngine:
         finally:
             self._wall += time.perf_counter() - started
 
+    def stalled(self) -> bool:
+        """True when nothing can move any more: only metric frames are scheduled - no flow
+        start or completion, rate update, workload step, failure or repair (e.g. flows whose
+        only path is down for good).  Reads the clock's event heap: call between slices."""
+        for entry in self.clock.queue:
+            callbacks = getattr(entry[3], "callbacks", None)
+            if not callbacks:
+                continue
+            if len(callbacks) != 1 or getattr(callbacks[0], "__func__", None) is not \
+                    FlowEngine._tick:
+                return False
+        return True
+
     def _refresh_kept(self) -> None:
         """Delivered bytes of the live records the Result may list (ids below the log's
         ``keep``); other live records are brought up to date when they finish."""
@@ -447,7 +465,9 @@ class FlowEngine:
                                  ids))
         self._tick_last = now
         self._tick_bytes = carried
-        self.clock.call(self.stream.sample_period_s, self._tick)
+        period = self.stream.sample_period_s
+        if now + period <= self.frames_until_s * (1 + 1e-9):
+            self.clock.call(period, self._tick)
 
     def _frame_flow_arrays(self, period: float) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
         s = self._slots

@@ -378,10 +378,10 @@ def install_design_compare_dock(window) -> DesignComparePanel:
     area.setFrameShape(QFrame.Shape.NoFrame)
     dock.setWidget(area)
     window.add_dock(dock, Qt.DockWidgetArea.BottomDockWidgetArea)
+    dock.hide()  # hidden before it joins the tab group: Qt keeps no stray tab bar
     sweep = window.docks.get("simSweepDock")
     if sweep is not None:
         window.tabifyDockWidget(sweep, dock)
-    dock.hide()
     panel.side_by_side_requested.connect(simulation.side_by_side)
     panel.dock = dock
     return panel

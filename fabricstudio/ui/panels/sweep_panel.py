@@ -329,9 +329,9 @@ def install_sweep_dock(window) -> SweepPanel:
     area.setFrameShape(QFrame.Shape.NoFrame)
     dock.setWidget(area)
     window.add_dock(dock, Qt.DockWidgetArea.BottomDockWidgetArea)
+    dock.hide()  # hidden before it joins the tab group: Qt keeps no stray tab bar
     charts = window.simulation.docks.get("charts")
     if charts is not None:
         window.tabifyDockWidget(charts, dock)
-    dock.hide()
     panel.dock, panel.show_action = dock, window.act.show_sweep
     return panel

@@ -61,14 +61,13 @@ class SimulationUi(QObject):
             "compare": self._dock("Compare fabrics", self.compare,
                                   Qt.DockWidgetArea.BottomDockWidgetArea),
         }
+        for key in ("charts", "compare"):  # the canvas gets the room until there is a run
+            self.docks[key].hide()
         window.tabifyDockWidget(self.docks["charts"], self.docks["compare"])
-        self.docks["charts"].raise_()
         self._share_right_column()
         window.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
         window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.controls)
         window.resizeDocks([self.docks["charts"]], [230], Qt.Orientation.Vertical)
-        for key in ("charts", "compare"):  # the canvas gets the room until there is a run
-            self.docks[key].hide()
         self.menu = self._build_menu()
         self._last_plot_refresh = 0.0
         self._connect()

@@ -35,6 +35,8 @@ TAB_CLEARANCE = 2.0
 RADIUS = 14.0
 #: A tile larger than this on screen (px) is drawn without an item cache (see set_lod).
 LARGE_TILE_PX = 200.0
+#: An outline longer than this on screen (px) is cut to the view before it is drawn.
+CUT_OUTLINE_ABOVE_PX = 4096.0
 #: Corners rounder than this on screen (px) are drawn round (and antialiased); below it a
 #: plain rectangle looks the same.
 ROUND_FROM_PX = 1.5
@@ -439,7 +441,9 @@ class GroupFrame(QGraphicsRectItem):
         painter.setPen(pen)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         radius = min(RADIUS, self._rect.width() / 6, self._rect.height() / 6)
-        outline = on_screen_part(painter, self._rect, widget, radius)
+        outline = self._rect
+        if max(outline.width(), outline.height()) * lod > CUT_OUTLINE_ABOVE_PX:
+            outline = on_screen_part(painter, outline, widget, radius)
         if outline.isEmpty():
             pass
         elif radius * lod < ROUND_FROM_PX and pen.style() == Qt.PenStyle.SolidLine:
