@@ -80,6 +80,7 @@ class WaveSource:
                                           link.speed_gbps))
         self.stream = MetricStream(tuple(links), 1e-6)
         self.until_s = frames * 1e-6
+        self.expected_s = self.until_s
         self._busy = busy_s
         tier = {d.id: d.kind for d in design.devices.values()}
         self._up = np.array([tier[d.src] == "gpu_server" for d in links])

@@ -8,11 +8,12 @@ same design measured in the same run (the Analysis dock runs BOM and cost with i
 
 from __future__ import annotations
 
-import argparse
 import os
 import tempfile
 import time
 from pathlib import Path
+
+from timing import arguments, best_of
 
 from fabricstudio.formats.costbook import load_cost_book
 from fabricstudio.formats.tables import csv_bytes, xlsx_bytes
@@ -30,20 +31,9 @@ CASES = [
 ]
 
 
-def best_of(repeat: int, func):
-    """(best seconds, last result) of ``repeat`` calls."""
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = func()
-        best = min(best, time.perf_counter() - start)
-    return best, result
-
-
 def main() -> None:
     """Measure and print one row per case."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3)
+    parser = arguments(__doc__)
     parser.add_argument("--pdf", action="store_true", help="also time the proposal PDF")
     args = parser.parse_args()
     book = load_cost_book()

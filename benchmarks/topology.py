@@ -7,8 +7,7 @@ JSON text (a peer measured in the same run).
 
 from __future__ import annotations
 
-import argparse
-import time
+from timing import arguments, best_of
 
 from fabricstudio.formats import dump_design, parse_design
 from fabricstudio.topology.analysis import analyze
@@ -24,20 +23,9 @@ CASES = [
 ]
 
 
-def best_of(repeat: int, func):
-    """(best seconds, last result) of ``repeat`` calls."""
-    best, result = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        result = func()
-        best = min(best, time.perf_counter() - start)
-    return best, result
-
-
 def main() -> None:
     """Measure and print one row per case."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3)
+    parser = arguments(__doc__)
     args = parser.parse_args()
     print(f"{'fabric':<20} {'GPUs':>6} {'devices':>8} {'links':>7} {'generate':>9} "
           f"{'design':>8} {'load':>8} {'analyse':>8} {'an/load':>8} {'sampled':>8}")

@@ -3,7 +3,7 @@
 A user's file has the same envelope (``format``, ``version``, ``currency``) and lists only the
 items it changes or adds; :func:`load_cost_book` merges it over the default.  Loading never
 trusts the file: only regular files are read (:func:`~fabricstudio.formats.reading.read_input`),
-then size, encoding, strict JSON (:func:`~fabricstudio.formats.json_strict.loads_strict`:
+then size, encoding, strict JSON (:func:`~fabricstudio.formats.reading.decode_json`:
 duplicate keys, NaN and Infinity refused), envelope, version, field types and ranges are
 checked, and every failure is a :class:`CostBookError` whose message is one line naming the
 file and the problem.
@@ -11,7 +11,6 @@ file and the problem.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from functools import lru_cache
@@ -21,8 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from fabricstudio.formats.json_strict import JsonError, loads_strict
-from fabricstudio.formats.reading import InputError, read_input
+from fabricstudio.formats.reading import InputError, decode_json, read_input
 from fabricstudio.model import format_validation_error
 from fabricstudio.model.costbook import COSTBOOK_FORMAT, COSTBOOK_VERSION, CostBook
 
@@ -39,26 +37,11 @@ class CostBookError(ValueError):
         super().__init__(f"{self.source}: {problem}")
 
 
-def _decode(raw: bytes, source: str | os.PathLike[str]) -> Any:
-    if len(raw) > MAX_COSTBOOK_BYTES:
-        raise CostBookError(source, f"file is too large ({len(raw) / 1e6:.1f} MB; the limit "
-                                    f"is {MAX_COSTBOOK_BYTES / 1e6:.0f} MB)")
+def _decode(raw: bytes | str, source: str | os.PathLike[str]) -> Any:
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise CostBookError(source, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
-                                    f"{exc.start})") from None
-    if not text.strip():
-        raise CostBookError(source, "file is empty")
-    try:
-        return loads_strict(text)
-    except json.JSONDecodeError as exc:
-        raise CostBookError(source, f"not valid JSON ({exc.msg}: line {exc.lineno}, column "
-                                    f"{exc.colno})") from None
-    except JsonError as exc:
-        raise CostBookError(source, f"not valid JSON ({exc})") from None
-    except RecursionError:
-        raise CostBookError(source, "JSON is nested too deeply") from None
+        return decode_json(raw, source, MAX_COSTBOOK_BYTES)
+    except InputError as exc:
+        raise CostBookError(source, exc.problem) from None
 
 
 def _envelope(doc: Any, source: str | os.PathLike[str]) -> dict[str, Any]:

@@ -16,9 +16,8 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, ValidationError
 
-from fabricstudio.formats.json_strict import JsonError, loads_strict
 from fabricstudio.formats.output import OutputError, write_output
-from fabricstudio.formats.reading import InputError, read_input, too_large
+from fabricstudio.formats.reading import InputError, decode_json, read_input
 from fabricstudio.model import Design, DesignData, DesignError, format_validation_error
 from fabricstudio.model.bulk import bulk_build
 from fabricstudio.model.units import format_mib
@@ -81,9 +80,10 @@ def parse_design(raw: bytes | str, source: str | os.PathLike[str] = "<input>") -
 
 
 def _parse_design(raw: bytes | str, source: str | os.PathLike[str]) -> Design:
-    if len(raw) > MAX_FILE_BYTES:
-        raise DesignFileError(source, too_large(len(raw), MAX_FILE_BYTES))
-    doc = _decode_json(raw, source)
+    try:
+        doc = decode_json(raw, source, MAX_FILE_BYTES)
+    except InputError as exc:
+        raise DesignFileError(source, exc.problem) from None
     doc = _check_envelope(doc, source)
     body = {k: v for k, v in doc.items() if k not in ("format", "version")}
     try:
@@ -96,30 +96,6 @@ def _parse_design(raw: bytes | str, source: str | os.PathLike[str]) -> Design:
         return Design.from_data(data)
     except DesignError as exc:
         raise DesignFileError(source, str(exc)) from None
-
-
-def _decode_json(raw: bytes | str, source: str | os.PathLike[str]) -> Any:
-    if isinstance(raw, bytes):
-        try:
-            raw = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise DesignFileError(
-                source, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset {exc.start})"
-            ) from None
-    if not raw.strip():
-        raise DesignFileError(source, "file is empty")
-    try:
-        return loads_strict(raw)
-    except JsonError as exc:
-        raise DesignFileError(source, str(exc)) from None
-    except json.JSONDecodeError as exc:
-        truncated = exc.pos >= len(raw.rstrip()) or exc.msg.startswith("Unterminated string")
-        hint = "; the file looks truncated" if truncated else ""
-        raise DesignFileError(
-            source, f"not valid JSON ({exc.msg}: line {exc.lineno}, column {exc.colno}{hint})"
-        ) from None
-    except RecursionError:
-        raise DesignFileError(source, "JSON is nested too deeply") from None
 
 
 def _check_envelope(doc: Any, source: str | os.PathLike[str]) -> dict[str, Any]:

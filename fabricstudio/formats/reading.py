@@ -1,4 +1,4 @@
-"""Reading an input file without trusting it: :func:`read_input`.
+"""Reading an input file without trusting it: :func:`read_input`, then :func:`decode_json`.
 
 Only regular files are read: devices (``/dev/zero``), FIFOs, sockets and folders are refused
 from their metadata, before anything is read, so a stream never fills memory and a pipe never
@@ -9,9 +9,12 @@ that grows, or a ``/proc`` file reporting size 0, cannot get past it).
 from __future__ import annotations
 
 import errno
+import json
 import os
 import stat
+from typing import Any
 
+from fabricstudio.formats.json_strict import JsonError, loads_strict
 from fabricstudio.model.units import format_mib
 
 #: Names of the kinds of special file, for messages.
@@ -77,6 +80,45 @@ def read_input(path: str | os.PathLike[str], limit: int) -> bytes:
     finally:
         os.close(fd)
     return b"".join(chunks)
+
+
+def decode_text(raw: bytes | str, source: str | os.PathLike[str]) -> str:
+    """The text of a file's bytes (UTF-8, a BOM allowed); InputError naming the first bad
+    byte, or saying the file is empty (nothing but white space)."""
+    if isinstance(raw, bytes):
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InputError(source, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
+                                     f"{exc.start})") from None
+    else:
+        text = raw.removeprefix("\ufeff")
+    if not text.strip():
+        raise InputError(source, "file is empty")
+    return text
+
+
+def decode_json(raw: bytes | str, source: str | os.PathLike[str],
+                limit: int | None = None) -> Any:
+    """The strict JSON document (:func:`~fabricstudio.formats.json_strict.loads_strict`) in
+    a file's bytes or text (a UTF-8 BOM allowed); InputError(source, problem) otherwise, the
+    problem one line: too large (over ``limit`` bytes), not UTF-8, empty, not valid JSON
+    (where, and whether the text looks truncated), or nested too deeply.  Every file format
+    decodes through here and wraps the problem in its own error."""
+    if limit is not None and len(raw) > limit:
+        raise InputError(source, too_large(len(raw), limit))
+    text = decode_text(raw, source)
+    try:
+        return loads_strict(text)
+    except JsonError as exc:
+        raise InputError(source, f"not valid JSON ({exc})") from None
+    except json.JSONDecodeError as exc:
+        truncated = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+        hint = "; the file looks truncated" if truncated else ""
+        raise InputError(source, f"not valid JSON ({exc.msg}: line {exc.lineno}, column "
+                                 f"{exc.colno}{hint})") from None
+    except RecursionError:
+        raise InputError(source, "JSON is nested too deeply") from None
 
 
 def _check_regular(path: str | os.PathLike[str], mode: int) -> None:

@@ -32,12 +32,11 @@ import json
 import math
 import os
 import re
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from fabricstudio.formats.json_strict import loads_strict
+from fabricstudio.formats.reading import InputError, decode_json, read_input
 from fabricstudio.model import format_validation_error
 from fabricstudio.model.strict import StrictNumbers
 
@@ -180,27 +179,10 @@ class Story(_Strict):
 
 # ---------------------------------------------------------------------- reading
 def _decode(raw: bytes | str, source: str | os.PathLike[str]) -> Any:
-    if len(raw) > MAX_FILE_BYTES:
-        raise StoryError(source, f"too large ({len(raw) / 1e6:.1f} MB; a story is at most "
-                                 f"{MAX_FILE_BYTES // 1024} KB)")
-    if isinstance(raw, bytes):
-        try:
-            raw = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise StoryError(source, f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at offset "
-                                     f"{exc.start})") from None
-    raw = raw.removeprefix("\ufeff")
-    if not raw.strip():
-        raise StoryError(source, "file is empty")
     try:
-        return loads_strict(raw)
-    except json.JSONDecodeError as exc:
-        raise StoryError(source, f"not valid JSON ({exc.msg}: line {exc.lineno}, column "
-                                 f"{exc.colno})") from None
-    except ValueError as exc:
-        raise StoryError(source, f"not valid JSON ({exc})") from None
-    except RecursionError:
-        raise StoryError(source, "JSON is nested too deeply") from None
+        return decode_json(raw, source, MAX_FILE_BYTES)
+    except InputError as exc:
+        raise StoryError(source, exc.problem) from None
 
 
 def parse_story(raw: bytes | str, source: str | os.PathLike[str] = "<input>") -> Story:
@@ -236,19 +218,10 @@ def story_from_dict(doc: Any, source: str | os.PathLike[str] = "<input>") -> Sto
 
 def load_story(path: str | os.PathLike[str]) -> Story:
     """Read and validate a story file (regular files only)."""
-    path = Path(path)
     try:
-        if not path.is_file():
-            problem = "no such file" if not path.exists() else "not a regular file"
-            raise StoryError(path, problem)
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise StoryError(path, f"too large ({size / 1e6:.1f} MB)")
-        raw = path.read_bytes()
-    except PermissionError:
-        raise StoryError(path, "permission denied") from None
-    except OSError as exc:
-        raise StoryError(path, f"cannot read: {exc.strerror or exc}") from None
+        raw = read_input(path, MAX_FILE_BYTES)
+    except InputError as exc:
+        raise StoryError(path, exc.problem) from None
     return parse_story(raw, source=path)
 
 

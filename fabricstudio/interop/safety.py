@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from fabricstudio.formats.reading import InputError, read_input
+from fabricstudio.formats.reading import InputError, decode_text, read_input
 from fabricstudio.interop.registry import InteropError
 
 #: Largest file an import reads: 64 MiB.  FabricStudio's own GraphML of an 8,192-GPU rail
@@ -45,13 +45,9 @@ def read_limited(path: Path, limit: int | None = None) -> bytes:
 def decode(data: bytes, source: str | os.PathLike[str]) -> str:
     """UTF-8 text (a BOM allowed); InteropError naming the bad byte otherwise."""
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InteropError(f"{source}: not UTF-8 text (byte 0x{data[exc.start]:02x} at offset "
-                           f"{exc.start})") from None
-    if not text.strip():
-        raise InteropError(f"{source}: file is empty")
-    return text
+        return decode_text(data, source)
+    except InputError as exc:
+        raise InteropError(str(exc)) from None
 
 
 def load_yaml(text: str, source: str | os.PathLike[str]) -> Any:

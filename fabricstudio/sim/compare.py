@@ -17,57 +17,100 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from fabricstudio.model import Design
 from fabricstudio.sim.result import Result
 from fabricstudio.sim.scenario import Scenario
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fabricstudio.topology.analysis.report import AnalysisReport
 
 COMPARE_FORMAT = "fabricstudio-compare"
 COMPARE_VERSION = 1
 Better = Literal["lower", "higher"] | None
 
 
+S = TypeVar("S")
+
+
 @dataclass(frozen=True)
-class Kpi:
-    """A key figure: its key, label, unit and which direction is better (None: neither)."""
+class Kpi(Generic[S]):
+    """A key figure: its key, label, unit, which direction is better (None: neither), how it
+    is read from what it is a figure of (the design's analysis report, or a run's Result) and
+    whether the flow-level engine models it (a figure it does not is None, never a false 0).
+    """
 
     key: str
     label: str
     unit: str
     better: Better
+    of: Callable[[S], float | None] = field(compare=False, repr=False)
+    at_flow_level: bool = True
+
+
+def _leaf_oversubscription(report: AnalysisReport) -> float | None:
+    leaf = next((t for t in report.oversubscription.tiers if t.tier == "leaf"), None)
+    return leaf.ratio if leaf else None
+
+
+def _step_time(result: Result) -> float | None:
+    training, llm = result.training, result.llm_training
+    return training.step_time_s if training else llm.iteration_time_s if llm else None
+
+
+def _gpu_utilisation(result: Result) -> float | None:
+    training, llm = result.training, result.llm_training
+    return training.gpu_utilisation if training else llm.gpu_utilisation if llm else None
 
 
 #: Figures of the designs themselves (from the analysis).
-DESIGN_KPIS = (
-    Kpi("capex", "Capex", "money", "lower"),
-    Kpi("network_capex", "Network capex", "money", "lower"),
-    Kpi("power_kw", "Power", "kW", "lower"),
-    Kpi("gpus", "GPUs", "", None),
-    Kpi("switches", "Switches", "", "lower"),
-    Kpi("links", "Links", "", None),
-    Kpi("bisection_gbps", "Bisection bandwidth", "Gb/s", "higher"),
-    Kpi("bisection_per_gpu_gbps", "Bisection per GPU", "Gb/s", "higher"),
-    Kpi("leaf_oversubscription", "Leaf oversubscription", ":1", "lower"),
-    Kpi("hops_mean", "Hops NIC to NIC (mean)", "", "lower"),
-    Kpi("hops_max", "Hops NIC to NIC (max)", "", "lower"),
-    Kpi("ecmp_width_mean", "ECMP width (mean)", "", "higher"),
-    Kpi("errors", "Analysis errors", "", "lower"),
+DESIGN_KPIS: tuple[Kpi[AnalysisReport], ...] = (
+    Kpi("capex", "Capex", "money", "lower", lambda r: r.cost.total if r.cost else None),
+    Kpi("network_capex", "Network capex", "money", "lower",
+        lambda r: r.cost.network_total if r.cost else None),
+    Kpi("power_kw", "Power", "kW", "lower",
+        lambda r: r.cost.power_w / 1000 if r.cost else None),
+    Kpi("gpus", "GPUs", "", None, lambda r: float(r.counts.gpus)),
+    Kpi("switches", "Switches", "", "lower", lambda r: float(sum(r.counts.switches.values()))),
+    Kpi("links", "Links", "", None, lambda r: float(r.counts.links)),
+    Kpi("bisection_gbps", "Bisection bandwidth", "Gb/s", "higher", lambda r: r.bisection.gbps),
+    Kpi("bisection_per_gpu_gbps", "Bisection per GPU", "Gb/s", "higher",
+        lambda r: r.bisection.gbps / r.counts.gpus if r.counts.gpus else None),
+    Kpi("leaf_oversubscription", "Leaf oversubscription", ":1", "lower",
+        _leaf_oversubscription),
+    Kpi("hops_mean", "Hops NIC to NIC (mean)", "", "lower",
+        lambda r: r.paths.hops.mean if r.paths.hops else None),
+    Kpi("hops_max", "Hops NIC to NIC (max)", "", "lower",
+        lambda r: r.paths.hops.max if r.paths.hops else None),
+    Kpi("ecmp_width_mean", "ECMP width (mean)", "", "higher",
+        lambda r: r.paths.ecmp_width.mean if r.paths.ecmp_width else None),
+    Kpi("errors", "Analysis errors", "", "lower", lambda r: float(len(r.errors()))),
 )
 #: Figures of one scenario's run.
-RUN_KPIS = (
-    Kpi("completion_time_s", "Completion time", "s", "lower"),
-    Kpi("collective_time_s", "Collective time", "s", "lower"),
-    Kpi("busbw_gbps", "Bus bandwidth", "Gb/s", "higher"),
-    Kpi("step_time_s", "Step / iteration time", "s", "lower"),
-    Kpi("gpu_utilisation", "GPU utilisation", "%", "higher"),
-    Kpi("drops", "Dropped packets", "", "lower"),
-    Kpi("pfc_pauses", "PFC PAUSE frames", "", "lower"),
-    Kpi("paused_time_s", "Time senders were paused", "s", "lower"),
-    Kpi("ecn_marks", "ECN marks", "", None),
-    Kpi("retransmitted_bytes", "Retransmitted", "B", "lower"),
-    Kpi("timeouts", "Retransmission timeouts", "", "lower"),
+RUN_KPIS: tuple[Kpi[Result], ...] = (
+    Kpi("completion_time_s", "Completion time", "s", "lower", lambda r: r.completion_time_s),
+    Kpi("collective_time_s", "Collective time", "s", "lower",
+        lambda r: r.collective.time_s if r.collective else None),
+    Kpi("busbw_gbps", "Bus bandwidth", "Gb/s", "higher",
+        lambda r: r.collective.busbw_gbps if r.collective else None),
+    Kpi("step_time_s", "Step / iteration time", "s", "lower", _step_time),
+    Kpi("gpu_utilisation", "GPU utilisation", "%", "higher", _gpu_utilisation),
+    Kpi("drops", "Dropped packets", "", "lower", lambda r: float(r.totals.drops), False),
+    Kpi("pfc_pauses", "PFC PAUSE frames", "", "lower", lambda r: float(r.totals.pfc_pauses),
+        False),
+    Kpi("paused_time_s", "Time senders were paused", "s", "lower",
+        lambda r: r.totals.paused_time_s, False),
+    Kpi("ecn_marks", "ECN marks", "", None, lambda r: float(r.totals.ecn_marks), False),
+    Kpi("retransmitted_bytes", "Retransmitted", "B", "lower",
+        lambda r: float(r.totals.retransmitted_bytes), False),
+    Kpi("timeouts", "Retransmission timeouts", "", "lower", lambda r: float(r.totals.timeouts),
+        False),
 )
+#: Every key figure, the design's first.
+ALL_KPIS: tuple[Kpi[Any], ...] = (*DESIGN_KPIS, *RUN_KPIS)
+#: Run KPIs the flow-level engine does not model: None for its runs (never a false 0).
+NOT_AT_FLOW_LEVEL = tuple(kpi.key for kpi in RUN_KPIS if not kpi.at_flow_level)
 
 
 @dataclass(frozen=True)
@@ -75,7 +118,7 @@ class Row:
     """One line of the comparison: a figure of A and of B, and B minus A."""
 
     section: str
-    kpi: Kpi
+    kpi: Kpi[Any]
     a: float | None
     b: float | None
 
@@ -141,55 +184,15 @@ def design_figures(design: Design, cost_book: Any = None) -> tuple[dict[str, flo
     from fabricstudio.topology.analysis import analyze
 
     report = analyze(design, cost_book=cost_book)
-    counts, cost, paths = report.counts, report.cost, report.paths
-    leaf = next((t for t in report.oversubscription.tiers if t.tier == "leaf"), None)
-    gpus = counts.gpus
-    return {
-        "capex": cost.total if cost else None,
-        "network_capex": cost.network_total if cost else None,
-        "power_kw": cost.power_w / 1000 if cost else None,
-        "gpus": float(gpus),
-        "switches": float(sum(counts.switches.values())),
-        "links": float(counts.links),
-        "bisection_gbps": report.bisection.gbps,
-        "bisection_per_gpu_gbps": report.bisection.gbps / gpus if gpus else None,
-        "leaf_oversubscription": leaf.ratio if leaf else None,
-        "hops_mean": paths.hops.mean if paths.hops else None,
-        "hops_max": paths.hops.max if paths.hops else None,
-        "ecmp_width_mean": paths.ecmp_width.mean if paths.ecmp_width else None,
-        "errors": float(len(report.errors())),
-    }, (cost.currency if cost else None)
-
-
-#: Run KPIs the flow-level engine does not model: None for its runs (never a false 0).
-NOT_AT_FLOW_LEVEL = ("drops", "pfc_pauses", "paused_time_s", "ecn_marks",
-                     "retransmitted_bytes", "timeouts")
+    return ({kpi.key: kpi.of(report) for kpi in DESIGN_KPIS},
+            report.cost.currency if report.cost else None)
 
 
 def run_figures(result: Result) -> dict[str, float | None]:
     """The run KPIs of one Result (a flow-level run's :data:`NOT_AT_FLOW_LEVEL` are None)."""
-    collective, training, llm, totals = (result.collective, result.training,
-                                         result.llm_training, result.totals)
-    step = (training.step_time_s if training else
-            llm.iteration_time_s if llm else None)
-    utilisation = (training.gpu_utilisation if training else
-                   llm.gpu_utilisation if llm else None)
-    out: dict[str, float | None] = {
-        "completion_time_s": result.completion_time_s,
-        "collective_time_s": collective.time_s if collective else None,
-        "busbw_gbps": collective.busbw_gbps if collective else None,
-        "step_time_s": step,
-        "gpu_utilisation": utilisation,
-        "drops": float(totals.drops),
-        "pfc_pauses": float(totals.pfc_pauses),
-        "paused_time_s": totals.paused_time_s,
-        "ecn_marks": float(totals.ecn_marks),
-        "retransmitted_bytes": float(totals.retransmitted_bytes),
-        "timeouts": float(totals.timeouts),
-    }
-    if result.engine.kind == "flow":
-        out.update(dict.fromkeys(NOT_AT_FLOW_LEVEL))
-    return out
+    flow = result.engine.kind == "flow"
+    return {kpi.key: None if flow and not kpi.at_flow_level else kpi.of(result)
+            for kpi in RUN_KPIS}
 
 
 Runner = Callable[[Design, Scenario], Result]
@@ -260,7 +263,7 @@ def _unique_names(scenarios: Sequence[Scenario]) -> list[str]:
 
 
 # ------------------------------------------------------------------ text
-def format_value(kpi: Kpi, value: float | None, currency: str | None = None) -> str:
+def format_value(kpi: Kpi[Any], value: float | None, currency: str | None = None) -> str:
     """A figure as text with its unit ('-' when unknown)."""
     from fabricstudio.model.units import format_bytes, format_time
 
@@ -319,13 +322,14 @@ def format_comparison(comparison: Comparison) -> str:
                   {"a": "A", "b": "B", "same": "="}.get(r.better or "", "")] for r in rows]
         headers = ["figure", "A", "B", "B - A", "better"]
         widths = [max(len(h), *(len(c[i]) for c in cells)) for i, h in enumerate(headers)]
-        out += ["", title,
-                "  " + "  ".join(h.ljust(w) if i == 0 else h.rjust(w)
-                                 for i, (h, w) in enumerate(zip(headers, widths, strict=True)))]
-        for c in cells:
-            out.append("  " + "  ".join(v.ljust(w) if i == 0 else v.rjust(w)
-                                        for i, (v, w) in enumerate(zip(c, widths, strict=True))))
+        out += ["", title, *(_table_line(line, widths) for line in (headers, *cells))]
     return "\n".join(out) + "\n"
+
+
+def _table_line(values: Sequence[str], widths: Sequence[int]) -> str:
+    """One line of a text table: the first column left-aligned, the others right-aligned."""
+    return "  " + "  ".join(v.ljust(w) if i == 0 else v.rjust(w)
+                            for i, (v, w) in enumerate(zip(values, widths, strict=True)))
 
 
 __all__ = ["COMPARE_FORMAT", "DESIGN_KPIS", "RUN_KPIS", "Comparison", "Kpi", "Row",

@@ -22,8 +22,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from fabricstudio.formats.json_strict import JsonError, loads_strict
-from fabricstudio.formats.reading import InputError, read_input
+from fabricstudio.formats.reading import InputError, decode_json, read_input
 from fabricstudio.model import FabricSettings, Technology, format_validation_error
 from fabricstudio.model.failures import MAX_FAILURES, FailoverSettings, Failure
 from fabricstudio.model.strict import StrictNumbers
@@ -416,22 +415,10 @@ def load_scenario(path: str | os.PathLike[str]) -> Scenario:
 
 def parse_scenario(raw: bytes | str, source: str | os.PathLike[str] = "<input>") -> Scenario:
     """Parse scenario-file text into a validated :class:`Scenario`."""
-    if isinstance(raw, bytes):
-        try:
-            raw = raw.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise ScenarioError(f"not UTF-8 text (offset {exc.start})", source) from None
-    if not raw.strip():
-        raise ScenarioError("file is empty", source)
     try:
-        doc = loads_strict(raw)
-    except JsonError as exc:
-        raise ScenarioError(str(exc), source) from None
-    except json.JSONDecodeError as exc:
-        raise ScenarioError(f"not valid JSON ({exc.msg}: line {exc.lineno}, column "
-                            f"{exc.colno})", source) from None
-    except RecursionError:
-        raise ScenarioError("JSON is nested too deeply", source) from None
+        doc = decode_json(raw, source, MAX_FILE_BYTES)
+    except InputError as exc:
+        raise ScenarioError(exc.problem, source) from None
     return scenario_from_dict(doc, source)
 
 

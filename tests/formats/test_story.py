@@ -54,7 +54,7 @@ def test_load_story_reads_a_file_and_refuses_folders_and_missing_files(tmp_path)
     assert load_story(path).name == "Demo"
     with pytest.raises(StoryError, match="no such file"):
         load_story(tmp_path / "missing.json")
-    with pytest.raises(StoryError, match="not a regular file"):
+    with pytest.raises(StoryError, match="is a folder, not a file"):
         load_story(tmp_path)
 
 

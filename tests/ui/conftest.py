@@ -6,8 +6,10 @@ import gc
 
 import pytest
 from PySide6.QtCore import QCoreApplication, QEvent, QPoint, QPointF, QSettings, Qt
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMessageBox
 
+from fabricstudio.formats import load_design
 from fabricstudio.model import Design, GpuServer, Leaf, MgmtSwitch
 from fabricstudio.ui.main_window import MainWindow
 
@@ -54,6 +56,64 @@ def make_window(qtbot, settings, monkeypatch):
         window.analysis.wait()  # closing abandons a slow analysis; it must still end
         assert not window.analysis.running
         window.deleteLater()
+
+
+@pytest.fixture
+def sim_window(qtbot, examples_dir, settings, monkeypatch):
+    """A shown window on two-servers-one-leaf.json (closing discards its edits); presenter
+    mode is left and the simulation stopped at teardown."""
+    monkeypatch.setattr(QMessageBox, "question",
+                        lambda *a, **k: QMessageBox.StandardButton.Discard)
+    window = MainWindow(load_design(examples_dir / "two-servers-one-leaf.json"),
+                        settings=settings)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    yield window
+    window.simulation.presenter.leave()
+    window.simulation.shutdown()
+
+
+def run_synthetic(qtbot, window: MainWindow, frames: int = 12):
+    """Run a scripted simulation of ``frames`` frames (tests.ui.simview.synthetic) by
+    clicking Run, and wait until it has finished and the view has caught up."""
+    from fabricstudio.ui.simview import install_simulation_ui
+    from tests.ui.simview.synthetic import factory
+
+    sim = install_simulation_ui(window, factory())
+    sim.scenario.until_complete.setChecked(False)
+    sim.scenario.horizon_us.setValue(float(frames))
+    qtbot.mouseClick(sim.scenario.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: sim.controller.state == "finished", timeout=10_000)
+    qtbot.waitUntil(lambda: not sim.controller.timer.isActive(), timeout=5_000)
+    return sim
+
+
+def engine_window(qtbot, path):
+    """(window, simulation view) on the design file ``path``, running the real engine."""
+    from fabricstudio.ui.simview import install_simulation_ui
+    from fabricstudio.ui.simview.source import engine_source
+
+    window = MainWindow(load_design(path))
+    qtbot.addWidget(window)
+    return window, install_simulation_ui(window, engine_source)
+
+
+def menu_action(window: MainWindow, *path: str) -> QAction:
+    """An action as reached through the menu bar: menu titles, submenu titles, then the
+    item's text (each without '&' and a trailing '…')."""
+    def plain(label: str) -> str:
+        return label.replace("&", "").rstrip("…")
+
+    actions = window.menuBar().actions()
+    for depth, name in enumerate(path):
+        found = next((a for a in actions if plain(a.text()) == name), None)
+        if found is None:
+            raise LookupError(" > ".join(path[:depth + 1]))
+        if depth == len(path) - 1:
+            return found
+        actions = found.menu().actions()
+    raise LookupError("an empty menu path")
 
 
 @pytest.fixture

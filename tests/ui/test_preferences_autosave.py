@@ -19,6 +19,17 @@ from fabricstudio.ui.autosave import find_recoveries, recovery_folder
 from fabricstudio.ui.dialogs.preferences import PreferencesDialog
 
 
+def _press(text: str, seen: dict | None = None):
+    """A script for :func:`_answer`: note the box's informative text in ``seen``, then click
+    its button ``text``."""
+    def script(box) -> None:
+        if seen is not None:
+            seen["text"] = box.informativeText()
+        next(b for b in box.buttons() if b.text() == text).click()
+
+    return script
+
+
 def _answer(qtbot, script) -> list:
     """Run ``script(dialog)`` on the next modal dialog."""
     done: list = []
@@ -186,13 +197,8 @@ def test_after_a_crash_the_next_start_offers_the_recovery(make_window, settings,
     lost = Design("lost work")
     lost.add_device(GpuServer(id="gpu7", x=10, y=20))
     _crashed_session(tmp_path / "recovery", lost, str(tmp_path / "plan.json"))
-    seen = {}
-
-    def restore(box) -> None:
-        seen["text"] = box.informativeText()
-        next(b for b in box.buttons() if b.text() == "Restore").click()
-
-    done = _answer(qtbot, restore)
+    seen: dict = {}
+    done = _answer(qtbot, _press("Restore", seen))
     window = make_window()
     qtbot.waitUntil(lambda: bool(done), timeout=5000)
     assert "“plan.json”" in seen["text"]
@@ -204,8 +210,7 @@ def test_after_a_crash_the_next_start_offers_the_recovery(make_window, settings,
 
 def test_discarding_the_recovery_removes_it(make_window, qtbot, tmp_path, monkeypatch):
     _crashed_session(tmp_path / "recovery", Design("old"))
-    done = _answer(qtbot, lambda box: next(b for b in box.buttons()
-                                           if b.text() == "Discard").click())
+    done = _answer(qtbot, _press("Discard"))
     window = make_window()
     qtbot.waitUntil(lambda: bool(done), timeout=5000)
     assert not window.design.devices and not window.modified
@@ -243,13 +248,8 @@ def test_a_real_crash_is_recovered_at_the_next_start(make_window, settings, qtbo
     lost = child.stdout.strip().splitlines()[-1].split(",")
     folder = recovery_folder(settings)
     assert len(list(folder.glob("*.lock"))) == 1  # the dead session's lock stayed behind
-    seen = {}
-
-    def restore(box) -> None:
-        seen["text"] = box.informativeText()
-        next(b for b in box.buttons() if b.text() == "Restore").click()
-
-    done = _answer(qtbot, restore)
+    seen: dict = {}
+    done = _answer(qtbot, _press("Restore", seen))
     window = make_window()
     qtbot.waitUntil(lambda: bool(done), timeout=10000)
     assert "unsaved changes from" in seen["text"]

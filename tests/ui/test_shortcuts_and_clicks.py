@@ -9,51 +9,23 @@ from collections import defaultdict
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QMessageBox
+from PySide6.QtWidgets import QMenu
 
-from fabricstudio.formats import load_design
 from fabricstudio.model import GpuServer
 from fabricstudio.model.commands import AddDevice
 from fabricstudio.ui.main_window import MainWindow
 from fabricstudio.ui.simview import install_simulation_ui
+from tests.ui.conftest import menu_action, run_synthetic
 from tests.ui.simview.synthetic import factory
 
 
 @pytest.fixture
-def window(qtbot, examples_dir, settings, monkeypatch):
-    monkeypatch.setattr(QMessageBox, "question",  # closing an edited design asks: discard
-                        lambda *a, **k: QMessageBox.StandardButton.Discard)
-    window = MainWindow(load_design(examples_dir / "two-servers-one-leaf.json"),
-                        settings=settings)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    yield window
-    window.simulation.shutdown()
-
-
-def _run(qtbot, window, frames: int = 12):
-    sim = install_simulation_ui(window, factory())
-    sim.scenario.until_complete.setChecked(False)
-    sim.scenario.horizon_us.setValue(float(frames))
-    qtbot.mouseClick(sim.scenario.run_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: sim.controller.state == "finished", timeout=10_000)
-    qtbot.waitUntil(lambda: not sim.controller.timer.isActive(), timeout=5_000)
-    return sim
-
-
-def _menu_action(window: MainWindow, menu_title: str, text: str) -> QAction:
-    """An action as reached through the menu bar (menu title and item text without '&')."""
-    for top in window.menuBar().actions():
-        if top.text().replace("&", "") == menu_title:
-            for action in top.menu().actions():
-                if action.text().replace("&", "").rstrip("…") == text:
-                    return action
-    raise LookupError(f"{menu_title} > {text}")
+def window(sim_window):
+    return sim_window
 
 
 def test_jump_buttons_on_the_toolbar_jump_when_clicked(qtbot, window):
-    sim = _run(qtbot, window)
+    sim = run_synthetic(qtbot, window)
     stream = sim.controller.stream
     button = sim.controls.jump_buttons["first_pause"]
     qtbot.mouseClick(button, Qt.MouseButton.LeftButton)  # raised KeyError: False before
@@ -68,7 +40,7 @@ def test_jump_buttons_on_the_toolbar_jump_when_clicked(qtbot, window):
 
 
 def test_step_buttons_and_play_button_work_when_clicked(qtbot, window):
-    sim = _run(qtbot, window)
+    sim = run_synthetic(qtbot, window)
     sim.controller.seek_index(3)
     qtbot.mouseClick(sim.controls.step_button, Qt.MouseButton.LeftButton)
     assert sim.controller.shown_index == 4
@@ -95,7 +67,7 @@ def test_play_before_any_run_says_why_nothing_plays(qtbot, window):
     assert any("Nothing to play yet" in m for m in messages)
     messages.clear()
     window.statusBar().clearMessage()
-    _menu_action(window, "Simulation", "Play / pause").trigger()
+    menu_action(window, "Simulation", "Play / pause").trigger()
     assert any("Nothing to play yet" in m for m in messages)
 
 
@@ -103,21 +75,21 @@ def test_simulation_menu_items_work_when_triggered(qtbot, window):
     sim = install_simulation_ui(window, factory())
     sim.scenario.until_complete.setChecked(False)
     sim.scenario.horizon_us.setValue(12.0)
-    _menu_action(window, "Simulation", "Run").trigger()
+    menu_action(window, "Simulation", "Run").trigger()
     qtbot.waitUntil(lambda: sim.controller.state == "finished", timeout=10_000)
     qtbot.waitUntil(lambda: not sim.controller.timer.isActive(), timeout=5_000)
-    _menu_action(window, "Simulation", "Jump to first PAUSE").trigger()
+    menu_action(window, "Simulation", "Jump to first PAUSE").trigger()
     assert sim.controller.shown_index == 1
-    _menu_action(window, "Simulation", "Step forward").trigger()
+    menu_action(window, "Simulation", "Step forward").trigger()
     assert sim.controller.shown_index == 2
-    _menu_action(window, "Simulation", "Step back").trigger()
+    menu_action(window, "Simulation", "Step back").trigger()
     assert sim.controller.shown_index == 1
-    _menu_action(window, "Simulation", "Jump to peak queue").trigger()
+    menu_action(window, "Simulation", "Jump to peak queue").trigger()
     assert sim.controller.shown_index == len(sim.controller.stream) - 1
 
 
 def test_jump_keys_reach_the_jump(qtbot, window):
-    sim = _run(qtbot, window)
+    sim = run_synthetic(qtbot, window)
     window.activateWindow()
     window.view.setFocus()
     qtbot.keyClick(window.view, Qt.Key.Key_F6)

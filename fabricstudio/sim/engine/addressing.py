@@ -37,3 +37,23 @@ def resolve_address(design: Design, address: str) -> tuple[str, int, int | None]
             raise EngineError(f"{address!r}: {name} has no NIC {nic}")
         return name, nic, None
     raise EngineError(f"bad address {address!r}: use server, server/gpuN or server/nicN")
+
+
+def on_one_server(src: str, dst: str, source: tuple[str, int, int | None],
+                  target: tuple[str, int, int | None]) -> bool:
+    """True when a transfer between resolved addresses stays on one server (NVLink, GPU to
+    GPU), False when it crosses the network; EngineError for the pairs no engine carries
+    (within a server but not between two GPUs, or across servers from or to one without NICs).
+    """
+    (sdev, snic, sgpu), (ddev, dnic, dgpu) = source, target
+    if sdev == ddev:
+        if sgpu is None or dgpu is None:
+            raise EngineError(f"flow {src} -> {dst}: source and destination are the same "
+                              "server (only GPU-to-GPU NVLink transfers stay inside one)")
+        if sgpu == dgpu:
+            raise EngineError(f"flow {src} -> {dst}: source and destination are the same GPU")
+        return True
+    if snic < 0 or dnic < 0:
+        raise EngineError(f"flow {src} -> {dst}: a server without NICs cannot reach "
+                          "another server")
+    return False

@@ -12,7 +12,7 @@ from simpy.core import StopSimulation
 from fabricstudio.model import Design, FabricSettings, Technology, freeze
 from fabricstudio.model.devices import GpuServer
 from fabricstudio.model.units import transfer_time_s
-from fabricstudio.sim.engine.addressing import resolve_address
+from fabricstudio.sim.engine.addressing import on_one_server, resolve_address
 from fabricstudio.sim.engine.clock import Call, Clock, environment
 from fabricstudio.sim.engine.config import EngineConfig, EngineError, FlowRecord
 from fabricstudio.sim.engine.control import ControlPlane
@@ -207,33 +207,17 @@ class Engine:
         ``pace_bps`` (payload bits per second) paces the flow at that rate without congestion
         control (background load: ``PacedFlow``).
         """
-        try:
-            size = int(size_bytes)
-        except (TypeError, ValueError, OverflowError):
-            raise EngineError(f"flow {src} -> {dst}: size {size_bytes!r} is not a number") from None
-        if size <= 0:
-            raise EngineError(f"flow {src} -> {dst}: size {size_bytes} must be positive")
         now = self.env.now
-        start = now if start_s is None else float(start_s)
-        if start < now - 1e-15:
-            raise EngineError(f"flow {src} -> {dst}: start {start} s is before now ({now} s)")
-        sdev, snic, sgpu = self.resolve(src)
-        ddev, dnic, dgpu = self.resolve(dst)
-        rec = FlowRecord(self.flows.next_id(), str(src), str(dst), size, 0, start, None, tag)
-        if sdev == ddev:
-            if stream is not None:
-                raise EngineError(f"stream {src} -> {dst}: NVLink streams are not simulated "
-                                  "(collectives model their NVLink hops analytically)")
-            if sgpu is None or dgpu is None:
-                raise EngineError(f"flow {src} -> {dst}: source and destination are the same "
-                                  "server (only GPU-to-GPU NVLink transfers stay inside one)")
-            if sgpu == dgpu:
-                raise EngineError(f"flow {src} -> {dst}: source and destination are the same GPU")
+        rec = self.flows.request(src, dst, size_bytes, start_s, now, tag)
+        start, size = rec.start_s, rec.size_bytes
+        source, target = self.resolve(src), self.resolve(dst)
+        (sdev, snic, _), (ddev, dnic, _) = source, target
+        if sdev == ddev and stream is not None:
+            raise EngineError(f"stream {src} -> {dst}: NVLink streams are not simulated "
+                              "(collectives model their NVLink hops analytically)")
+        if on_one_server(src, dst, source, target):
             self._add_nvlink(rec, start, on_done)
             return rec.id
-        if snic < 0 or dnic < 0:
-            raise EngineError(f"flow {src} -> {dst}: a server without NICs cannot reach "
-                              "another server")
         sep = self._endpoint(src, sdev, snic)
         dep = self._endpoint(dst, ddev, dnic)
         qp = int(qp)

@@ -24,8 +24,8 @@ clock, from the failure list of the scenario:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Generic
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Generic, TypeVar
 
 from fabricstudio.model import Technology
 from fabricstudio.model.failures import FailoverSettings, Failure, failed_elements
@@ -33,6 +33,9 @@ from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.config import EngineError
 from fabricstudio.sim.engine.ports import Cell, NicPort, Port
 from fabricstudio.sim.engine.routing import Endpoint, H, Router, RouterNode
+
+#: A directed link as an engine's failure bookkeeping holds it (a Port, or a link index).
+P = TypeVar("P")
 
 
 class DownPort(Port):
@@ -133,6 +136,22 @@ class _OldRoute:
         setattr(self._flow, name, value)
 
 
+def schedule_failures(engine: Any, failures: Sequence[Failure],
+                      parts_of: Mapping[str, list[P]],
+                      fail: Callable[[Call], object], repair: Callable[[Call], object]) -> None:
+    """Schedule each failure, and its repair when it has one, on ``engine``'s clock (either
+    engine): ``fail`` at its time and ``repair`` at the repair's, each called with the clock
+    event carrying ``(failure, parts)``: the engine's directed links of the cables it takes
+    down (``parts_of`` maps a cable id to them)."""
+    now = engine.env.now
+    for failure in failures:
+        down = failed_elements(engine.design, [failure])
+        parts = [p for cable in down.down_links(engine.design) for p in parts_of[cable]]
+        engine.clock.call(failure.at_s - now, fail, (failure, parts))
+        if failure.repair_s is not None:
+            engine.clock.call(failure.repair_s - now, repair, (failure, parts))
+
+
 def convergence_delay(technology: Technology, routing: str, settings: FailoverSettings,
                       repair: bool = False) -> float:
     """Seconds from a failure (or repair) until routes avoid (or use again) the element.
@@ -169,13 +188,7 @@ class FailureInjector:
         ports_of: dict[str, list[Port]] = {}
         for port in engine.ports:
             ports_of.setdefault(port.link_id, []).append(port)
-        now = engine.env.now
-        for failure in failures:
-            down = failed_elements(engine.design, [failure])
-            ports = [p for link in down.down_links(engine.design) for p in ports_of[link]]
-            engine.clock.call(failure.at_s - now, self._fail, (failure, ports))
-            if failure.repair_s is not None:
-                engine.clock.call(failure.repair_s - now, self._repair, (failure, ports))
+        schedule_failures(engine, failures, ports_of, self._fail, self._repair)
 
     # ------------------------------------------------------------------ flows
     def track(self, flow: Any) -> None:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, overload
 
-from fabricstudio.sim.engine.config import FlowRecord
+from fabricstudio.sim.engine.config import EngineError, FlowRecord
 
 #: Records kept after they finish (the Result lists these; see sim.run.MAX_RESULT_FLOWS).
 KEEP_FIRST = 10_000
@@ -52,6 +52,22 @@ class FlowLog:
     def next_id(self) -> int:
         """Id the next added record must have."""
         return self._count
+
+    def request(self, src: str, dst: str, size_bytes: float, start_s: float | None,
+                now: float, tag: str = "") -> FlowRecord:
+        """The record of a requested transfer (not added yet; :meth:`append` adds it), checked
+        as both engines check it: a positive whole number of bytes, starting now (None) or
+        later.  EngineError names the problem."""
+        try:
+            size = int(size_bytes)
+        except (TypeError, ValueError, OverflowError):
+            raise EngineError(f"flow {src} -> {dst}: size {size_bytes!r} is not a number") from None
+        if size <= 0:
+            raise EngineError(f"flow {src} -> {dst}: size {size_bytes} must be positive")
+        start = now if start_s is None else float(start_s)
+        if start < now - 1e-15:
+            raise EngineError(f"flow {src} -> {dst}: start {start} s is before now ({now} s)")
+        return FlowRecord(self.next_id(), str(src), str(dst), size, 0, start, None, tag)
 
     def append(self, rec: FlowRecord) -> None:
         """Add a new record (its id must be :meth:`next_id`)."""

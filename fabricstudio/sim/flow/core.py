@@ -29,7 +29,7 @@ import numpy as np
 
 from fabricstudio.model import Design, Technology, freeze
 from fabricstudio.model.devices import GpuServer
-from fabricstudio.sim.engine.addressing import resolve_address
+from fabricstudio.sim.engine.addressing import on_one_server, resolve_address
 from fabricstudio.sim.engine.clock import Call, Clock, environment
 from fabricstudio.sim.engine.config import (
     TARGET_FRAMES,
@@ -216,20 +216,6 @@ class FlowEngine:
         return found
 
     # ------------------------------------------------------------------ flows
-    def _new_record(self, src: str, dst: str, size_bytes: float, start_s: float | None,
-                    tag: str) -> FlowRecord:
-        try:
-            size = int(size_bytes)
-        except (TypeError, ValueError, OverflowError):
-            raise EngineError(f"flow {src} -> {dst}: size {size_bytes!r} is not a number") from None
-        if size <= 0:
-            raise EngineError(f"flow {src} -> {dst}: size {size_bytes} must be positive")
-        now = self.env.now
-        start = now if start_s is None else float(start_s)
-        if start < now - 1e-15:
-            raise EngineError(f"flow {src} -> {dst}: start {start} s is before now ({now} s)")
-        return FlowRecord(self.flows.next_id(), str(src), str(dst), size, 0, start, None, tag)
-
     def add_flow(self, src: str, dst: str, size_bytes: float, start_s: float | None = None,
                  on_done: Callable[[FlowRecord], None] | None = None, tag: str = "",
                  qp: int = 0) -> int:
@@ -239,20 +225,12 @@ class FlowEngine:
         called with the record when the last byte arrives.  ``qp`` picks the connection's
         queue pair (its ECMP path), as in the cell engine.
         """
-        rec = self._new_record(src, dst, size_bytes, start_s, tag)
-        sdev, snic, sgpu = self.resolve(src)
-        ddev, dnic, dgpu = self.resolve(dst)
-        if sdev == ddev:
-            if sgpu is None or dgpu is None:
-                raise EngineError(f"flow {src} -> {dst}: source and destination are the same "
-                                  "server (only GPU-to-GPU NVLink transfers stay inside one)")
-            if sgpu == dgpu:
-                raise EngineError(f"flow {src} -> {dst}: source and destination are the same GPU")
+        rec = self.flows.request(src, dst, size_bytes, start_s, self.env.now, tag)
+        source, target = self.resolve(src), self.resolve(dst)
+        if on_one_server(src, dst, source, target):
             self._add_nvlink(rec, on_done)
             return rec.id
-        if snic < 0 or dnic < 0:
-            raise EngineError(f"flow {src} -> {dst}: a server without NICs cannot reach "
-                              "another server")
+        (sdev, snic, _), (ddev, dnic, _) = source, target
         sep = self.net.endpoint_of.get((sdev, snic)) or self.endpoint(src)
         dep = self.net.endpoint_of.get((ddev, dnic)) or self.endpoint(dst)
         route = self._route(sep, dep, int(qp))
@@ -288,7 +266,7 @@ class FlowEngine:
                     on_done(recs)
 
         for src, dst, qp in members:
-            rec = self._new_record(src, dst, size_bytes, None, tag)
+            rec = self.flows.request(src, dst, size_bytes, None, self.env.now, tag)
             if self.resolve(src)[0] == self.resolve(dst)[0]:
                 raise EngineError(f"group member {src} -> {dst} does not cross the fabric")
             sep, dep = self.endpoint(src), self.endpoint(dst)

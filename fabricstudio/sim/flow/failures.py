@@ -25,9 +25,13 @@ from typing import Any
 
 import numpy as np
 
-from fabricstudio.model.failures import FailoverSettings, Failure, failed_elements
+from fabricstudio.model.failures import FailoverSettings, Failure
 from fabricstudio.sim.engine.clock import Call
-from fabricstudio.sim.engine.failures import FailoverRouter, convergence_delay
+from fabricstudio.sim.engine.failures import (
+    FailoverRouter,
+    convergence_delay,
+    schedule_failures,
+)
 
 
 class FlowFailureInjector:
@@ -49,13 +53,7 @@ class FlowFailureInjector:
         links_of: dict[str, list[int]] = {}
         for link in engine.net.directed:
             links_of.setdefault(link.link_id, []).append(link.index)
-        now = engine.env.now
-        for failure in failures:
-            down = failed_elements(engine.design, [failure])
-            links = [i for cable in down.down_links(engine.design) for i in links_of[cable]]
-            engine.clock.call(failure.at_s - now, self._fail, (failure, links))
-            if failure.repair_s is not None:
-                engine.clock.call(failure.repair_s - now, self._repair, (failure, links))
+        schedule_failures(engine, failures, links_of, self._fail, self._repair)
 
     # ------------------------------------------------------------------ engine hooks
     def track_slot(self, slot: int, route: tuple[Any, ...]) -> None:

@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from fabricstudio.sim.compare import DESIGN_KPIS, RUN_KPIS, Kpi
+from fabricstudio.sim.compare import ALL_KPIS, Kpi
 from fabricstudio.sim.sweep.point import FIGURE_COLUMNS, STATUS_COLUMNS
 
 #: Output formats by file suffix.
 FORMATS = {".csv": "csv", ".parquet": "parquet"}
-KPIS: dict[str, Kpi] = {k.key: k for k in (*DESIGN_KPIS, *RUN_KPIS)}
+KPIS: dict[str, Kpi[Any]] = {k.key: k for k in ALL_KPIS}
 
 
 def columns(grid_keys: Sequence[str]) -> list[str]:

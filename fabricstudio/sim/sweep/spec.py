@@ -195,15 +195,12 @@ def _set_path(target: Any, path: list[str], value: Any, key: str) -> None:
 
 def load_sweep(path: str | Path) -> SweepSpec:
     """Read and check a sweep file (strict JSON; SweepError names the problem)."""
-    from fabricstudio.formats import InputError, read_input
-    from fabricstudio.formats.json_strict import loads_strict
+    from fabricstudio.formats.reading import InputError, decode_json, read_input
 
     try:
-        data = loads_strict(read_input(path, MAX_SWEEP_BYTES).decode("utf-8"))
+        data = decode_json(read_input(path, MAX_SWEEP_BYTES), path)
     except InputError as exc:
         raise SweepError(f"{path}: {exc.problem}") from None
-    except (ValueError, RecursionError) as exc:  # JSON, strictness and UTF-8 errors
-        raise SweepError(f"{path}: not valid JSON: {exc}") from None
     try:
         return parse_sweep(data, Path(path).parent)
     except SweepError as exc:

@@ -6,53 +6,23 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QImage, QPainter
-from PySide6.QtWidgets import QDockWidget, QMessageBox
+from PySide6.QtWidgets import QDockWidget
 
-from fabricstudio.formats import load_design
 from fabricstudio.formats.story import Story, parse_story
 from fabricstudio.model.footprint import TILE
 from fabricstudio.sim.activity import GpuState
-from fabricstudio.ui.main_window import MainWindow
 from fabricstudio.ui.simview import install_simulation_ui
+from tests.ui.conftest import menu_action, run_synthetic
 from tests.ui.simview.synthetic import factory
 
 
 @pytest.fixture
-def window(qtbot, examples_dir, settings, monkeypatch):
-    monkeypatch.setattr(QMessageBox, "question",
-                        lambda *a, **k: QMessageBox.StandardButton.Discard)
-    window = MainWindow(load_design(examples_dir / "two-servers-one-leaf.json"),
-                        settings=settings)
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    yield window
-    window.simulation.presenter.leave()
-    window.simulation.shutdown()
-
-
-def _run(qtbot, window, frames: int = 12):
-    sim = install_simulation_ui(window, factory())
-    sim.scenario.until_complete.setChecked(False)
-    sim.scenario.horizon_us.setValue(float(frames))
-    qtbot.mouseClick(sim.scenario.run_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: sim.controller.state == "finished", timeout=10_000)
-    qtbot.waitUntil(lambda: not sim.controller.timer.isActive(), timeout=5_000)
-    return sim
-
-
-def _menu_action(window, *path):
-    menu = None
-    for top in window.menuBar().actions():
-        if top.text().replace("&", "") == path[0]:
-            menu = top.menu()
-    for name in path[1:-1]:
-        menu = next(a.menu() for a in menu.actions() if a.text().replace("&", "") == name)
-    return next(a for a in menu.actions() if a.text().replace("&", "").rstrip("…") == path[-1])
+def window(sim_window):
+    return sim_window
 
 
 def test_f5_enters_presenter_mode_without_chrome_and_esc_restores_it(qtbot, window):
-    sim = _run(qtbot, window)
+    sim = run_synthetic(qtbot, window)
     docks_before = [d for d in window.findChildren(QDockWidget) if d.isVisible()]
     assert docks_before
     window.view.setFocus()
@@ -96,7 +66,7 @@ def _badge_pixels(window, item) -> int:
 
 
 def test_edits_are_locked_while_presenting(qtbot, window):
-    sim = _run(qtbot, window)
+    sim = run_synthetic(qtbot, window)
     sim.presenter.enter()
     before = window.design.to_data()
     window.editor.select_ids(list(window.design.devices)[:1])
@@ -108,7 +78,7 @@ def test_edits_are_locked_while_presenting(qtbot, window):
 
 
 def test_without_a_story_the_clicker_keys_step_through_the_runs_captions(qtbot, window):
-    sim = _run(qtbot, window)
+    sim = run_synthetic(qtbot, window)
     sim.presenter.enter()
     sim.controller.seek_index(0)
     assert sim.overlays.caption.text == "The GPUs compute"
@@ -163,11 +133,11 @@ def test_add_view_as_step_builds_a_story_that_saves_with_its_design(qtbot, windo
     from fabricstudio.sim.demos import load_story_file
     from fabricstudio.ui.presenter.menus import save_story
 
-    sim = _run(qtbot, window)
+    sim = run_synthetic(qtbot, window)
     sim.controller.seek_index(6)
-    _menu_action(window, "View", "Presenter", "Add this view as a story step").trigger()
+    menu_action(window, "View", "Presenter", "Add this view as a story step").trigger()
     sim.controller.seek_index(2)
-    _menu_action(window, "View", "Presenter", "Add this view as a story step").trigger()
+    menu_action(window, "View", "Presenter", "Add this view as a story step").trigger()
     story = sim.presenter.player.story
     assert isinstance(story, Story) and len(story.steps) == 2
     assert story.steps[0].time_s == pytest.approx(7e-6)
@@ -178,7 +148,7 @@ def test_add_view_as_step_builds_a_story_that_saves_with_its_design(qtbot, windo
 
 
 def test_gpu_rings_and_gauge_follow_the_shown_frame(qtbot, window):
-    sim = _run(qtbot, window)
+    sim = run_synthetic(qtbot, window)
     rings = sim.controller.rings
     sim.controller.seek_index(1)
     assert rings.isVisible() and (rings.states == GpuState.COMPUTING).all()
@@ -192,7 +162,7 @@ def test_gpu_rings_and_gauge_follow_the_shown_frame(qtbot, window):
 
 def test_the_legend_folds_with_a_click_and_fit_keeps_the_fabric_clear_of_overlays(qtbot,
                                                                                 window):
-    sim = _run(qtbot, window)
+    sim = run_synthetic(qtbot, window)
     legend = sim.overlays.legend
     folded = legend.collapsed
     qtbot.mouseClick(legend, Qt.MouseButton.LeftButton)
@@ -207,7 +177,7 @@ def test_the_legend_folds_with_a_click_and_fit_keeps_the_fabric_clear_of_overlay
 
 
 def test_light_theme_reaches_the_charts_and_the_comparison(qtbot, window):
-    sim = _run(qtbot, window)
+    sim = run_synthetic(qtbot, window)
     window.set_theme("light")
     background = sim.compare.charts.backgroundBrush().color().name()
     assert background == window.scene.theme.canvas.name()
@@ -215,7 +185,7 @@ def test_light_theme_reaches_the_charts_and_the_comparison(qtbot, window):
 
 
 def test_help_demos_lists_the_bundled_demo(window):
-    action = _menu_action(window, "Help", "Demos",
+    action = menu_action(window, "Help", "Demos",
                           "One burst, four fabrics: where the GPUs' time goes")
     assert action.isEnabled()
 
@@ -256,12 +226,12 @@ def test_preferences_set_the_presenter_scale_and_contrast_like_the_view_menu(qtb
         dialog.accept()
 
     QTimer.singleShot(20, fill)
-    _menu_action(window, "Edit", "Preferences").trigger()  # the real Edit > Preferences
+    menu_action(window, "Edit", "Preferences").trigger()  # the real Edit > Preferences
     assert seen["shown"] == ("Automatic (by screen size)", False)
     assert presenter.chosen_scale == 1.75 and presenter.high_contrast
     assert presenter.settings.value("presenter/ui_scale") == 1.75
-    assert _menu_action(window, "View", "Presenter", "UI scale", "175 %").isChecked()
-    assert _menu_action(window, "View", "Presenter", "High contrast").isChecked()
-    _menu_action(window, "View", "Presenter", "Presenter mode").trigger()
+    assert menu_action(window, "View", "Presenter", "UI scale", "175 %").isChecked()
+    assert menu_action(window, "View", "Presenter", "High contrast").isChecked()
+    menu_action(window, "View", "Presenter", "Presenter mode").trigger()
     assert presenter.active and window.scene.theme.name == "contrast"
     assert window.simulation.overlays.scale == 1.75

@@ -4,23 +4,14 @@ same run's metrics CSV with one writer."""
 import pytest
 
 from fabricstudio.cli import build_parser, main, simulate_cmd
-from fabricstudio.formats import load_design
 from fabricstudio.sim.request import WORKLOAD_LABELS, scenario_for
-from fabricstudio.ui.main_window import MainWindow
 from fabricstudio.ui.panels import results_panel
-from fabricstudio.ui.simview import install_simulation_ui
-from fabricstudio.ui.simview.source import engine_source
-
-
-def _window(qtbot, path):
-    window = MainWindow(load_design(path))
-    qtbot.addWidget(window)
-    return window, install_simulation_ui(window, engine_source)
+from tests.ui.conftest import engine_window
 
 
 def test_panel_and_command_line_build_the_same_scenario(qtbot, examples_dir):
     path = examples_dir / "scenarios" / "ring8.design.json"
-    window, sim = _window(qtbot, path)
+    window, sim = engine_window(qtbot, path)
     try:
         panel = sim.scenario
         panel.workload.setCurrentIndex(panel.workload.findData("incast"))
@@ -43,7 +34,7 @@ def test_gui_and_cli_write_the_same_metrics_csv(qtbot, tmp_path, examples_dir, m
     cli_csv, gui_csv, menu_csv = tmp_path / "cli.csv", tmp_path / "gui.csv", tmp_path / "m.csv"
     assert main(["simulate", str(path), "--workload", "all-reduce", "--size", "1MiB",
                  "--metrics", str(cli_csv)]) == 0
-    _window_, sim = _window(qtbot, path)
+    _window_, sim = engine_window(qtbot, path)
     try:
         sim.scenario.size_mib.setValue(1.0)
         sim.scenario.run_button.click()
@@ -65,7 +56,7 @@ def test_gui_and_cli_write_the_same_metrics_csv(qtbot, tmp_path, examples_dir, m
 def test_the_stall_workload_runs_from_the_panel(qtbot, examples_dir):
     """The pause-storm model is a workload the user picks in the panel's combo: its duration
     field appears, and Run makes the receiver's NIC stall behind an incast."""
-    window, sim = _window(qtbot, examples_dir / "scenarios" / "incast.design.json")
+    window, sim = engine_window(qtbot, examples_dir / "scenarios" / "incast.design.json")
     try:
         panel = sim.scenario
         assert panel.stall_ms.isHidden()

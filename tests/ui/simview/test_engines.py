@@ -6,22 +6,13 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFormLayout
 
 from fabricstudio.cli import build_parser, simulate_cmd
-from fabricstudio.formats import load_design
 from fabricstudio.sim.request import scenario_for
-from fabricstudio.ui.main_window import MainWindow
-from fabricstudio.ui.simview import install_simulation_ui
-from fabricstudio.ui.simview.source import engine_source
-
-
-def _window(qtbot, path):
-    window = MainWindow(load_design(path))
-    qtbot.addWidget(window)
-    return window, install_simulation_ui(window, engine_source)
+from tests.ui.conftest import engine_window
 
 
 def test_the_llm_form_shows_for_llm_training_and_matches_the_cli(qtbot, examples_dir):
     path = examples_dir / "scenarios" / "demo-rail64.design.json"
-    window, sim = _window(qtbot, path)
+    window, sim = engine_window(qtbot, path)
     try:
         panel = sim.scenario
         window.show()
@@ -67,7 +58,7 @@ def shown_rows(panel):
 
 def test_fields_that_do_not_apply_to_the_workload_are_hidden_with_their_labels(qtbot,
                                                                               examples_dir):
-    window, sim = _window(qtbot, examples_dir / "scenarios" / "demo-rail64.design.json")
+    window, sim = engine_window(qtbot, examples_dir / "scenarios" / "demo-rail64.design.json")
     try:
         window.show()
         panel = sim.scenario
@@ -92,7 +83,7 @@ def test_fields_that_do_not_apply_to_the_workload_are_hidden_with_their_labels(q
 
 
 def test_a_flow_level_llm_run_from_the_run_button(qtbot, examples_dir):
-    window, sim = _window(qtbot, examples_dir / "scenarios" / "demo-rail64.design.json")
+    window, sim = engine_window(qtbot, examples_dir / "scenarios" / "demo-rail64.design.json")
     try:
         window.show()
         panel = sim.scenario
@@ -125,7 +116,7 @@ def test_a_flow_level_llm_run_from_the_run_button(qtbot, examples_dir):
 
 
 def test_auto_shows_the_engine_it_chose(qtbot, examples_dir):
-    window, sim = _window(qtbot, examples_dir / "scenarios" / "ring8.design.json")
+    window, sim = engine_window(qtbot, examples_dir / "scenarios" / "ring8.design.json")
     try:
         panel = sim.scenario
         assert panel.engine.currentData() == "auto" and "Auto" in panel.engine_note.text()
