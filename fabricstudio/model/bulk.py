@@ -12,6 +12,7 @@ are collected.
 from __future__ import annotations
 
 import gc
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -20,6 +21,37 @@ from contextlib import contextmanager
 #: 14,000 and 11,000.  Unfrozen, they cost a full collector pass of about 0.2 s a moment after
 #: an 8k design has opened (the window stalls); a test's small design stays below the limit.
 FREEZE_AFTER = 20_000
+
+
+_lock = threading.Lock()
+_pauses = 0
+_was_enabled = False
+
+
+def pause_collector() -> None:
+    """Switch the cyclic collector off until every pause has been resumed.
+
+    The one owner of the collector's on/off state in the application: builds
+    (:func:`bulk_build`) and the GUI's background work (``ui.background``) pause and resume
+    here, in any order and from any thread, and the collector comes back on only when the
+    last pause ends, and only if it was on when the first began."""
+    global _pauses, _was_enabled
+    with _lock:
+        if _pauses == 0:
+            _was_enabled = gc.isenabled()
+            gc.disable()
+        _pauses += 1
+
+
+def resume_collector() -> None:
+    """End one :func:`pause_collector`."""
+    global _pauses
+    with _lock:
+        if _pauses == 0:
+            raise RuntimeError("resume_collector() without pause_collector()")
+        _pauses -= 1
+        if _pauses == 0 and _was_enabled:
+            gc.enable()
 
 
 @contextmanager
@@ -32,16 +64,13 @@ def bulk_build(freeze: bool = False) -> Iterator[None]:
     otherwise the collector's next passes would walk all of it while the user pans and
     zooms.  Frozen objects are still freed when their last reference goes; only reference
     cycles among them wait for the end of the process, so library code (parsing a file)
-    does not freeze.  Nested uses are free: the outermost one pauses and resumes (and
-    decides about freezing).
+    does not freeze.  Nested uses are free, and so is a build while background work has the
+    collector paused: the collector resumes when the last pause ends.
     """
-    if not gc.isenabled():  # nested, or the collector was switched off by someone else
-        yield
-        return
-    gc.disable()
+    pause_collector()
     try:
         yield
     finally:
         if freeze and gc.get_count()[0] > FREEZE_AFTER:
             gc.freeze()
-        gc.enable()
+        resume_collector()

@@ -35,6 +35,8 @@ from typing import Any
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, QThread, QTimer, Signal, Slot
 
+from fabricstudio.model.bulk import pause_collector, resume_collector
+
 #: How often the GUI thread collects garbage while workers run (milliseconds).
 COLLECT_EVERY_MS = 250
 
@@ -112,7 +114,6 @@ class _Running(QObject):
     def __init__(self, parent: QObject | None) -> None:
         super().__init__(parent)
         self.workers: set[Worker] = set()
-        self._gc_was_enabled = False
         self._thresholds = gc.get_threshold()
         self._timer = QTimer(self)
         self._timer.setInterval(COLLECT_EVERY_MS)
@@ -120,8 +121,7 @@ class _Running(QObject):
 
     def add(self, worker: Worker) -> None:
         if not self.workers:
-            self._gc_was_enabled = gc.isenabled()
-            gc.disable()
+            pause_collector()
             self._timer.start()
         self.workers.add(worker)
         worker.finished.connect(self._on_finished)  # queued: runs on the GUI thread
@@ -147,8 +147,7 @@ class _Running(QObject):
         if had_any and not self.workers:  # the last one: the collector is Python's again
             self._timer.stop()
             self.collect()
-            if self._gc_was_enabled:
-                gc.enable()
+            resume_collector()
 
     def collect(self) -> None:
         """Collect the generations whose count passed the collector's own threshold (what

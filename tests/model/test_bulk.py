@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from fabricstudio.model import Core, GpuServer, Leaf, Link, MgmtSwitch, Plane, Spine, StorageServer
-from fabricstudio.model.bulk import FREEZE_AFTER, bulk_build
+from fabricstudio.model.bulk import FREEZE_AFTER, bulk_build, pause_collector, resume_collector
 
 
 def test_bulk_build_pauses_the_collector_and_resumes_it() -> None:
@@ -35,6 +35,23 @@ def test_bulk_build_leaves_a_switched_off_collector_off() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_background_work_and_a_build_share_the_collector_in_any_order() -> None:
+    """A worker starting inside a build keeps the collector off after the build ends (it
+    would otherwise collect on the worker's thread); the last to end switches it back on."""
+    with bulk_build():
+        pause_collector()  # a background worker starts while the design is built
+    assert not gc.isenabled()
+    resume_collector()
+    assert gc.isenabled()
+    pause_collector()
+    with bulk_build():
+        resume_collector()  # the worker ends during the build
+        assert not gc.isenabled()
+    assert gc.isenabled()
+    with pytest.raises(RuntimeError):
+        resume_collector()
 
 
 def test_a_large_build_is_frozen_when_asked_a_small_one_is_not() -> None:
