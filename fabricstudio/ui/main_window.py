@@ -6,7 +6,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QPointF, QSettings, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QLabel, QMainWindow, QMenu, QToolBar, QUndoView, QWidget
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFrame,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QScrollArea,
+    QToolBar,
+    QUndoView,
+    QWidget,
+)
 
 from fabricstudio.model import Design, DesignError, Plane, Technology
 from fabricstudio.model.bulk import bulk_build
@@ -112,6 +122,24 @@ class MainWindow(QMainWindow):
         self.addDockWidget(area, dock)
         self.act.panels_menu.addAction(dock.toggleViewAction())
         self.docks[dock.objectName()] = dock
+
+    def add_bottom_tab(self, title: str, name: str, widget: QWidget,
+                       behind: QDockWidget | None) -> QDockWidget:
+        """A hidden bottom dock tabbed behind ``behind`` (when there is one), its widget in a
+        frameless scroll area so a short screen scrolls it instead of squeezing the tabs.  It
+        is hidden before it joins the tab group: Qt otherwise leaves a stray tab bar."""
+        area = QScrollArea()
+        area.setWidget(widget)
+        area.setWidgetResizable(True)
+        area.setFrameShape(QFrame.Shape.NoFrame)
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(area)
+        self.add_dock(dock, Qt.DockWidgetArea.BottomDockWidgetArea)
+        dock.hide()
+        if behind is not None:
+            self.tabifyDockWidget(behind, dock)
+        return dock
 
     def show_message(self, text: str, timeout_ms: int = 6000) -> None:
         """Show a message in the status bar."""

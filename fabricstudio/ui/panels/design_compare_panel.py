@@ -363,25 +363,13 @@ class DesignComparePanel(QWidget):
 def install_design_compare_dock(window) -> DesignComparePanel:
     """The Compare designs dock of a MainWindow (bottom, behind Charts; What-if > Compare
     with design… asks for B and runs)."""
-    from PySide6.QtWidgets import QDockWidget, QFrame, QScrollArea
-
     simulation = window.simulation
     costs = window.costs
     panel = DesignComparePanel(lambda: simulation.compare.factory, window.design,
                                simulation.scenario.request, lambda: costs.book,
                                lambda: window.path)
-    dock = QDockWidget("Compare designs", window)
-    dock.setObjectName("simCompareDesignsDock")
-    area = QScrollArea()  # scrolls on a short screen instead of squeezing the tabs
-    area.setWidget(panel)
-    area.setWidgetResizable(True)
-    area.setFrameShape(QFrame.Shape.NoFrame)
-    dock.setWidget(area)
-    window.add_dock(dock, Qt.DockWidgetArea.BottomDockWidgetArea)
-    dock.hide()  # hidden before it joins the tab group: Qt keeps no stray tab bar
-    sweep = window.docks.get("simSweepDock")
-    if sweep is not None:
-        window.tabifyDockWidget(sweep, dock)
+    dock = window.add_bottom_tab("Compare designs", "simCompareDesignsDock", panel,
+                                 window.docks.get("simSweepDock"))
     panel.side_by_side_requested.connect(simulation.side_by_side)
     panel.dock = dock
     return panel

@@ -316,22 +316,9 @@ class SweepPanel(QWidget):
 
 def install_sweep_dock(window) -> SweepPanel:
     """The Sweep dock of a MainWindow (bottom, behind Charts; What-if > Sweep… shows it)."""
-    from PySide6.QtCore import Qt
-    from PySide6.QtWidgets import QDockWidget, QFrame, QScrollArea
-
     costs = window.costs
     panel = SweepPanel(lambda: costs.book)
-    dock = QDockWidget("Sweep", window)
-    dock.setObjectName("simSweepDock")
-    area = QScrollArea()  # scrolls on a short screen instead of squeezing the tabs
-    area.setWidget(panel)
-    area.setWidgetResizable(True)
-    area.setFrameShape(QFrame.Shape.NoFrame)
-    dock.setWidget(area)
-    window.add_dock(dock, Qt.DockWidgetArea.BottomDockWidgetArea)
-    dock.hide()  # hidden before it joins the tab group: Qt keeps no stray tab bar
-    charts = window.simulation.docks.get("charts")
-    if charts is not None:
-        window.tabifyDockWidget(charts, dock)
+    dock = window.add_bottom_tab("Sweep", "simSweepDock", panel,
+                                 window.simulation.docks.get("charts"))
     panel.dock, panel.show_action = dock, window.act.show_sweep
     return panel
