@@ -23,11 +23,8 @@ def hot_port(eng: Engine, src: str, dst: str) -> Port:
 
 
 # ---------------------------------------------------------------- PFC frames
-def test_pfc_frames_are_applied_in_the_order_they_were_sent(monkeypatch):
-    """PAUSE and RESUME take the same path and delay: on every link the transmitter applies
-    the receiver's frames in sending order, and ends in the state the last frame asked for.
-    (PAUSE used to be back-dated by the switch latency, so a PAUSE sent just after a RESUME
-    overtook it and the stale RESUME un-paused the port: false lossless violations.)"""
+def _record_pfc_frames(monkeypatch) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
+    """Record, per port index, the PFC quanta each port sends and the frames it applies."""
     sent: dict[int, list[int]] = {}
     applied: dict[int, list[int]] = {}
     send, apply = Port._send_pfc, Port.pfc_frame
@@ -42,6 +39,15 @@ def test_pfc_frames_are_applied_in_the_order_they_were_sent(monkeypatch):
 
     monkeypatch.setattr(Port, "_send_pfc", record_send)
     monkeypatch.setattr(Port, "pfc_frame", record_apply)
+    return sent, applied
+
+
+def test_pfc_frames_are_applied_in_the_order_they_were_sent(monkeypatch):
+    """PAUSE and RESUME take the same path and delay: on every link the transmitter applies
+    the receiver's frames in sending order, and ends in the state the last frame asked for.
+    (PAUSE used to be back-dated by the switch latency, so a PAUSE sent just after a RESUME
+    overtook it and the stale RESUME un-paused the port: false lossless violations.)"""
+    sent, applied = _record_pfc_frames(monkeypatch)
     hosts = [f"h{i}" for i in range(24)]  # 400G, 3 m: the switch latency dominates the loop
     eng = Engine(star(hosts + ["r"], speed=400, length_m=3, buffer=4_000_000),
                  EngineConfig(dcqcn=False, cell_bytes=4096))
@@ -241,20 +247,7 @@ def test_stalled_engine_is_told_from_a_busy_one():
 
 
 def test_in_band_pfc_frames_still_arrive_in_order_and_cost_link_time(monkeypatch):
-    sent: dict[int, list[int]] = {}
-    applied: dict[int, list[int]] = {}
-    send, apply = Port._send_pfc, Port.pfc_frame
-
-    def record_send(port, quanta):
-        sent.setdefault(port.index, []).append(quanta)
-        send(port, quanta)
-
-    def record_apply(port, event):
-        applied.setdefault(port.index, []).append(event.arg)
-        apply(port, event)
-
-    monkeypatch.setattr(Port, "_send_pfc", record_send)
-    monkeypatch.setattr(Port, "pfc_frame", record_apply)
+    sent, applied = _record_pfc_frames(monkeypatch)
     hosts = [f"h{i}" for i in range(8)]
     eng = Engine(star(hosts + ["r"], buffer=2 * 1024**2),
                  EngineConfig(dcqcn=False, control_in_band=True))
