@@ -356,8 +356,13 @@ def _timeout_captions(stream: MetricStream, records: Sequence[Any], min_rto_s: f
 
 # ---------------------------------------------------------------------- public
 def workload_tags(workloads: Sequence[Any]) -> dict[str, str]:
-    """Flow tag -> workload kind (``w1:incast`` -> ``incast``)."""
-    return {workload.tag: workload.kind for workload in workloads}
+    """Flow tag -> workload kind (``w1:incast`` -> ``incast``; a training step's MoE token
+    dispatch -> ``expert_dispatch``)."""
+    tags = {workload.tag: workload.kind for workload in workloads}
+    for workload in workloads:
+        if getattr(workload, "dispatch_pairs", None):
+            tags[workload.dispatch_tag] = "expert_dispatch"
+    return tags
 
 
 def min_rto_s(simulation: Any) -> float:

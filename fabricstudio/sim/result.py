@@ -144,6 +144,8 @@ class TrainingSummary(ResultPart):
     allreduce_time_s: Num
     exposed_comm_s: Num
     gpu_utilisation: Num = Field(description="compute time over step time (0..1)")
+    dispatch_time_s: Num | None = Field(
+        default=None, description="mean MoE token dispatch time (expert_dispatch runs only)")
 
 
 class WorkEstimateInfo(ResultPart):

@@ -188,6 +188,24 @@ class StorageSpec(_Spec):
     start_s: Time = 0.0
 
 
+class ExpertDispatchSpec(_Spec):
+    """The token dispatch of a mixture-of-experts layer inside every training step (expert
+    parallelism over the training's GPUs, e.g. DeepSeek-V3's EP 64 over 8 servers).
+
+    The router overloads the experts on the ``experts`` GPUs (load imbalance): every other
+    GPU of the training sends ``bytes`` of tokens to each of them at once, over its own NIC
+    (NVLink inside a server), so each of those GPUs' ports takes an N:1 incast.  The balanced
+    rest of the all-to-all is left out (it adds load but congests no port).  The GPUs stop
+    computing after ``at`` of ``compute_s`` until every token has arrived (an expert cannot
+    run without its tokens), then compute the rest; a gradient all-reduce that started
+    before (``overlap``) goes on meanwhile."""
+
+    experts: Annotated[list[Address], Field(min_length=1, max_length=4096)]
+    bytes: Size = Field(description="tokens each other GPU sends to each overloaded GPU")
+    at: float = Field(default=0.5, gt=0, lt=1, allow_inf_nan=False,
+                      description="share of compute_s done before the dispatch")
+
+
 class TrainingSpec(_Spec):
     """Data-parallel training: per iteration ``compute_s`` of GPU work and a ring all-reduce of
     ``gradient_bytes``.  The all-reduce starts when ``1 - overlap`` of the compute is done
@@ -203,6 +221,8 @@ class TrainingSpec(_Spec):
     slice_bytes: Size = 512 * 1024
     channels: int | None = Field(default=None, ge=1, le=64)
     algorithm: Algorithm = "auto"
+    expert_dispatch: ExpertDispatchSpec | None = Field(
+        default=None, description="MoE token dispatch inside every step (None: dense model)")
 
 
 class LlmTrainingSpec(_Spec):

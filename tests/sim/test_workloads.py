@@ -123,6 +123,57 @@ def test_fully_overlapped_training_keeps_gpus_busy():
     assert run(TrainingStep(ctx, 0, ["a", "b"], spec), engine).summary()["gpu_utilisation"] == 1
 
 
+def test_expert_dispatch_stops_the_compute_until_the_tokens_arrive():
+    engine = FakeEngine(RATE, LATENCY)
+    ctx = WorkloadContext(engine, Design(), random.Random(1))
+    ranks = ["a/gpu0", "b/gpu0", "c/gpu0"]
+    spec = TrainingSpec(type="training", ranks=ranks, gradient_bytes=2**16, compute_s=1e-3,
+                        overlap=0.0, iterations=2, algorithm="ring",
+                        expert_dispatch={"experts": ["a/gpu0"], "bytes": 2**20, "at": 0.25})
+    t = TrainingStep(ctx, 0, ranks, spec)
+    assert t.dispatch_pairs == [("b/gpu0", "a/gpu0"), ("c/gpu0", "a/gpu0")]
+    assert t.hops[-2:] == t.dispatch_pairs
+    run(t, engine)
+    dispatch = 2**20 / RATE + LATENCY  # each sender alone on its own NIC (the fake engine)
+    summary = t.summary()
+    assert summary["dispatch_time_s"] == pytest.approx(dispatch)
+    assert summary["step_time_s"] == pytest.approx(1e-3 + dispatch + summary["allreduce_time_s"])
+    assert summary["gpu_utilisation"] == pytest.approx(1e-3 / summary["step_time_s"])
+    began, d0 = t.iterations[0][0], t.dispatches[0][0]
+    assert d0 == pytest.approx(began + 0.25e-3)
+    kinds = [(a.kind, a.start_s, a.end_s) for a in t.activity()[:3]]
+    assert kinds[0] == ("compute", began, d0)
+    assert kinds[1][0] == "comm" and kinds[1][2] == pytest.approx(d0 + dispatch)
+    assert kinds[2][0] == "compute" and kinds[2][2] - kinds[2][1] == pytest.approx(0.75e-3)
+    assert len([f for f in engine.flows if f.tag == "w0:expert_dispatch"]) == 4
+
+
+def test_expert_dispatch_during_an_overlapped_all_reduce():
+    engine = FakeEngine(RATE, LATENCY)
+    ctx = WorkloadContext(engine, Design(), random.Random(1))
+    ranks = ["a/gpu0", "b/gpu0"]
+    spec = TrainingSpec(type="training", ranks=ranks, gradient_bytes=2**16, compute_s=1e-3,
+                        overlap=0.5, expert_dispatch={"experts": ["b/gpu0"], "bytes": 2**16,
+                                                      "at": 0.75})
+    t = run(TrainingStep(ctx, 0, ranks, spec), engine)
+    began, reduce_began, _ = t.iterations[0]
+    assert reduce_began == pytest.approx(began + 0.5e-3)
+    assert t.dispatches[0][0] == pytest.approx(began + 0.75e-3)
+    dispatch = t.summary()["dispatch_time_s"]
+    assert t.summary()["step_time_s"] == pytest.approx(1e-3 + dispatch)
+
+
+def test_expert_dispatch_experts_must_be_training_gpus():
+    ctx = WorkloadContext(FakeEngine(RATE, LATENCY), Design(), random.Random(1))
+    spec = TrainingSpec(type="training", ranks=["a/gpu0", "b/gpu0"], gradient_bytes=2**16,
+                        compute_s=1e-3, expert_dispatch={"experts": ["z/gpu0"], "bytes": 1})
+    with pytest.raises(ScenarioError, match="expert 'z/gpu0' is not one of the training's"):
+        TrainingStep(ctx, 0, ["a/gpu0", "b/gpu0"], spec, "workloads[0] (training)")
+    with pytest.raises(ValueError, match="at"):
+        TrainingSpec(type="training", gradient_bytes=1, compute_s=1e-3,
+                     expert_dispatch={"experts": ["a/gpu0"], "bytes": 1, "at": 1.0})
+
+
 def test_permutation_is_a_seeded_derangement_across_servers():
     design = rail_design(servers=4, gpus=2)
     hosts = all_gpus(design)

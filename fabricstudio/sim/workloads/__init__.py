@@ -64,7 +64,7 @@ def _build_one(ctx: WorkloadContext, design: Design, index: int, i: int,
         return Collective(ctx, index, spec.type, ranks, spec.size_bytes, spec.slice_bytes,
                           spec.channels, spec.algorithm, spec.start_s)
     if isinstance(spec, TrainingSpec):
-        return TrainingStep(ctx, index, resolve_ranks(design, spec.ranks, where), spec)
+        return TrainingStep(ctx, index, resolve_ranks(design, spec.ranks, where), spec, where)
     if isinstance(spec, LlmTrainingSpec):
         from fabricstudio.sim.llm.workload import LlmTraining  # the LLM layer uses workloads
 
