@@ -9,7 +9,8 @@ of the port where the burst met it).
 
 The mechanisms named are the engine's (docs/engine.md): InfiniBand credits (and FECN/BECN
 congestion control only when the design enables it), RoCE's PFC PAUSE with ECN marking and
-DCQCN rate cuts, lossy Ethernet's tail drops with fast retransmit and retransmission timeouts.
+DCQCN rate cuts, lossy Ethernet's tail drops with fast retransmit, tail loss probes and
+retransmission timeouts.
 Switch egress queues are FIFOs: a collective's hop that shares a port with a burst waits
 behind whatever the burst has queued there.
 """
@@ -72,9 +73,19 @@ def _mechanism(label: str, facts: RunFacts, share: str) -> str:
 def _loss_sentence(label: str, facts: RunFacts) -> str | None:
     if not facts.drops:
         return None
-    where = f" at {_port(facts.meeting_port)}" if facts.meeting_port else ""
+    where = (f" at {_port(facts.meeting_port)}" if facts.meeting_port
+             else f" at {facts.drop_switch}" if facts.drop_switch else "")
     text = f"{label} dropped {facts.drops:,} packets{where}"
-    if facts.timeouts:
+    if facts.tail_loss_probes:
+        text += (f" and resent {_mb(facts.retransmitted_bytes)}; fast retransmit repairs a "
+                 "loss only when a later packet arrives, so lost last packets waited for "
+                 + _join([f"{facts.tail_loss_probes:,} loss probe"
+                          f"{'' if facts.tail_loss_probes == 1 else 's'}"]
+                         + ([f"{facts.timeouts:,} retransmission timeout"
+                             f"{'' if facts.timeouts == 1 else 's'}"] if facts.timeouts else []))
+                 + (f" (up to {_ms(facts.longest_stall_s)} without progress)"
+                    if facts.longest_stall_s else ""))
+    elif facts.timeouts:
         times = {1: "a", 2: "two"}.get(facts.timeouts, str(facts.timeouts))
         plural = "" if facts.timeouts == 1 else "s"
         text += (f"; {times} {_ms(facts.min_rto_s)} retransmission timeout{plural} stalled "
@@ -86,6 +97,15 @@ def _loss_sentence(label: str, facts: RunFacts) -> str | None:
     return text + "."
 
 
+def _dispatch_sentence(facts: Mapping[str, RunFacts]) -> str | None:
+    """How long the MoE token dispatch took on each fabric (the GPUs wait for it)."""
+    timed = {label: f.dispatch_s for label, f in facts.items() if f.dispatch_s is not None}
+    if len(timed) < 2:
+        return None
+    return ("The GPUs wait for the token dispatch; it took "
+            + "; ".join(f"{_ms(t)} on {label}" for label, t in timed.items()) + ".")
+
+
 def _lossless_sentence(facts: Mapping[str, RunFacts]) -> str | None:
     clean = [label for label, f in facts.items() if not f.drops and f.technology != "ethernet"]
     if not clean:
@@ -95,8 +115,8 @@ def _lossless_sentence(facts: Mapping[str, RunFacts]) -> str | None:
         how.append("credits")
     if any(facts[label].technology == "roce" for label in clean):
         how.append("PAUSE")
-    return (f"The lossless fabrics drop nothing: {_join(how)} hold{'s' if len(how) == 1 else ''}"
-            " senders back instead.")
+    verb = "holds" if how == ["PAUSE"] else "hold"
+    return f"The lossless fabrics drop nothing: {_join(how)} {verb} senders back instead."
 
 
 def _contention_sentences(facts: Mapping[str, RunFacts]) -> list[str]:
@@ -137,7 +157,9 @@ def _lossy_ahead_sentences(facts: Mapping[str, RunFacts]) -> list[str]:
         if not f.drops or f.gpu_utilisation is None or f.gpu_utilisation <= best:
             continue
         how = ("fast retransmit recovered every loss without a retransmission timeout"
-               if not f.timeouts else f"despite {f.timeouts:,} retransmission timeouts")
+               if not f.timeouts and not f.tail_loss_probes else
+               f"despite {f.timeouts:,} retransmission timeouts and {f.tail_loss_probes:,} "
+               "loss probes")
         out.append(f"On this run the losses cost {label} less than the lossless fabrics lost "
                    f"to the burst: its GPUs were busier ({_pct(f.gpu_utilisation)}, "
                    f"{best_label} {_pct(best)}); {how}.")
@@ -156,6 +178,9 @@ def explain_fabrics(facts: Mapping[str, RunFacts]) -> list[str]:
             out.append(sentence)
     sentence = _lossless_sentence(facts)
     if sentence and any(f.drops for f in facts.values()):
+        out.append(sentence)
+    sentence = _dispatch_sentence(facts)
+    if sentence:
         out.append(sentence)
     out += _contention_sentences(facts)
     out += _lossy_ahead_sentences(facts)

@@ -21,6 +21,7 @@ import numpy as np
 
 from fabricstudio.model import DeviceKind, Technology
 from fabricstudio.model.units import format_bytes, gbps_to_bytes_per_s
+from fabricstudio.sim.engine.tcp import TLP_EXTRA_S
 from fabricstudio.sim.metrics import DirectedLink, MetricStream
 from fabricstudio.sim.workloads.addresses import rail_of, server_of
 
@@ -153,9 +154,12 @@ def _training_captions(workload: Any) -> list[Caption]:
     size = _size(workload.allreduce.size_bytes)
     servers = sorted({server_of(r) for r in workload.allreduce.ranks})
     out = []
+    dispatches = getattr(workload, "dispatches", [])
     for i, (began, comm_began, ended) in enumerate(workload.iterations, start=1):
         out.append(Caption(began, f"Step {i}: {ranks} GPUs compute the forward and backward "
                            f"pass ({_ms(compute)})", "phase"))
+        if i <= len(dispatches):
+            out += _dispatch_captions(workload, i, *dispatches[i - 1])
         if comm_began is not None:
             out.append(Caption(comm_began, f"Step {i}: the {ranks} GPUs all-reduce {size} of "
                                f"gradients across {_plural(len(servers), 'server')}",
@@ -164,6 +168,24 @@ def _training_captions(workload: Any) -> list[Caption]:
             busy = compute / (ended - began) if ended > began else 1.0
             out.append(Caption(ended, f"Step {i} done in {_ms(ended - began)}: the GPUs "
                                f"computed {100 * busy:.0f}% of it", "step"))
+    return out
+
+
+def _dispatch_captions(workload: Any, i: int, began: float, ended: float | None
+                       ) -> list[Caption]:
+    """Step ``i``'s MoE token dispatch: who sends what to the overloaded experts, and when
+    the last token arrived."""
+    spec = workload.spec.expert_dispatch
+    experts = list(dict.fromkeys(spec.experts))
+    fan_in = max(sum(1 for _, dst in workload.dispatch_pairs if dst == e) for e in experts)
+    focus = tuple(dict.fromkeys(server_of(e) for e in experts))
+    out = [Caption(began, f"Step {i}: an MoE layer dispatches its tokens: every GPU sends "
+                   f"{_size(spec.bytes)} to each of {_plural(len(experts), 'overloaded expert')}"
+                   f" ({_names(experts, 4)}), a {fan_in}:1 incast into each; every GPU waits "
+                   "for them", "burst", focus)]
+    if ended is not None:
+        out.append(Caption(ended, f"Step {i}: the last tokens arrive after "
+                           f"{_ms(ended - began)}", "step", focus))
     return out
 
 
@@ -195,8 +217,8 @@ def _end_caption(simulation: Any) -> Caption | None:
             continue
         if workload.kind == "training":
             text += (f": the GPUs computed {100 * summary['gpu_utilisation']:.1f}% of the time "
-                     f"({summary['iterations']} steps of {_ms(summary['step_time_s'])} on "
-                     "average)")
+                     f"({_plural(summary['iterations'], 'step')} of "
+                     f"{_ms(summary['step_time_s'])} on average)")
         else:
             text += (f": the GPUs computed {100 * summary['gpu_utilisation']:.1f}% of the time "
                      f"({_plural(summary['iterations'], 'iteration')} of "
@@ -333,24 +355,54 @@ def find_stalls(stream: MetricStream, records: Sequence[Any], min_gap_s: float
     return sorted(stalls, key=lambda s: s[1])
 
 
+def stall_threshold_s(min_rto_s: float, probes: bool) -> float:
+    """No progress for this long counts as a stall: half the minimum RTO, or with tail loss
+    probes in the run the probe's own allowance (2 ms, Linux TCP_TIMEOUT_MIN, if shorter)."""
+    return min(STALL_OF_RTO * min_rto_s, TLP_EXTRA_S) if probes else STALL_OF_RTO * min_rto_s
+
+
 def _timeout_captions(stream: MetricStream, records: Sequence[Any], min_rto_s: float,
-                      tags: dict[str, str], design: Any) -> list[Caption]:
-    stalls = find_stalls(stream, records, STALL_OF_RTO * min_rto_s)
+                      tags: dict[str, str], design: Any, timeouts: int = 1,
+                      probes: int = 0) -> list[Caption]:
+    """One caption per stall episode.  A run that only timed out says so; one with tail loss
+    probes says what they are for: a lost last packet that no later packet reveals."""
+    stalls = find_stalls(stream, records, stall_threshold_s(min_rto_s, bool(probes)))
     out: list[Caption] = []
-    shown_until = -1.0
-    for fid, begin, end in stalls:
-        if begin < shown_until:  # one caption per stall episode (its first flow)
-            continue
+    for fid, begin, end in _longest_per_episode(stalls):
         record = records[fid]
         server = server_of(record.src)
-        ring = tags.get(record.tag) in ("training", "all_reduce", "all_gather",
-                                        "reduce_scatter")
-        text = (f"{label_of(design, server)} waits for a {_ms(min_rto_s)} retransmission timeout "
-                f"({_ms(end - begin)} without progress)")
-        if ring:
+        kind = tags.get(record.tag)
+        if probes:
+            how = "a loss probe or a timeout" if timeouts else "a loss probe"
+            text = (f"{label_of(design, server)} waits {_ms(end - begin)} for its lost last "
+                    f"packets: no later packet reveals the loss, only {how} resends them")
+            if not timeouts and end - begin >= 0.9 * min_rto_s:
+                text += (f" (with one packet left the probe waits as long as the "
+                         f"{_ms(min_rto_s)} minimum RTO)")
+        else:
+            text = (f"{label_of(design, server)} waits for a {_ms(min_rto_s)} retransmission "
+                    f"timeout ({_ms(end - begin)} without progress)")
+        if kind in ("training", "all_reduce", "all_gather", "reduce_scatter"):
             text += ": the whole ring waits with it"
+        elif kind == "expert_dispatch":
+            text += ": every GPU waits for these tokens"
         out.append(Caption(begin, text, "timeout", (server, server_of(record.dst)), end))
-        shown_until = end
+    return out
+
+
+def _longest_per_episode(stalls: list[tuple[int, float, float]]
+                         ) -> list[tuple[int, float, float]]:
+    """The longest stall of each episode (stalls that overlap in time), in time order."""
+    out: list[tuple[int, float, float]] = []
+    episode_end = -1.0
+    for stall in stalls:  # sorted by start
+        if out and stall[1] < episode_end:
+            if stall[2] - stall[1] > out[-1][2] - out[-1][1]:
+                out[-1] = stall
+            episode_end = max(episode_end, stall[2])
+            continue
+        out.append(stall)
+        episode_end = stall[2]
     return out
 
 
@@ -385,8 +437,11 @@ def find_captions(simulation: Any) -> list[Caption]:
                         _drop_caption(stream, design), _ecn_caption(stream, design, records, tags)):
             if caption is not None:
                 captions.append(caption)
-        if simulation.engine.totals().get("timeouts"):  # the engine's counter confirms them
-            captions += _timeout_captions(stream, records, min_rto_s(simulation), tags, design)
+        totals = simulation.engine.totals()
+        timeouts, probes = totals.get("timeouts", 0), totals.get("tail_loss_probes", 0)
+        if timeouts or probes:  # the engine's counters confirm the stalls
+            captions += _timeout_captions(stream, records, min_rto_s(simulation), tags, design,
+                                          timeouts, probes)
     if len(stream):  # nothing after the last frame, which the display can reach
         last = float(stream.times[-1])
         captions = [c if c.start_s <= last else replace(c, start_s=last) for c in captions]
@@ -425,6 +480,12 @@ class RunFacts:
     port_share: dict[str, float] = field(default_factory=dict)
     #: Deepest queue at the meeting port (bytes).
     port_peak_queue_bytes: float = 0.0
+    #: Tail loss probes sent (lossy Ethernet's TCP).
+    tail_loss_probes: int = 0
+    #: Mean MoE token dispatch time of the training steps (None without a dispatch).
+    dispatch_s: float | None = None
+    #: The switch that dropped most packets (None without drops).
+    drop_switch: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
@@ -478,9 +539,10 @@ def run_facts(simulation: Any, result: Any = None) -> RunFacts:
     totals = result.totals
     steps = [s for w in simulation.workloads if w.kind == "training"
              for s, _ in getattr(w, "steps", ())]
+    probes = int(getattr(totals, "tail_loss_probes", 0) or 0)
     stalls = (find_stalls(simulation.stream, simulation.engine.flows,
-                          STALL_OF_RTO * min_rto_s(simulation))
-              if totals.timeouts else [])
+                          stall_threshold_s(min_rto_s(simulation), bool(probes)))
+              if totals.timeouts or probes else [])
     facts = RunFacts(
         technology=Technology(result.run.technology).value, dcqcn=bool(result.run.dcqcn),
         ib_congestion_control=bool(simulation.engine.fabric.infiniband.congestion_control),
@@ -490,7 +552,9 @@ def run_facts(simulation: Any, result: Any = None) -> RunFacts:
         timeouts=totals.timeouts, min_rto_s=min_rto_s(simulation),
         longest_stall_s=max((b - a for _f, a, b in stalls), default=0.0),
         pauses=totals.pfc_pauses, ecn_marks=totals.ecn_marks, cnps=totals.cnps,
-        credit_stall_s=float(totals.credit_stall_time_s))
+        credit_stall_s=float(totals.credit_stall_time_s), tail_loss_probes=probes,
+        dispatch_s=(result.training.dispatch_time_s if result.training is not None else None),
+        drop_switch=_worst_dropper(simulation.stream, simulation.design))
     burst = _burst(simulation.workloads)
     if burst is not None and burst.start_s is not None:
         link = _meeting_link(simulation.stream, simulation.design, burst.flows[0][1])
@@ -508,6 +572,19 @@ def run_facts(simulation: Any, result: Any = None) -> RunFacts:
             queue = simulation.stream.link_series("queue_max_bytes", link.index)
             facts.port_peak_queue_bytes = float(queue.max()) if len(queue) else 0.0
     return facts
+
+
+def _worst_dropper(stream: MetricStream, design: Any) -> str | None:
+    """The device whose ports dropped most packets (None without drops)."""
+    if not len(stream):
+        return None
+    drops = stream.link_series("drops").sum(axis=0)
+    if not len(drops) or drops.max() <= 0:
+        return None
+    by_device: dict[str, float] = {}
+    for link, count in zip(stream.links, drops, strict=True):
+        by_device[link.src] = by_device.get(link.src, 0.0) + float(count)
+    return label_of(design, max(by_device, key=lambda d: by_device[d]))
 
 
 def _contention(workloads: Sequence[Any], burst: Any, begin: float, end: float
