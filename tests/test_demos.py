@@ -10,13 +10,14 @@ from tests.conftest import EXAMPLES
 
 def test_bundled_demo_files_are_the_examples():
     folder = demos_folder()
-    for name in ("demo-rail64.design.json", "demo-training-incast.scenario.json"):
+    for name in ("demo-rail64.design.json", "demo-training-incast.scenario.json",
+                 "demo-moe-dispatch.scenario.json"):
         assert folder.joinpath(name).read_bytes() == (EXAMPLES / "scenarios" / name).read_bytes()
 
 
 def test_every_bundled_demo_loads_and_its_story_names_known_devices():
     names = demo_names()
-    assert "training-incast" in names
+    assert names[0] == "moe-dispatch" and "training-incast" in names  # the first opens
     for name in names:
         demo = load_demo(name)
         assert demo.title and demo.scenario is not None
@@ -38,7 +39,8 @@ def test_unknown_demo_names_the_choices():
 def test_demo_list_and_bad_names_on_the_command_line(capsys):
     assert main(["demo", "--list"]) == 0
     out = capsys.readouterr().out
-    assert out.split()[:2] == ["training-incast", "One"]
+    assert out.split()[:2] == ["moe-dispatch", "Where"]
+    assert "Where the GPUs' time goes when an MoE dispatch loses its tail" in out
     assert "One burst, four fabrics: where the GPUs' time goes" in out
     assert main(["demo", "nope"]) == 1
     assert "no demo named 'nope'" in capsys.readouterr().err

@@ -33,6 +33,7 @@ PAIRS = {
     "v13-busbw-bookkeeping": "ring8",
     "training-step": "ring8",
     "demo-training-incast": "demo-rail64",
+    "demo-moe-dispatch": "demo-rail64",
     "deadlock-ring": "pfc-ring",
     "incast8": "incast8",
     "parking-lot": "parking-lot",
