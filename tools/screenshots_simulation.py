@@ -7,15 +7,16 @@ Writes, from real engine runs (no canned data):
   sim-pfc-pause.png        7:1 incast on RoCE without DCQCN, after the first PFC PAUSE
   sim-compare.png          the same incast on InfiniBand / RoCE + DCQCN / RoCE PFC / Ethernet
   sim-moment.png           the headless moment export of the incast (as the CLI writes it)
-  sim-demo-compare.png     the demo moment: examples/scenarios/demo-training-incast (a training
-                           step whose all-reduce meets another job's 7:1 incast) opened in the
-                           scenario panel and compared on the four fabrics (GPU utilisation)
-  presenter-*.png          the bundled demo in presenter mode (fabricstudio demo) at 1366x768
-                           and 1920x1080, UI scale 100 % and 150 % (QT_SCALE_FACTOR=1.5, in a
-                           child process per scale): the burst step and the four fabrics
-                           side by side
+  sim-demo-compare.png     the demo moment: examples/scenarios/demo-moe-dispatch (an MoE
+                           training step whose token dispatch overloads four experts) opened in
+                           the scenario panel and compared on the four fabrics (GPU utilisation)
+  presenter-*.png          the bundled demo in presenter mode (fabricstudio demo, moe-dispatch)
+                           at 1366x768 and 1920x1080, UI scale 100 % and 150 %
+                           (QT_SCALE_FACTOR=1.5, in a child process per scale): lossy
+                           Ethernet's stall and the four fabrics side by side
 
     python tools/screenshots_simulation.py --presenter-only   # just the presenter shots
+    python tools/screenshots_simulation.py --demo-only        # sim-demo-compare + presenter
 """
 
 from __future__ import annotations
@@ -126,11 +127,11 @@ def incast_pause(app, out: Path) -> None:
 
 
 def demo_compare(app, out: Path) -> None:
-    """The demo moment: the training step + incast scenario compared on four fabrics."""
+    """The demo moment: the MoE training step compared on four fabrics."""
     window = _window(_demo_design())
     sim = window.simulation
     _wait(app, lambda: False, 1.0)
-    if not sim.scenario.load_scenario_file(SCENARIOS / "demo-training-incast.scenario.json"):
+    if not sim.scenario.load_scenario_file(SCENARIOS / "demo-moe-dispatch.scenario.json"):
         raise SystemExit(sim.scenario.error.text())
     sim.docks["compare"].raise_()
     sim.scenario.compare_button.click()
@@ -159,7 +160,7 @@ def moment(out: Path) -> None:
 
 #: Presenter screenshots: (width, height) in physical pixels, and the story steps shot.
 PRESENTER_SIZES = ((1366, 768), (1920, 1080))
-PRESENTER_STEPS = {4: "burst", 9: "four-fabrics"}
+PRESENTER_STEPS = {4: "stall", 9: "four-fabrics"}
 
 
 def presenter(app, out: Path, factor: float) -> None:
@@ -170,7 +171,7 @@ def presenter(app, out: Path, factor: float) -> None:
     from fabricstudio.sim.demos import load_demo
     from fabricstudio.ui.presenter.menus import present
 
-    demo = load_demo("training-incast")
+    demo = load_demo("moe-dispatch")
     window = _window(demo.design.copy())
     sim = window.simulation
     present(window, sim, sim.presenter, demo)
@@ -211,6 +212,8 @@ def main() -> int:
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"))
     parser.add_argument("--presenter-only", action="store_true",
                         help="only the presenter-mode screenshots")
+    parser.add_argument("--demo-only", action="store_true",
+                        help="only sim-demo-compare.png and the presenter shots")
     parser.add_argument("--presenter-scale", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -225,10 +228,12 @@ def main() -> int:
     if args.presenter_scale is not None:
         presenter(app, out, args.presenter_scale)
         return 0
-    run_in_progress(app, out)
-    incast_pause(app, out)
+    if not args.demo_only:
+        run_in_progress(app, out)
+        incast_pause(app, out)
     demo_compare(app, out)
-    moment(out)
+    if not args.demo_only:
+        moment(out)
     _presenter_children(out)
     return 0
 

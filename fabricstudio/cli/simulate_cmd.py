@@ -360,8 +360,10 @@ def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
             lines.append(f"algorithm {c.algorithm_reason}")
     if result.training:
         t = result.training
+        dispatch = (f", MoE token dispatch {_t(t.dispatch_time_s)}"
+                    if t.dispatch_time_s is not None else "")
         lines.append(f"training: step {_t(t.step_time_s)} (compute {_t(t.compute_s)}, "
-                     f"exposed communication {_t(t.exposed_comm_s)}), "
+                     f"exposed communication {_t(t.exposed_comm_s)}{dispatch}), "
                      f"GPU utilisation {t.gpu_utilisation * 100:.1f}%")
         if book is not None:
             lines += _idle_money_lines(result, book)
