@@ -195,7 +195,12 @@ def describe_workloads(scenario: Scenario) -> str:
     for spec in scenario.workloads:
         if spec.type == "training":
             steps = spec.iterations
-            parts.append("training step" if steps == 1 else f"{steps} training steps")
+            moe = "MoE " if spec.expert_dispatch is not None else ""
+            parts.append(f"{moe}training step" if steps == 1 else f"{steps} {moe}training steps")
+            if spec.expert_dispatch is not None:
+                experts = len(set(spec.expert_dispatch.experts))
+                parts[-1] += f" (dispatch to {experts} overloaded expert" + (
+                    "s)" if experts > 1 else ")")
         elif spec.type == "incast":
             parts.append(f"incast {len(spec.senders)}:1")
         elif spec.type == "llm_training":

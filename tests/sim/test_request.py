@@ -44,6 +44,13 @@ def test_a_workload_adds_to_the_base_scenario():
     assert describe_workloads(scenario) == "permutation + all-reduce"
 
 
+def test_the_moe_demo_reads_as_moe_training_with_its_dispatch(examples_dir):
+    from fabricstudio.sim import load_scenario
+
+    scenario = load_scenario(examples_dir / "scenarios" / "demo-moe-dispatch.scenario.json")
+    assert describe_workloads(scenario) == "2 MoE training steps (dispatch to 4 overloaded experts)"
+
+
 def test_incast_defaults_to_the_first_server_receiving_from_the_others():
     spec = scenario_for(cluster(), RunRequest(workload="incast")).workloads[0]
     assert spec.receiver == "g0" and spec.senders == ["g1"]
