@@ -15,6 +15,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from fabricstudio.sim.scenario import ScenarioError
+from fabricstudio.sim.workloads.addresses import server_of
 from fabricstudio.sim.workloads.base import Activity, Workload, WorkloadContext
 from fabricstudio.sim.workloads.collectives import Collective
 
@@ -47,12 +48,13 @@ class TrainingStep(Workload):
         if self.dispatch_pairs:
             size = spec.expert_dispatch.bytes
             pairs = len(self.dispatch_pairs)
+            fabric = sum(1 for a, b in self.dispatch_pairs if server_of(a) != server_of(b))
             self.planned_bytes += pairs * size * spec.iterations
-            self.network_bytes += pairs * size * spec.iterations
+            self.network_bytes += fabric * size * spec.iterations
             self.planned_flows += pairs * spec.iterations
-            self.planned_fabric_flows += pairs * spec.iterations
-            self.planned_rate_updates += 2 * pairs * spec.iterations
-            self.planned_concurrent = max(self.planned_concurrent, pairs)
+            self.planned_fabric_flows += fabric * spec.iterations
+            self.planned_rate_updates += 2 * fabric * spec.iterations
+            self.planned_concurrent = max(self.planned_concurrent, fabric)
         self.steps: list[tuple[float, float]] = []  # (step time, all-reduce time)
         #: Per iteration so far: [began, all-reduce began (None before), ended (None before)].
         self.iterations: list[list[float | None]] = []
