@@ -9,7 +9,8 @@ Writes, from real engine runs (no canned data):
   sim-moment.png           the headless moment export of the incast (as the CLI writes it)
   sim-demo-compare.png     the demo moment: examples/scenarios/demo-moe-dispatch (an MoE
                            training step whose token dispatch overloads four experts) opened in
-                           the scenario panel and compared on the four fabrics (GPU utilisation)
+                           the scenario panel and compared on the four fabrics (GPU
+                           utilisation), at 1366 x 768
   presenter-*.png          the bundled demo in presenter mode (fabricstudio demo, moe-dispatch)
                            at 1366x768 and 1920x1080, UI scale 100 % and 150 %
                            (QT_SCALE_FACTOR=1.5, in a child process per scale): lossy
@@ -116,7 +117,7 @@ def incast_pause(app, out: Path) -> None:
     sim.docks["compare"].raise_()
     sim.scenario.compare_button.click()
     _wait(app, lambda: not sim.compare.running, 600)
-    window.resizeDocks([sim.docks["compare"]], [420], Qt.Orientation.Vertical)
+    window.resizeDocks([sim.docks["compare"]], [360], Qt.Orientation.Vertical)
     _wait(app, lambda: False, 0.3)
     window.view.fit()  # the whole fabric above the taller dock
     _wait(app, lambda: False, 0.3)
@@ -127,8 +128,9 @@ def incast_pause(app, out: Path) -> None:
 
 
 def demo_compare(app, out: Path) -> None:
-    """The demo moment: the MoE training step compared on four fabrics."""
-    window = _window(_demo_design())
+    """The demo moment: the MoE training step compared on four fabrics, at 1366 x 768 (the
+    projector size a sales engineer presents on)."""
+    window = _window(_demo_design(), size=(1366, 768))
     sim = window.simulation
     _wait(app, lambda: False, 1.0)
     if not sim.scenario.load_scenario_file(SCENARIOS / "demo-moe-dispatch.scenario.json"):
