@@ -36,12 +36,18 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from fabricstudio.formats.envelope import EnvelopeError, FileKind, body_of, check_envelope
 from fabricstudio.formats.reading import InputError, decode_json, read_input
 from fabricstudio.model import format_validation_error
 from fabricstudio.model.strict import StrictNumbers
 
 FORMAT_NAME = "fabricstudio-story"
 CURRENT_VERSION = 1
+#: How the envelope check names story files.
+STORY_FILE = FileKind(noun="story", format_name=FORMAT_NAME, current_version=CURRENT_VERSION,
+                      version_label="story version",
+                      newer="written by a newer FabricStudio ({label} {version}; this version "
+                            "reads {current})")
 #: Largest story file accepted (a story is a few KB; this leaves room for long ones).
 MAX_FILE_BYTES = 1024 * 1024
 MAX_STEPS = 500
@@ -193,21 +199,11 @@ def parse_story(raw: bytes | str, source: str | os.PathLike[str] = "<input>") ->
 
 def story_from_dict(doc: Any, source: str | os.PathLike[str] = "<input>") -> Story:
     """Validate an already decoded story document (with its format and version)."""
-    if not isinstance(doc, dict):
-        raise StoryError(source, "expected a JSON object at the top")
-    fmt = doc.get("format")
-    if fmt != FORMAT_NAME:
-        what = "has no \"format\" field" if fmt is None else f"has format {fmt!r}"
-        raise StoryError(source, f"not a FabricStudio story: {what} (expected \"{FORMAT_NAME}\")")
-    version = doc.get("version")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise StoryError(source, "\"version\" must be an integer")
-    if version > CURRENT_VERSION:
-        raise StoryError(source, f"written by a newer FabricStudio (story version {version}; "
-                                 f"this version reads {CURRENT_VERSION})")
-    if version < 1:
-        raise StoryError(source, f"unknown story version {version}")
-    body = {k: v for k, v in doc.items() if k not in ("format", "version")}
+    try:
+        check_envelope(doc, STORY_FILE)
+    except EnvelopeError as exc:
+        raise StoryError(source, exc.problem) from None
+    body = body_of(doc)
     try:
         return Story.model_validate(body)
     except ValidationError as exc:
