@@ -32,7 +32,7 @@ import json
 import math
 import os
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -54,8 +54,10 @@ MAX_STEPS = 500
 MAX_CAPTION = 400
 #: Fabric choices of a step: the four of the comparison.
 FABRICS = ("infiniband", "roce", "roce-pfc", "ethernet")
-#: Moments a step can jump to (the live view's bookmarks plus the run's start and end).
-EVENTS = ("start", "first_pause", "peak_queue", "first_drop", "first_ecn", "end")
+#: Moments a step can jump to (the live view's bookmarks, sim.metrics.MOMENTS, plus the
+#: run's start and end).
+Event = Literal["start", "first_pause", "peak_queue", "first_drop", "first_ecn", "end"]
+EVENTS: tuple[str, ...] = get_args(Event)
 _FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,200}$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -119,8 +121,7 @@ class StoryStep(_Strict):
     camera: Camera = "fit"
     fabric: Fabric | list[Fabric] | None = None
     time_s: float | None = Field(default=None, ge=0.0, le=1e4)
-    event: Literal["start", "first_pause", "peak_queue", "first_drop", "first_ecn",
-                   "end"] | None = None
+    event: Event | None = None
     play_speed: float = Field(default=0.0, ge=0.0, le=10.0,
                               description="simulated seconds per wall second; 0 holds still")
     hold_s: float = Field(default=6.0, gt=0.0, le=600.0)
