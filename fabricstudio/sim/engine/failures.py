@@ -251,8 +251,7 @@ class FailureInjector:
                 self.lose_queued(port, cell)
         dead = {id(p.peer_receive) for p in ports}
         lost = (self._lost_on_wire,)
-        for entry in engine.clock.queue:  # (time, priority, id, event) entries
-            event = entry[3]
+        for event in engine.clock.scheduled():
             if id(getattr(event, "callbacks", None)) in dead and isinstance(event.arg, Cell):
                 event.callbacks = lost
 
@@ -349,8 +348,7 @@ class FailureInjector:
                 proxy = proxies[id(flow)] = _OldRoute(flow, old)
             cell.flow = proxy  # stands in for the flow
 
-        for entry in self.engine.clock.queue:
-            event = entry[3]
+        for event in self.engine.clock.scheduled():
             cell = getattr(event, "arg", None)
             if isinstance(cell, Cell) and getattr(event, "callbacks", None) is \
                     cell.via.peer_receive:

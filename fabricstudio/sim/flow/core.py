@@ -432,8 +432,8 @@ class FlowEngine:
         """True when nothing can move any more: only metric frames are scheduled - no flow
         start or completion, rate update, workload step, failure or repair (e.g. flows whose
         only path is down for good).  Reads the clock's event heap: call between slices."""
-        for entry in self.clock.queue:
-            callbacks = getattr(entry[3], "callbacks", None)
+        for event in self.clock.scheduled():
+            callbacks = getattr(event, "callbacks", None)
             if not callbacks:
                 continue
             if len(callbacks) != 1 or getattr(callbacks[0], "__func__", None) is not \
