@@ -535,7 +535,4 @@ def gpu_utilisation(result: Any) -> float | None:
 
 def technology_label(technology: str, dcqcn: bool) -> str:
     """InfiniBand, RoCE + DCQCN, RoCE (PFC only) or lossy Ethernet."""
-    tech = Technology(technology)
-    if tech is Technology.ROCE:
-        return "RoCE + DCQCN" if dcqcn else "RoCE (PFC only)"
-    return tech.label
+    return Technology(technology).fabric_label(dcqcn)
