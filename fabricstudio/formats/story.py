@@ -229,8 +229,3 @@ def dump_story(story: Story) -> str:
                      for step in story.steps]
     doc = {"format": FORMAT_NAME, "version": CURRENT_VERSION, **body}
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
-
-
-def story_schema() -> dict[str, Any]:
-    """The JSON Schema of a story file's body."""
-    return Story.model_json_schema()

@@ -531,8 +531,3 @@ def gpu_utilisation(result: Any) -> float | None:
     if llm is not None and llm.gpu_utilisation is not None:
         return float(llm.gpu_utilisation)
     return None
-
-
-def technology_label(technology: str, dcqcn: bool) -> str:
-    """InfiniBand, RoCE + DCQCN, RoCE (PFC only) or lossy Ethernet."""
-    return Technology(technology).fabric_label(dcqcn)

@@ -242,13 +242,6 @@ class SimController(QObject):
         self._set_captions([])
         self.stream_changed.emit(stream)
 
-    def load_stream(self, stream: MetricStream, result: Result | None = None) -> None:
-        """Show a recorded run (replay without an engine)."""
-        self.stop()
-        self._set_stream(stream)
-        self.result = result
-        self.seek_index(len(stream) - 1)
-
     def load_record(self, record: RecordedRun, request: RunRequest | None = None,
                     at: float | None = None) -> None:
         """Replay a recorded run (e.g. a row of the comparison) from ``at`` (default: its
