@@ -41,6 +41,10 @@ from fabricstudio.ui.window_actions import WindowActions
 from fabricstudio.ui.window_dialogs import DesignDialogs
 from fabricstudio.ui.window_files import DesignFiles
 
+#: Designs with this many devices or more get their canvas items when the window is first
+#: shown (about 8,000 GPUs and up); smaller ones at once.
+FILL_CANVAS_AT_SHOW_FROM = 1000
+
 
 class MainWindow(QMainWindow):
     """FabricStudio's main window.
@@ -73,7 +77,10 @@ class MainWindow(QMainWindow):
             self.design.move_devices(design_layout(self.design))
         self.setWindowIcon(app_icon())
         self.undo_stack = DesignUndoStack(self.design, self)
-        self.scene = FabricScene(self.design, self)
+        # A large design's canvas is filled when the window is first shown, folded for the
+        # view's real size (built before, at a guessed scale, it was folded again at once).
+        self.scene = FabricScene(self.design, self,
+                                 populate=len(self.design.devices) < FILL_CANVAS_AT_SHOW_FROM)
         self.scene.commit = self._commit
         self.editor = Editor(self.design, self.scene, self.undo_stack, self.show_message)
         self.view = FabricView(self.scene, self.editor, self)
@@ -403,6 +410,7 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._fitted:
             self._fitted = True
+            self.scene.populate(self.view.predicted_fit_zoom())
             self.view.fit()
             QTimer.singleShot(0, self.autosave.offer_recovery)  # after a crash
 

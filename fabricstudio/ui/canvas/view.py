@@ -15,7 +15,7 @@ from fabricstudio.ui.canvas.interactions import NewLinkInteraction
 from fabricstudio.ui.canvas.items.device_item import HANDLE_RADIUS, TILE, DeviceItem
 from fabricstudio.ui.canvas.items.link_item import LinkItem
 from fabricstudio.ui.canvas.minimap import Minimap
-from fabricstudio.ui.canvas.scene import GRID
+from fabricstudio.ui.canvas.scene import GRID, design_extent
 from fabricstudio.ui.legend import legend_entries, legend_size, paint_legend
 
 DEVICE_MIME = "application/x-fabricstudio-device"
@@ -159,6 +159,17 @@ class FabricView(QGraphicsView):
     def set_zoom(self, zoom: float) -> None:
         """Set an absolute zoom about the view centre."""
         self.zoom_by(zoom / self.zoom())
+
+    def predicted_fit_zoom(self) -> float:
+        """The zoom :meth:`fit` will choose, from the design alone (the scene may have no
+        items yet): its devices' extent with the room their items take."""
+        rect = design_extent(self.scene().design)
+        if rect.isEmpty():
+            return 1.0
+        rect = rect.adjusted(-40, -40, 40, 40)
+        area = self.free_area(rect)
+        zoom = min(area.width() / rect.width(), area.height() / rect.height(), 1.5)
+        return min(max(zoom, MIN_ZOOM), MAX_ZOOM)
 
     def fit(self, rect: QRectF | None = None) -> None:
         """Show ``rect`` (default: every visible device) with a margin, clear of the legend
