@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from fabricstudio.model import Design, DesignError, Plane, Technology
-from fabricstudio.model.bulk import bulk_build
+from fabricstudio.model.bulk import bulk_build, reclaim_frozen
 from fabricstudio.model.commands import SetFabric
 from fabricstudio.topology.layout import design_layout, needs_layout
 from fabricstudio.ui.autosave import Autosave
@@ -44,6 +44,8 @@ from fabricstudio.ui.window_files import DesignFiles
 #: Designs with this many devices or more get their canvas items when the window is first
 #: shown (about 8,000 GPUs and up); smaller ones at once.
 FILL_CANVAS_AT_SHOW_FROM = 1000
+#: After another design replaced the open one, its memory is reclaimed this much later (ms).
+RECLAIM_AFTER_MS = 300
 
 
 class MainWindow(QMainWindow):
@@ -87,6 +89,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.view)
         self.files = DesignFiles(self, self.design, self.undo_stack, self.settings,
                                  self.show_message, self.view.fit, path)
+        self.files.fitting = self.view.fitting_after_reset
         self.dialogs = DesignDialogs(self, self.design, self.editor, self.scene, self.view,
                                      self._commit, self.show_message, self.fit_selection,
                                      self.settings)
@@ -257,6 +260,8 @@ class MainWindow(QMainWindow):
         """Another design (new, opened, imported) is on the canvas."""
         self._update_title()
         self.inspector.show_selection([], [])
+        # the design it replaced was frozen when large: free it once the new one has painted
+        QTimer.singleShot(RECLAIM_AFTER_MS, self, reclaim_frozen)
 
     def _on_design_changed(self) -> None:
         """Once per burst of changes (a deleted fabric is 100,000 of them): status bar
