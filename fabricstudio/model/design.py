@@ -424,9 +424,11 @@ class Design:
             groups=tuple(self._groups.values()),
         )
 
-    def load_data(self, data: DesignData) -> None:
-        """Replace the whole contents by ``data`` (validated first; unchanged on error)."""
-        fresh = Design.from_data(data)
+    def load_data(self, data: DesignData | Design) -> None:
+        """Replace the whole contents by ``data`` (validated first; unchanged on error), or
+        by the contents of another Design, already valid (taken over, not copied: a design
+        just read from a file is not checked twice)."""
+        fresh = data if isinstance(data, Design) else Design.from_data(data)
         self._name, self._description, self._fabric = fresh._name, fresh._description, fresh._fabric
         self._devices, self._links, self._ports = fresh._devices, fresh._links, fresh._ports
         self._groups, self._tree = fresh._groups, None

@@ -1,16 +1,21 @@
 """A window on a large design fills its canvas when it is first shown, folded for the view's
-real size: the same items as a canvas filled at once and then fitted, made once."""
+real size: the same items as a canvas filled at once and then fitted, made once; and gives
+its memory back when another design replaces it."""
 
 from __future__ import annotations
+
+import weakref
 
 import pytest
 from PySide6.QtCore import QSettings
 
-from fabricstudio.model import GpuServer
+from fabricstudio.model import GpuServer, bulk
 from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
 from fabricstudio.ui import main_window
 from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.main_window import MainWindow
+
+from .conftest import menu_action
 
 
 @pytest.fixture
@@ -81,3 +86,70 @@ def test_a_small_design_is_on_the_canvas_before_the_window_shows(qtbot, settings
     window = MainWindow(rail_design, settings=settings)
     qtbot.addWidget(window)
     assert window.scene.populated and (window.scene.device_items or window.scene.group_items)
+
+
+class _Node:
+    me: _Node
+
+
+def test_file_new_gives_back_what_a_frozen_large_design_held(qtbot, make_window, monkeypatch,
+                                                             rail_design):
+    window = make_window(rail_design)
+    monkeypatch.setattr(bulk, "FREEZE_AFTER", 0)  # as a large design is
+    with bulk.bulk_build(freeze=True):
+        held = _Node()
+        held.me = held
+    gone = weakref.ref(held)
+    del held
+    menu_action(window, "File", "New").trigger()
+    assert not window.design.devices
+    qtbot.waitUntil(lambda: gone() is None, timeout=5000)
+
+
+def test_file_open_checks_the_file_once(make_window, tmp_path, monkeypatch, rail_design):
+    from fabricstudio.formats import save_design
+    from fabricstudio.model import Design
+
+    path = tmp_path / "rail.json"
+    save_design(rail_design, path)
+    window = make_window()
+    checks = []
+    original = Design.from_data.__func__
+
+    def counting(cls, data):
+        checks.append(len(data.links))
+        return original(cls, data)
+
+    monkeypatch.setattr(Design, "from_data", classmethod(counting))
+    assert window.files.open(str(path))
+    assert checks == [len(rail_design.links)]
+    assert set(window.design.links) == set(rail_design.links)
+    assert set(window.scene.device_items) | set(window.scene.group_items)
+
+
+@pytest.mark.parametrize("how", ["File > Open", "Fabric wizard"])
+def test_a_design_replacing_the_canvas_is_folded_once_for_its_fit(make_window, tmp_path,
+                                                                  monkeypatch, rail_design, how):
+    from fabricstudio.formats import save_design
+
+    window = make_window()
+    window.view.set_zoom(1.0)
+    refolds = []
+    original = FabricScene._apply_reps
+
+    def counting(scene, before):
+        refolds.append(sum(1 for d, r in scene.folding.rep.items() if before.get(d) != r))
+        original(scene, before)
+
+    monkeypatch.setattr(FabricScene, "_apply_reps", counting)
+    if how == "File > Open":
+        path = tmp_path / "rail.json"
+        save_design(rail_design, path)
+        assert window.files.open(str(path))
+    else:
+        window.dialogs.apply_build(build_fabric(RailOptimizedSpec(gpus=1024)))
+    assert window.scene.group_items, "fitted, the fabric shows folded groups"
+    assert not any(refolds)
+    if how == "Fabric wizard":  # one undo step back to the empty canvas
+        window.undo_stack.undo()
+        assert not window.scene.device_items and not window.scene.group_items

@@ -110,6 +110,8 @@ class FabricScene(ItemScene):
         self._rails: dict[str, int | None] | None = None
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
         self.model_signals = ModelSignals(self)
+        #: While set (FabricView.fitting_after_reset): the zoom a rebuild folds for.
+        self.rebuild_scale: Callable[[], float] | None = None
         #: False until the scene has items for the design (see ``populate``).
         self.populated = False
         self._built = False
@@ -632,6 +634,8 @@ class FabricScene(ItemScene):
 
     # -------------------------------------------------------------- following
     def _rebuild(self) -> None:
+        if self.rebuild_scale is not None:  # a fit follows: fold for its zoom at once
+            self.view_scale = self.rebuild_scale()
         with bulk_build(freeze=True):
             self._build_all()
 

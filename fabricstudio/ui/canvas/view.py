@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QPainter, QPen
@@ -186,6 +187,18 @@ class FabricView(QGraphicsView):
         area = self.free_area(rect)
         zoom = min(area.width() / rect.width(), area.height() / rect.height(), 1.5)
         return min(max(zoom, MIN_ZOOM), MAX_ZOOM)
+
+    @contextmanager
+    def fitting_after_reset(self) -> Iterator[None]:
+        """For a design replaced inside (File > Open, a generated fabric) and then fitted: the
+        scene's rebuild folds for the zoom that fit will have, not for the old design's zoom
+        (else a 32k-GPU fabric is folded twice)."""
+        scene = self.scene()
+        scene.rebuild_scale = self.predicted_fit_zoom
+        try:
+            yield
+        finally:
+            scene.rebuild_scale = None
 
     def fit(self, rect: QRectF | None = None) -> None:
         """Show ``rect`` (default: every visible device) with a margin, clear of the legend
