@@ -243,7 +243,8 @@ class Folding:
 
     def set_collapsed(self, collapsed: Iterable[str]) -> set[str]:
         """Fold exactly these groups; returns the devices whose representative changed."""
-        new = frozenset(g for g in collapsed if g in self.design.groups)
+        groups = self.design.groups
+        new = frozenset(g for g in collapsed if g in groups)
         flipped = self.collapsed ^ new
         if not flipped:
             return set()

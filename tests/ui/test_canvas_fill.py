@@ -8,6 +8,7 @@ import weakref
 
 import pytest
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
 
 from fabricstudio.model import GpuServer, bulk
 from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
@@ -191,3 +192,18 @@ def test_the_legend_is_read_again_only_when_what_it_shows_changed(make_window, m
     menu_action(window, "View", "Colour links by network").trigger()
     window.view.legend_sections()
     assert readings == ["plane"]
+
+
+def test_a_scroll_that_changes_no_fold_leaves_the_canvas_alone(qtbot, make_window, monkeypatch,
+                                                               rail_design):
+    window = make_window(rail_design)
+    window.view.fit()
+    QApplication.processEvents()
+    folded = set(window.scene.folding.collapsed)
+    copies = []
+    monkeypatch.setattr(FabricScene, "_apply_reps", lambda scene, before: copies.append(1))
+    bar = window.view.horizontalScrollBar()
+    for step in (12, -12, 12):
+        bar.setValue(bar.value() + step)
+        QApplication.processEvents()
+    assert window.scene.folding.collapsed == folded and not copies
