@@ -26,7 +26,10 @@ What is measured (targets from issue 14 in brackets):
 - select all: Edit > Select All until the window has caught up (inspector included) [< 0.5 s];
 - quit: from closing the window (after Select All) to the process having exited [< 1 s];
 - stall: the longest the event loop was blocked during the 2 s after opening (what "stays
-  interactive" means: background work must not freeze the window).
+  interactive" means: background work must not freeze the window);
+- memory (a separate child): the process's resident memory with the design open, and 2 s
+  after File > New replaced it ("after New"), with the Python objects the collector still
+  tracks or keeps frozen then (the design's objects that were not given back).
 """
 
 from __future__ import annotations
@@ -51,7 +54,9 @@ COLUMNS = [("open_s", "open s", "{:.2f}"), ("open_cpu_s", "open CPU s", "{:.2f}"
            ("pan_fit_ms", "pan fit", "{:.1f} ms"),
            ("repaint_100_ms", "repaint 100%", "{:.1f} ms"), ("pan_100_ms", "pan 100%", "{:.1f} ms"),
            ("select_all_s", "select all", "{:.2f} s"), ("quit_s", "quit", "{:.2f} s"),
-           ("stall_ms", "stall", "{:.0f} ms")]
+           ("stall_ms", "stall", "{:.0f} ms"), ("rss_open_mb", "RSS open", "{:.0f} MB"),
+           ("rss_new_mb", "RSS after New", "{:.0f} MB"),
+           ("objects_new_k", "objects after New", "{:.0f}k")]
 
 
 # --------------------------------------------------------------------------- child side
@@ -178,6 +183,47 @@ def child(gpus: int) -> None:
         leave(0)
 
 
+def _rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def memory_child(gpus: int) -> None:
+    """Open a design, then File > New: the memory and objects kept afterwards."""
+    import gc
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtCore import QSettings
+
+    from fabricstudio.formats import dump_design, parse_design
+    from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
+    from fabricstudio.ui.app import ensure_app
+    from fabricstudio.ui.main_window import MainWindow
+
+    app = ensure_app()
+    scratch = tempfile.mkdtemp(prefix="fabricstudio-bench-")
+    settings = QSettings(os.path.join(scratch, "settings.ini"), QSettings.Format.IniFormat)
+    text = dump_design(build_fabric(RailOptimizedSpec(gpus=gpus)).to_design())
+    window = MainWindow(parse_design(text), settings=settings)
+    del text
+    window.resize(VIEW_W + 600, VIEW_H + 150)
+    window.show()
+    app.processEvents()
+    _emit("rss_open_mb", _rss_mb())
+    window.undo_stack.setClean()
+    window.files.new()
+    end = time.monotonic() + 2.0
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.01)
+    _emit("rss_new_mb", _rss_mb())
+    _emit("objects_new_k", (len(gc.get_objects()) + gc.get_freeze_count()) / 1e3)
+    os._exit(0)
+
+
 def _stall(app, elapsed_timer_cls, timer_cls, seconds: float = 2.0) -> float:
     """Longest gap between 5 ms timer ticks over ``seconds`` (seconds)."""
     clock = elapsed_timer_cls()
@@ -201,13 +247,13 @@ def _stall(app, elapsed_timer_cls, timer_cls, seconds: float = 2.0) -> float:
 
 
 # -------------------------------------------------------------------------- parent side
-def run_child(gpus: int, code: str | None, timeout: float) -> dict:
+def run_child(gpus: int, code: str | None, timeout: float, mode: str = "--child") -> dict:
     """One child run; figures it could not reach within ``timeout`` are missing."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     if code:
         env["PYTHONPATH"] = code + os.pathsep + env.get("PYTHONPATH", "")
     script = os.path.abspath(__file__)
-    proc = subprocess.Popen([sys.executable, script, "--child", str(gpus)], env=env,
+    proc = subprocess.Popen([sys.executable, script, mode, str(gpus)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                             cwd=code or os.getcwd())
     out: dict = {}
@@ -262,9 +308,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=180.0,
                         help="seconds a child may take before it is stopped")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--memory-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         child(args.child)
+        return 0
+    if args.memory_child:
+        memory_child(args.memory_child)
         return 0
     sizes = args.gpus or list(SIZES)
     print(f"canvas benchmark, viewport {VIEW_W}x{VIEW_H}, offscreen, {os.cpu_count()} CPUs, "
@@ -279,6 +329,10 @@ def main(argv: list[str] | None = None) -> int:
             current.append(run_child(gpus, None, args.timeout))
             if args.baseline:
                 baseline.append(run_child(gpus, os.path.abspath(args.baseline), args.timeout))
+        current[0].update(run_child(gpus, None, args.timeout, "--memory-child"))
+        if args.baseline:
+            baseline[0].update(run_child(gpus, os.path.abspath(args.baseline), args.timeout,
+                                         "--memory-child"))
         print(row("current", gpus, summarise(current)), flush=True)
         if args.baseline:
             print(row("baseline", gpus, summarise(baseline)), flush=True)
