@@ -310,10 +310,7 @@ class DcqcnFlow(Flow):
         if (self.paced_until != self.next_time
                 or now - self.next_time > len(self.nic.flows) * self.full_wire / line):
             due = now  # not held by the pacer, or held up beyond a round of the NIC: afresh
-        n = int((now - due) / gap) + 1
-        cap = int(self.cell_pkts * rc / line) or 1
-        if n < cap:
-            n = cap
+        n = int((now - due) / gap) + 1  # packets due by now
         if n > self.cell_pkts:
             n = self.cell_pkts
         cell = Flow.make_cell(self, now, limit if limit and limit < n else n)
