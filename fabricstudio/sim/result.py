@@ -34,7 +34,9 @@ from pydantic import (
 )
 
 from fabricstudio.model import Technology, units
+from fabricstudio.model.fabric import Transport
 from fabricstudio.sim.engine.config import Routing
+from fabricstudio.sim.scenario import COLLECTIVE_TYPES
 
 RESULT_FORMAT: Final = "fabricstudio-result"
 RESULT_VERSION: Final = 1
@@ -68,7 +70,7 @@ class RunInfo(ResultPart):
     measure_from_s: Num = Field(description="start of the statistics window")
     sample_period_s: Num = Field(description="metric frame period")
     engine: Literal["cell", "flow"] = Field(default="cell", description="engine that ran")
-    transport: Literal["newreno", "sack", "dctcp"] | None = Field(
+    transport: Transport | None = Field(
         default=None, description="lossy Ethernet transport (null on lossless fabrics)")
 
 
@@ -334,8 +336,8 @@ class LlmTrainingReport(WorkloadReport):
     llm_training: LlmTrainingSummary | None
 
 
-#: Workload ``type`` values reported by each report class (the rest are flow sets).
-_COLLECTIVE_TYPES = frozenset({"all_reduce", "all_gather", "reduce_scatter", "all_to_all"})
+#: Workload ``type`` values reported as collectives (the scenario's; the rest are flow sets).
+_COLLECTIVE_TYPES = frozenset(COLLECTIVE_TYPES)
 
 
 def _report_kind(value: Any) -> str:

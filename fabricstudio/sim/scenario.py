@@ -22,8 +22,10 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
+from fabricstudio.formats.envelope import EnvelopeError, FileKind, body_of, check_envelope
 from fabricstudio.formats.reading import InputError, decode_json, read_input
 from fabricstudio.model import FabricSettings, Technology, format_validation_error
+from fabricstudio.model.fabric import Transport
 from fabricstudio.model.failures import MAX_FAILURES, FailoverSettings, Failure
 from fabricstudio.model.strict import StrictNumbers
 from fabricstudio.sim.engine.config import (
@@ -37,6 +39,9 @@ from fabricstudio.sim.llm.models import GPUS, MODELS, GpuSpec, ModelSpec
 
 FORMAT_NAME = "fabricstudio-scenario"
 CURRENT_VERSION = 1
+#: How the envelope check names scenario files.
+SCENARIO_FILE = FileKind(noun="scenario", format_name=FORMAT_NAME,
+                         current_version=CURRENT_VERSION, version_label="scenario version")
 MAX_FILE_BYTES = 16 * 1024 * 1024
 
 _UNITS = {
@@ -89,6 +94,9 @@ def parse_size(value: Any) -> int:
 
 #: The one declaration of each set of names: scenario files, the CLI's choices and the GUI's
 #: combos all derive from these Literals (``get_args`` gives the tuples below).
+#: Activation recomputation of the LLM training workload.
+Recompute = Literal["none", "selective", "full"]
+RECOMPUTE_MODES: tuple[Recompute, ...] = get_args(Recompute)
 CollectiveType = Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
 StorageType = Literal["storage_read", "storage_write"]
 WorkloadType = Literal[CollectiveType, "incast", "permutation", StorageType, "training",
@@ -227,7 +235,7 @@ class LlmTrainingSpec(_Spec):
     ep: int = Field(default=1, ge=1, le=4096)
     cp: int = Field(default=1, ge=1, le=1024)
     zero: int = Field(default=1, ge=0, le=3, description="ZeRO stage of the optimizer")
-    recompute: Literal["none", "selective", "full"] = "selective"
+    recompute: Recompute = "selective"
     overlap_grad_reduce: bool = Field(
         default=True, description="gradient reduction starts with the last backward pass")
     overlap_param_gather: bool = Field(
@@ -314,7 +322,7 @@ class Scenario(_Spec):
     measure_from_s: Time = Field(default=0.0, description="start of the statistics window")
     technology: Technology | None = Field(default=None, description="None = the design's")
     dcqcn: bool | None = Field(default=None, description="None = the design's setting")
-    transport: Literal["newreno", "sack", "dctcp"] | None = Field(
+    transport: Transport | None = Field(
         default=None, description="lossy Ethernet transport; None = the design's tcp.transport")
     routing: Routing = "default"
     engine: EngineKind = Field(
@@ -424,22 +432,11 @@ def parse_scenario(raw: bytes | str, source: str | os.PathLike[str] = "<input>")
 
 def scenario_from_dict(doc: Any, source: str | os.PathLike[str] = "<input>") -> Scenario:
     """Validate a decoded scenario document (with its envelope)."""
-    if not isinstance(doc, dict):
-        raise ScenarioError("expected a JSON object at the top", source)
-    fmt = doc.get("format")
-    if fmt != FORMAT_NAME:
-        what = 'has no "format" field' if fmt is None else f"has format {fmt!r}"
-        raise ScenarioError(f'not a FabricStudio scenario: {what} (expected "{FORMAT_NAME}")',
-                            source)
-    version = doc.get("version")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise ScenarioError('"version" must be an integer', source)
-    if version > CURRENT_VERSION:
-        raise ScenarioError(f"written by a newer FabricStudio (scenario version {version}; this "
-                            f"version reads up to {CURRENT_VERSION}). Please upgrade.", source)
-    if version < 1:
-        raise ScenarioError(f"unknown scenario version {version}", source)
-    body = {k: v for k, v in doc.items() if k not in ("format", "version")}
+    try:
+        check_envelope(doc, SCENARIO_FILE)
+    except EnvelopeError as exc:
+        raise ScenarioError(exc.problem, source) from None
+    body = body_of(doc)
     try:
         return Scenario.model_validate(body)
     except ValidationError as exc:
