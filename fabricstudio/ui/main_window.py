@@ -417,6 +417,9 @@ class MainWindow(QMainWindow):
             self._fitted = True
             self.scene.populate(self.view.predicted_fit_zoom())
             self.view.fit()
+            # the design analysis (its snapshot is taken on this thread) waits for the first
+            # paint: a large design took longer to build than the analysis' debounce
+            self.analysis.schedule()
             QTimer.singleShot(0, self.autosave.offer_recovery)  # after a crash
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override

@@ -8,6 +8,7 @@ import weakref
 
 import pytest
 from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QApplication
 
 from fabricstudio.model import GpuServer, bulk
 from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
@@ -153,3 +154,56 @@ def test_a_design_replacing_the_canvas_is_folded_once_for_its_fit(make_window, t
     if how == "Fabric wizard":  # one undo step back to the empty canvas
         window.undo_stack.undo()
         assert not window.scene.device_items and not window.scene.group_items
+
+
+def test_nothing_failed_means_no_walk_over_the_cables():
+    from fabricstudio.model.failures import FailedElements
+
+    assert FailedElements().down_links(object()) == []  # the design is not even looked at
+
+
+def test_the_design_analysis_starts_after_the_first_show(qtbot, settings, rail_design):
+    window = MainWindow(rail_design, settings=settings)
+    qtbot.addWidget(window)
+    window.analysis.timer.stop()  # as if its debounce had run out while the window was built
+    window.show()
+    qtbot.waitExposed(window)
+    assert window.analysis.timer.isActive() or window.analysis.running
+
+
+def test_the_legend_is_read_again_only_when_what_it_shows_changed(make_window, monkeypatch,
+                                                                  rail_design):
+    from fabricstudio.ui.canvas import view as view_module
+
+    window = make_window(rail_design)
+    readings = []
+    original = view_module.legend_entries
+
+    def counting(*args):
+        readings.append(args[1])
+        return original(*args)
+
+    monkeypatch.setattr(view_module, "legend_entries", counting)
+    window.view.refresh_legend()
+    window.view.legend_sections()
+    window.view.refresh_legend()
+    window.view.legend_sections()
+    assert readings == []
+    menu_action(window, "View", "Colour links by network").trigger()
+    window.view.legend_sections()
+    assert readings == ["plane"]
+
+
+def test_a_scroll_that_changes_no_fold_leaves_the_canvas_alone(qtbot, make_window, monkeypatch,
+                                                               rail_design):
+    window = make_window(rail_design)
+    window.view.fit()
+    QApplication.processEvents()
+    folded = set(window.scene.folding.collapsed)
+    copies = []
+    monkeypatch.setattr(FabricScene, "_apply_reps", lambda scene, before: copies.append(1))
+    bar = window.view.horizontalScrollBar()
+    for step in (12, -12, 12):
+        bar.setValue(bar.value() + step)
+        QApplication.processEvents()
+    assert window.scene.folding.collapsed == folded and not copies

@@ -382,8 +382,11 @@ class FabricScene(ItemScene):
         return keep
 
     def _refold(self) -> None:
+        wanted = self._wanted_folds()
+        if wanted == self.folding.collapsed:  # e.g. a scroll at one zoom: nothing to redo
+            return
         before = dict(self.folding.rep)
-        self.folding.set_collapsed(self._wanted_folds())
+        self.folding.set_collapsed(wanted)
         self._apply_reps(before)
 
     def _apply_reps(self, before: Mapping[str, str]) -> None:
