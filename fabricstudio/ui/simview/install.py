@@ -421,14 +421,36 @@ def install_simulation_ui(window: MainWindow, factory: SourceFactory | None = No
     return ui
 
 
+class _FittedScrollArea(QScrollArea):
+    """A frameless scroll area, never narrower than its widget's minimum width: rows shown
+    later (a workload's own fields, e.g. the Training step's "Compute per step") widen the
+    dock instead of pushing the widget's right edge (the Compare fabrics button) out of view,
+    since it scrolls only vertically."""
+
+    def __init__(self, widget) -> None:
+        super().__init__()
+        self.setWidget(widget)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        widget.installEventFilter(self)
+        self.fit_width()
+
+    def fit_width(self) -> None:
+        """Minimum width = the widget's minimum width plus the vertical scroll bar."""
+        widget = self.widget()
+        if widget is not None:
+            self.setMinimumWidth(widget.minimumSizeHint().width()
+                                 + self.verticalScrollBar().sizeHint().width())
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
+            self.fit_width()
+        return super().eventFilter(watched, event)
+
+
 def _scrollable(widget) -> QScrollArea:
-    """``widget`` in a frameless scroll area, so a dock never forces the window taller or
-    wider than a laptop or projector screen (1366 x 768); it scrolls instead."""
-    area = QScrollArea()
-    area.setWidget(widget)
-    area.setWidgetResizable(True)
-    area.setFrameShape(QFrame.Shape.NoFrame)
-    area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-    area.setMinimumWidth(widget.minimumSizeHint().width()
-                         + area.verticalScrollBar().sizeHint().width())
-    return area
+    """``widget`` in a frameless scroll area, so a dock never forces the window taller than
+    a laptop or projector screen (1366 x 768); it scrolls instead, and widens when the
+    widget's minimum width grows (see :class:`_FittedScrollArea`)."""
+    return _FittedScrollArea(widget)
