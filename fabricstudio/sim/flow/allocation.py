@@ -136,37 +136,53 @@ class Allocation:
         return uid
 
     def _take_in(self, slot: int) -> int:
-        """Read a flow's links and weights (it is being added); returns its unit."""
+        """Read a flow's links and weights (it is being added); returns its unit (a flow
+        alone is its own unit at once; a group's unit is rebuilt once the change is in)."""
         s = self.s
         links = s.links[slot]
         keep = links >= 0
         arrays = links[keep], s.weights[slot][keep]
         self._arrays[slot] = arrays
-        self._pairs[slot] = list(zip(arrays[0].tolist(), arrays[1].tolist(), strict=True))
+        pairs = list(zip(arrays[0].tolist(), arrays[1].tolist(), strict=True))
+        self._pairs[slot] = pairs
         group = int(s.group[slot])
         uid = self._group_unit.get(group, -1) if group >= 0 else -1
         if uid < 0:
             uid = self._new_unit(group)
             if group >= 0:
                 self._group_unit[group] = uid
+            else:
+                unit = self._units[uid]
+                unit.slots = np.array([slot], dtype=np.int64)
+                unit.links, unit.weights = arrays
+                unit.pairs = pairs
+                unit.cap = float(s.cap[slot])
+                for link, _w in pairs:
+                    self.link_flows[link].add(uid)
         self._unit_of[slot] = uid
         self._units[uid].members.add(slot)
         return uid
 
+    def _drop(self, uid: int) -> None:
+        """Forget a unit whose flows have all ended."""
+        unit = self._units.pop(uid)
+        for link, _w in unit.pairs:
+            self.link_flows[link].discard(uid)
+        if unit.group >= 0:
+            del self._group_unit[unit.group]
+        self.u_rate[uid] = 0.0
+        self.u_neck[uid] = -1
+
     def _rebuild(self, uid: int) -> None:
-        """Unit ``uid``'s links, weights and cap from its flows now (it goes when none is
+        """A group unit's links, weights and cap from its flows now (it goes when none is
         left)."""
         unit = self._units[uid]
-        for link in unit.links.tolist():
-            self.link_flows[link].discard(uid)
         slots = sorted(unit.members)
         if not slots:
-            del self._units[uid]
-            if unit.group >= 0:
-                del self._group_unit[unit.group]
-            self.u_rate[uid] = 0.0
-            self.u_neck[uid] = -1
+            self._drop(uid)
             return
+        for link, _w in unit.pairs:
+            self.link_flows[link].discard(uid)
         unit.slots = np.asarray(slots, dtype=np.int64)
         if len(slots) == 1:
             unit.links, unit.weights = self._arrays[slots[0]]
@@ -185,50 +201,68 @@ class Allocation:
     def change(self, added: list[int], removed: list[int], now: float) -> None:
         """Apply flows starting (``added``) and ending (``removed``) at time ``now``."""
         s = self.s
-        changed: dict[int, None] = {}  # units whose flows changed, in order
+        grouped: dict[int, None] = {}  # group units whose flows changed, in order
+        fresh: list[int] = []  # units of flows alone that start
         for slot in added:
-            changed[self._take_in(slot)] = None
-        near: set[int] = set()
-        for slot in itertools.chain(removed, added):
-            near.update(link for link, _w in self._pairs[slot])
-        touched = np.fromiter(near, np.int64, len(near))
-        if near:  # integrals up to now, before any load changes
+            uid = self._take_in(slot)
+            if s.group[slot] >= 0:
+                grouped[uid] = None
+            else:
+                fresh.append(uid)
+        gone = [self._arrays.pop(slot) for slot in removed]
+        came = [self._arrays[slot] for slot in added]
+        freed = np.concatenate([links for links, _w in gone]) if gone else np.zeros(0, int)
+        entering = np.concatenate([links for links, _w in came]) if came else np.zeros(0, int)
+        touched = np.unique(np.concatenate([freed, entering]))
+        if len(touched):  # integrals up to now, before any load changes
             self._settle(touched, now)
             self._settle_hot(touched, now)
+        if gone:
+            rem = np.asarray(removed, dtype=np.int64)
+            weights = np.concatenate([w for _links, w in gone])
+            per = np.repeat(np.arange(len(rem)), [len(links) for links, _w in gone])
+            np.subtract.at(self.load, freed, weights * s.rate[rem][per])
+            np.subtract.at(self.offered, freed, weights * s.alone[rem][per])
+            s.rate[rem] = 0.0
+            s.neck[rem] = -1
         for slot in removed:
-            links, weights = self._arrays.pop(slot)
             del self._pairs[slot]
             if slot in self.history:
                 self.history[slot].append((now, 0.0, -1))
-            self.load[links] -= weights * s.rate[slot]
-            self.offered[links] -= weights * s.alone[slot]
-            s.rate[slot] = 0.0
             self.active.discard(slot)
-            s.neck[slot] = -1
             uid = self._unit_of.pop(slot)
-            self._units[uid].members.discard(slot)
-            changed[uid] = None
-        for slot in added:
-            links, weights = self._arrays[slot]
-            self.offered[links] += weights * s.alone[slot]
+            unit = self._units[uid]
+            unit.members.discard(slot)
+            if unit.group >= 0:
+                grouped[uid] = None
+            else:
+                self._drop(uid)
+        if came:
+            add = np.asarray(added, dtype=np.int64)
+            weights = np.concatenate([w for _links, w in came])
+            per = np.repeat(np.arange(len(add)), [len(links) for links, _w in came])
+            np.add.at(self.offered, entering, weights * s.alone[add][per])
             # a flow joining a moving group moves at its rate until the group is re-solved
-            rate = float(self.u_rate[self._unit_of[slot]])
-            s.rate[slot] = rate
-            if rate:
-                self.load[links] += weights * rate
-            self.active.add(slot)
-        for uid in changed:
+            rates = self.u_rate[[self._unit_of[slot] for slot in added]]
+            s.rate[add] = rates
+            if rates.any():
+                np.add.at(self.load, entering, weights * rates[per])
+            self.active.update(added)
+        for uid in grouped:
             self._rebuild(uid)
-        if near:
+        if len(touched):
             self.peak_offered[touched] = np.maximum(self.peak_offered[touched],
                                                     self.offered[touched]
                                                     / self.capacity[touched])
         if self.exact:
             todo = set(self._units)
-        else:
-            todo = {uid for uid in changed if uid in self._units}
-            for link in near:
-                todo.update(self.link_flows[link])
+        else:  # what changed, and whatever a finished flow held back
+            units = self._units
+            todo = {uid for uid in itertools.chain(fresh, grouped) if uid in units}
+            neck = self.u_neck
+            link_flows = self.link_flows
+            for link in np.unique(freed).tolist():
+                todo.update(uid for uid in link_flows[link] if neck[uid] == link)
         if todo:
             self._solve(todo, now)
 
