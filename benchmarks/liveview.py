@@ -6,9 +6,9 @@ synchronous repaint of the canvas).  Target: p99 frame time under 33 ms.
 
     python benchmarks/liveview.py [--seconds 20] [--synthetic]
 
-Uses the real engine (fabricstudio.sim.run) when present; ``--synthetic`` (or a build without
-the engine) replays a scripted congestion wave produced by a CPU-busy worker thread instead, so
-the UI still competes for the GIL as it would with the engine.
+Uses the real engine; ``--synthetic`` replays a scripted congestion wave instead (the UI
+tests' scripted source, ``tests/ui/simview/synthetic.py``, with a wave script), produced by a
+CPU-busy worker thread, so the UI still competes for the GIL as it would with the engine.
 
 Measured on the 2-core development VM, engine source (108 frames of ~5,600 flows), with a
 competing CPU-bound process running (``python -c "while True: pass"``), both builds in a row
@@ -47,12 +47,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from fabricstudio.model import Design, Technology  # noqa: E402
-from fabricstudio.sim.metrics import DirectedLink, Frame, MetricStream, empty_link_arrays  # noqa: E402
+from fabricstudio.sim.metrics import empty_link_arrays  # noqa: E402
 from fabricstudio.sim.request import RunRequest  # noqa: E402
-from fabricstudio.sim.result import EngineInfo, Result, RunInfo  # noqa: E402
 from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric  # noqa: E402
 from fabricstudio.ui.app import ensure_app  # noqa: E402
 from fabricstudio.ui.simview.source import engine_source  # noqa: E402
+from tests.ui.simview.synthetic import Script, SyntheticSource, directed_links  # noqa: E402
 
 BUSY = os.environ.get("LV_SLEEP") is None
 
@@ -64,71 +64,33 @@ def rail_design(gpus: int = 256) -> Design:
     return build_fabric(spec).to_design()
 
 
-class WaveSource:
-    """Scripted frames: a ring all-reduce's busy rails plus a congestion wave moving upstream.
+def wave_script(design: Design) -> Script:
+    """A ring all-reduce's busy rails plus a congestion wave moving upstream."""
+    links = directed_links(design)
+    kinds = {d.id: d.kind for d in design.devices.values()}
+    up = np.array([kinds[link.src] == "gpu_server" for link in links])
+    index = np.arange(len(links))
+    rng = np.random.default_rng(1)
 
-    Each frame costs ``busy_s`` of pure-Python CPU in the producing thread (GIL pressure).
-    """
+    def frame(i: int, _links: tuple) -> dict[str, np.ndarray]:
+        arrays = empty_link_arrays(len(links))
+        phase = (i % 200) / 200
+        arrays["utilisation"][:] = np.clip(0.55 + 0.4 * np.sin(2 * np.pi * (phase + index / 97)),
+                                           0, 1)
+        arrays["queue_bytes"][:] = rng.uniform(0, 4e6, len(links))
+        arrays["paused"][up & (index % 7 == i % 7)] = 0.6
+        arrays["ecn_marks"][index % 11 == i % 11] = 3
+        arrays["drops"][index % 53 == i % 53] = 1
+        return arrays
 
-    def __init__(self, design: Design, request: RunRequest, frames: int = 4000,
-                 busy_s: float = 0.004) -> None:
-        links = []
-        for link in design.links.values():
-            for src, sp, dst, dp in ((link.a, link.a_port, link.b, link.b_port),
-                                     (link.b, link.b_port, link.a, link.a_port)):
-                links.append(DirectedLink(len(links), link.id, src, sp, dst, dp,
-                                          link.speed_gbps))
-        self.stream = MetricStream(tuple(links), 1e-6)
-        self.until_s = frames * 1e-6
-        self.expected_s = self.until_s
-        self._busy = busy_s
-        tier = {d.id: d.kind for d in design.devices.values()}
-        self._up = np.array([tier[d.src] == "gpu_server" for d in links])
-        self._rng = np.random.default_rng(1)
-        self._now = 0.0
+    return frame
 
-    @property
-    def now(self) -> float:
-        return self._now
 
-    @property
-    def finished(self) -> bool:
-        return self._now >= self.until_s
-
-    @property
-    def progress(self) -> float:
-        return min(1.0, self._now / self.until_s)
-
-    def advance(self, until_s: float) -> None:
-        while self._now + 1e-6 <= min(until_s, self.until_s) + 1e-12:
-            i = len(self.stream)
-            if BUSY:
-                spin_until = time.perf_counter() + self._busy
-                while time.perf_counter() < spin_until:
-                    pass
-            else:
-                time.sleep(self._busy)
-            arrays = empty_link_arrays(len(self.stream.links))
-            phase = (i % 200) / 200
-            arrays["utilisation"][:] = np.clip(0.55 + 0.4 * np.sin(
-                2 * np.pi * (phase + np.arange(len(self._up)) / 97)), 0, 1)
-            arrays["queue_bytes"][:] = self._rng.uniform(0, 4e6, len(self._up))
-            arrays["paused"][self._up & (np.arange(len(self._up)) % 7 == i % 7)] = 0.6
-            arrays["ecn_marks"][np.arange(len(self._up)) % 11 == i % 11] = 3
-            arrays["drops"][np.arange(len(self._up)) % 53 == i % 53] = 1
-            self._now = (i + 1) * 1e-6
-            self.stream.append(Frame(self._now, arrays))
-
-    def result(self) -> Result:
-        run = RunInfo(design="wave", scenario="wave", technology=Technology.ROCE, dcqcn=True,
-                      routing="default", cell_bytes=16384, seed=1, until_s=self.until_s,
-                      measure_from_s=0.0, sample_period_s=1e-6)
-        return Result(run=run, completion_time_s=self._now, end_s=self._now,
-                      engine=EngineInfo(events=0, cell_bytes=16384, cell_hops=0,
-                                        wall_time_s=None, events_per_s=None))
-
-    def flow_ends(self) -> dict[int, tuple[str, str]]:
-        return {}
+def wave_source(design: Design, request: RunRequest) -> SyntheticSource:
+    """4,000 frames of the wave, each costing 4 ms of CPU in the producing thread (GIL
+    pressure as an engine would make; ``LV_SLEEP=1`` sleeps instead)."""
+    return SyntheticSource(design, request, wave_script(design), 0.004, frames=4000,
+                           busy=BUSY, gpus=False)
 
 
 def idle_intervals(app, window, seconds: float) -> list[float]:
@@ -159,14 +121,8 @@ def main() -> int:
     from fabricstudio.ui.simview import install_simulation_ui
 
     design = rail_design()
-    factory, label = engine_source, "engine"
-    if args.synthetic:
-        factory, label = WaveSource, "synthetic wave"
-    else:
-        try:
-            import fabricstudio.sim.run  # noqa: F401
-        except ImportError:
-            factory, label = WaveSource, "synthetic wave (engine not available)"
+    factory, label = (wave_source, "synthetic wave") if args.synthetic else (engine_source,
+                                                                               "engine")
     window = MainWindow(design)
     sim = install_simulation_ui(window, factory)
     window.resize(1600, 1000)

@@ -63,3 +63,28 @@ def test_the_ui_does_not_probe_attributes_by_name():
                 found.append(f"{path.name}:{node.lineno} {node.func.id}(..., "
                              f"{node.args[1].value!r})")
     assert not found, "attribute probing instead of a typed interface: " + ", ".join(found)
+
+
+#: Process-global switches and the one module allowed to flip each: the collector's on/off
+#: state (model/bulk.py pause_collector/resume_collector, counting pauses from any thread)
+#: and the file-creation mask (nobody: files get their modes explicitly).
+PROCESS_SWITCHES = {("gc", "disable"): {"bulk.py"}, ("gc", "enable"): {"bulk.py"},
+                    ("os", "umask"): set()}
+
+
+def test_process_global_switches_have_one_owner():
+    import ast
+    from pathlib import Path
+
+    import fabricstudio
+
+    found = []
+    for path in sorted(Path(fabricstudio.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and isinstance(node.func.value, ast.Name)):
+                owners = PROCESS_SWITCHES.get((node.func.value.id, node.func.attr))
+                if owners is not None and path.name not in owners:
+                    found.append(f"{path.relative_to(path.parents[1])}:{node.lineno} "
+                                 f"{node.func.value.id}.{node.func.attr}()")
+    assert not found, "process-global switch flipped outside its owner: " + ", ".join(found)

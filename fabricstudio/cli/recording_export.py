@@ -134,8 +134,7 @@ def _simulate(design, scenario, story) -> dict:
     if story is None:
         tech = scenario.technology or design.fabric.technology
         dcqcn = scenario.dcqcn if scenario.dcqcn is not None else design.fabric.dcqcn.enabled
-        label = (Technology(tech).label + (" + DCQCN" if dcqcn else " (PFC only)")
-                 if Technology(tech) is Technology.ROCE else Technology(tech).label)
+        label = Technology(tech).fabric_label(dcqcn)
         wanted.append((label, scenario))
     else:
         fabrics = [f for f in variants

@@ -331,10 +331,8 @@ def summary_text(result: Result, top: int = 8, book: Any = None) -> str:
     """A readable multi-line summary of a Result (with GPU-idle money when a cost book is
     given and the run has a training workload)."""
     run, tot, eng = result.run, result.totals, result.engine
-    tech = run.technology.label
-    if run.technology is Technology.ROCE:
-        tech += " with DCQCN" if run.dcqcn else " (PFC only)"
-    elif run.transport is not None:
+    tech = run.technology.fabric_label(run.dcqcn)
+    if run.technology is not Technology.ROCE and run.transport is not None:
         tech += f" ({run.transport.upper() if run.transport == 'dctcp' else run.transport})"
     grain = (f"{format_bytes(run.cell_bytes)} cells" if run.cell_bytes is not None
              else "flow level (max-min fair rates)")

@@ -20,12 +20,18 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from fabricstudio.formats.envelope import EnvelopeError, FileKind, check_envelope
 from fabricstudio.formats.reading import InputError, decode_json, read_input
 from fabricstudio.model import format_validation_error
 from fabricstudio.model.costbook import COSTBOOK_FORMAT, COSTBOOK_VERSION, CostBook
 
 #: A cost book of ten thousand items is under 5 MB.
 MAX_COSTBOOK_BYTES = 5 * 1024 * 1024
+#: How the envelope check names cost books.
+COST_BOOK_FILE = FileKind(
+    noun="cost book", format_name=COSTBOOK_FORMAT, current_version=COSTBOOK_VERSION,
+    version_label="cost book format version", format_verb="",
+    newer="{label} {version} is newer than this FabricStudio reads ({current}); please upgrade")
 
 
 class CostBookError(ValueError):
@@ -45,27 +51,17 @@ def _decode(raw: bytes | str, source: str | os.PathLike[str]) -> Any:
 
 
 def _envelope(doc: Any, source: str | os.PathLike[str]) -> dict[str, Any]:
-    if not isinstance(doc, dict):
-        raise CostBookError(source, "expected a JSON object at the top")
-    if doc.get("format") != COSTBOOK_FORMAT:
-        found = "no \"format\" field" if "format" not in doc else f"format {doc['format']!r}"
-        raise CostBookError(source, f"not a FabricStudio cost book: {found} (expected "
-                                    f"\"{COSTBOOK_FORMAT}\")")
-    version = doc.get("version")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise CostBookError(source, "\"version\" must be an integer")
-    if version > COSTBOOK_VERSION:
-        raise CostBookError(source, f"cost book format version {version} is newer than this "
-                                    f"FabricStudio reads ({COSTBOOK_VERSION}); please upgrade")
-    if version < 1:
-        raise CostBookError(source, f"unknown cost book format version {version}")
-    if not isinstance(doc.get("items", []), list):
+    try:
+        checked, _version = check_envelope(doc, COST_BOOK_FILE)
+    except EnvelopeError as exc:
+        raise CostBookError(source, exc.problem) from None
+    if not isinstance(checked.get("items", []), list):
         raise CostBookError(source, "\"items\" must be a list")
-    for n, item in enumerate(doc.get("items", [])):
+    for n, item in enumerate(checked.get("items", [])):
         if not isinstance(item, dict) or not isinstance(item.get("class"), str):
             raise CostBookError(source, f"items.{n}: each item must be an object with a "
                                         "\"class\" string")
-    return doc
+    return checked
 
 
 def parse_cost_book(raw: bytes | str, source: str | os.PathLike[str] = "<input>") -> CostBook:

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, ValidationError
 
+from fabricstudio.formats.envelope import EnvelopeError, FileKind, body_of, check_envelope
 from fabricstudio.formats.output import OutputError, write_output
 from fabricstudio.formats.reading import InputError, decode_json, read_input
 from fabricstudio.model import Design, DesignData, DesignError, format_validation_error
@@ -30,6 +31,12 @@ CURRENT_VERSION = 2
 #: GPUs with storage and management networks) is about 115 MiB; a 65,536-GPU rail-optimised
 #: fabric 37 MiB.  Saves refuse anything above it, so every file the tool writes opens again.
 MAX_FILE_BYTES = 256 * 2**20
+#: How the envelope check names design files.
+DESIGN_FILE = FileKind(
+    noun="design", format_name=FORMAT_NAME, current_version=CURRENT_VERSION,
+    version_label="format version", name_found_type=True,
+    newer=("written by a newer FabricStudio ({label} {version}; this version reads up to "
+           "{current}). Please upgrade FabricStudio."))
 
 
 def _v1_to_v2(doc: dict[str, Any]) -> dict[str, Any]:
@@ -85,7 +92,7 @@ def _parse_design(raw: bytes | str, source: str | os.PathLike[str]) -> Design:
     except InputError as exc:
         raise DesignFileError(source, exc.problem) from None
     doc = _check_envelope(doc, source)
-    body = {k: v for k, v in doc.items() if k not in ("format", "version")}
+    body = body_of(doc)
     try:
         data = DesignData.model_validate(body)
     except ValidationError as exc:
@@ -99,25 +106,10 @@ def _parse_design(raw: bytes | str, source: str | os.PathLike[str]) -> Design:
 
 
 def _check_envelope(doc: Any, source: str | os.PathLike[str]) -> dict[str, Any]:
-    if not isinstance(doc, dict):
-        raise DesignFileError(source, f"expected a JSON object at the top, found {_json_type(doc)}")
-    fmt = doc.get("format")
-    if fmt != FORMAT_NAME:
-        what = "has no \"format\" field" if fmt is None else f"has format {fmt!r}"
-        raise DesignFileError(source, f"not a FabricStudio design: {what} "
-                                      f"(expected \"{FORMAT_NAME}\")")
-    version = doc.get("version")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise DesignFileError(
-            source, f"\"version\" must be an integer, found {_json_type(version)}")
-    if version > CURRENT_VERSION:
-        raise DesignFileError(
-            source, f"written by a newer FabricStudio (format version {version}; this version "
-                    f"reads up to {CURRENT_VERSION}). Please upgrade FabricStudio."
-        )
-    if version < 1:
-        raise DesignFileError(source, f"unknown format version {version}")
-    migrated: dict[str, Any] = doc
+    try:
+        migrated, version = check_envelope(doc, DESIGN_FILE)
+    except EnvelopeError as exc:
+        raise DesignFileError(source, exc.problem) from None
     while version < CURRENT_VERSION:
         try:
             migrated = MIGRATIONS[version](migrated)
@@ -125,11 +117,6 @@ def _check_envelope(doc: Any, source: str | os.PathLike[str]) -> dict[str, Any]:
             raise DesignFileError(source, str(exc)) from None
         version += 1
     return migrated
-
-
-def _json_type(value: Any) -> str:
-    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
-            int: "a number", float: "a number", type(None): "null"}.get(type(value), "a value")
 
 
 def dump_design(design: Design) -> str:

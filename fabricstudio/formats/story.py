@@ -32,24 +32,32 @@ import json
 import math
 import os
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from fabricstudio.formats.envelope import EnvelopeError, FileKind, body_of, check_envelope
 from fabricstudio.formats.reading import InputError, decode_json, read_input
 from fabricstudio.model import format_validation_error
 from fabricstudio.model.strict import StrictNumbers
 
 FORMAT_NAME = "fabricstudio-story"
 CURRENT_VERSION = 1
+#: How the envelope check names story files.
+STORY_FILE = FileKind(noun="story", format_name=FORMAT_NAME, current_version=CURRENT_VERSION,
+                      version_label="story version",
+                      newer="written by a newer FabricStudio ({label} {version}; this version "
+                            "reads {current})")
 #: Largest story file accepted (a story is a few KB; this leaves room for long ones).
 MAX_FILE_BYTES = 1024 * 1024
 MAX_STEPS = 500
 MAX_CAPTION = 400
 #: Fabric choices of a step: the four of the comparison.
 FABRICS = ("infiniband", "roce", "roce-pfc", "ethernet")
-#: Moments a step can jump to (the live view's bookmarks plus the run's start and end).
-EVENTS = ("start", "first_pause", "peak_queue", "first_drop", "first_ecn", "end")
+#: Moments a step can jump to (the live view's bookmarks, sim.metrics.MOMENTS, plus the
+#: run's start and end).
+Event = Literal["start", "first_pause", "peak_queue", "first_drop", "first_ecn", "end"]
+EVENTS: tuple[str, ...] = get_args(Event)
 _FILE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._ -]{0,200}$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
@@ -113,8 +121,7 @@ class StoryStep(_Strict):
     camera: Camera = "fit"
     fabric: Fabric | list[Fabric] | None = None
     time_s: float | None = Field(default=None, ge=0.0, le=1e4)
-    event: Literal["start", "first_pause", "peak_queue", "first_drop", "first_ecn",
-                   "end"] | None = None
+    event: Event | None = None
     play_speed: float = Field(default=0.0, ge=0.0, le=10.0,
                               description="simulated seconds per wall second; 0 holds still")
     hold_s: float = Field(default=6.0, gt=0.0, le=600.0)
@@ -193,21 +200,11 @@ def parse_story(raw: bytes | str, source: str | os.PathLike[str] = "<input>") ->
 
 def story_from_dict(doc: Any, source: str | os.PathLike[str] = "<input>") -> Story:
     """Validate an already decoded story document (with its format and version)."""
-    if not isinstance(doc, dict):
-        raise StoryError(source, "expected a JSON object at the top")
-    fmt = doc.get("format")
-    if fmt != FORMAT_NAME:
-        what = "has no \"format\" field" if fmt is None else f"has format {fmt!r}"
-        raise StoryError(source, f"not a FabricStudio story: {what} (expected \"{FORMAT_NAME}\")")
-    version = doc.get("version")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise StoryError(source, "\"version\" must be an integer")
-    if version > CURRENT_VERSION:
-        raise StoryError(source, f"written by a newer FabricStudio (story version {version}; "
-                                 f"this version reads {CURRENT_VERSION})")
-    if version < 1:
-        raise StoryError(source, f"unknown story version {version}")
-    body = {k: v for k, v in doc.items() if k not in ("format", "version")}
+    try:
+        check_envelope(doc, STORY_FILE)
+    except EnvelopeError as exc:
+        raise StoryError(source, exc.problem) from None
+    body = body_of(doc)
     try:
         return Story.model_validate(body)
     except ValidationError as exc:
@@ -232,8 +229,3 @@ def dump_story(story: Story) -> str:
                      for step in story.steps]
     doc = {"format": FORMAT_NAME, "version": CURRENT_VERSION, **body}
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
-
-
-def story_schema() -> dict[str, Any]:
-    """The JSON Schema of a story file's body."""
-    return Story.model_json_schema()

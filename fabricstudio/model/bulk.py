@@ -32,9 +32,11 @@ def pause_collector() -> None:
     """Switch the cyclic collector off until every pause has been resumed.
 
     The one owner of the collector's on/off state in the application: builds
-    (:func:`bulk_build`) and the GUI's background work (``ui.background``) pause and resume
-    here, in any order and from any thread, and the collector comes back on only when the
-    last pause ends, and only if it was on when the first began."""
+    (:func:`bulk_build`), headless simulation runs and the GUI's child process
+    (``sim.run.cyclic_gc_paused``) and the GUI's background work (``ui.background``) pause
+    and resume here, in any order and from any thread, and the collector comes back on only
+    when the last pause ends, and only if it was on when the first began.  Where each pause
+    is and why: docs/ARCHITECTURE.md, "Rules that run"."""
     global _pauses, _was_enabled
     with _lock:
         if _pauses == 0:

@@ -87,6 +87,13 @@ class Technology(StrEnum):
         """Human-readable name (CLI summaries, menus, combos, captions)."""
         return _TECHNOLOGY_LABELS[self]
 
+    def fabric_label(self, dcqcn: bool) -> str:
+        """The name of a run's fabric: ``RoCE + DCQCN`` or ``RoCE (PFC only)`` for RoCE,
+        :attr:`label` for the others (DCQCN applies to RoCE only)."""
+        if self is Technology.ROCE:
+            return f"{self.label} + DCQCN" if dcqcn else f"{self.label} (PFC only)"
+        return self.label
+
 
 _TECHNOLOGY_LABELS = {Technology.INFINIBAND: "InfiniBand", Technology.ROCE: "RoCE",
                       Technology.ETHERNET: "Lossy Ethernet"}

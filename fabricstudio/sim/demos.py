@@ -72,11 +72,6 @@ def load_demo(name: str | None = None) -> Demo:
     return _with_files(name, story, folder, source)
 
 
-def list_demos() -> list[Demo]:
-    """Every bundled demo, loaded."""
-    return [load_demo(name) for name in demo_names()]
-
-
 def load_story_file(path: str | Path) -> Demo:
     """A story file from disk with the design and scenario named next to it."""
     path = Path(path)

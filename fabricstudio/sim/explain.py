@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from fabricstudio.sim.moments import RunFacts, technology_label
+from fabricstudio.sim.moments import RunFacts
 
 
 def _pct(value: float | None) -> str:
@@ -160,8 +160,3 @@ def explain_fabrics(facts: Mapping[str, RunFacts]) -> list[str]:
     out += _contention_sentences(facts)
     out += _lossy_ahead_sentences(facts)
     return out
-
-
-def default_label(facts: RunFacts) -> str:
-    """The comparison's row label for a run (InfiniBand, RoCE + DCQCN, ...)."""
-    return technology_label(facts.technology, facts.dcqcn)

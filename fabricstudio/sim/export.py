@@ -23,13 +23,6 @@ from fabricstudio.formats.csv_safe import spreadsheet_safe
 from fabricstudio.sim.metrics import FLOW_FIELDS, LINK_FIELDS, MetricStream
 
 
-def metrics_csv(stream: MetricStream) -> tuple[str, int]:
-    """(CSV text, number of data rows) of the stream."""
-    out = io.StringIO()
-    rows = _write_rows(out, stream)
-    return out.getvalue(), rows
-
-
 def _write_rows(out: IO[str], stream: MetricStream) -> int:
     writer = csv.writer(out, lineterminator="\n")
     link_names, flow_names = list(LINK_FIELDS), list(FLOW_FIELDS)

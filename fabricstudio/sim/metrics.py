@@ -150,6 +150,13 @@ def empty_link_arrays(n_links: int) -> dict[str, np.ndarray]:
     return {name: np.zeros(n_links, dtype=dtype) for name, (dtype, _) in LINK_FIELDS.items()}
 
 
+#: Moments a recording is searched for (the live view's jump buttons, story events): name ->
+#: (link field, "first" frame where it is non-zero or "peak" frame of its largest value).
+MOMENTS: dict[str, tuple[str, str]] = {
+    "first_pause": ("pauses_sent", "first"), "peak_queue": ("queue_bytes", "peak"),
+    "first_drop": ("drops", "first"), "first_ecn": ("ecn_marks", "first")}
+
+
 class MetricStream:
     """Append-only history of frames with columnar per-link storage.
 
@@ -303,3 +310,8 @@ class MetricStream:
             return None
         row = int(np.unravel_index(np.argmax(column), column.shape)[0])
         return float(self._times[row])
+
+    def moment_time(self, moment: str) -> float | None:
+        """Time of one of the :data:`MOMENTS` (None when the recording has none)."""
+        name, how = MOMENTS[moment]
+        return self.first_time(name) if how == "first" else self.peak_time(name)

@@ -531,11 +531,3 @@ def gpu_utilisation(result: Any) -> float | None:
     if llm is not None and llm.gpu_utilisation is not None:
         return float(llm.gpu_utilisation)
     return None
-
-
-def technology_label(technology: str, dcqcn: bool) -> str:
-    """InfiniBand, RoCE + DCQCN, RoCE (PFC only) or lossy Ethernet."""
-    tech = Technology(technology)
-    if tech is Technology.ROCE:
-        return "RoCE + DCQCN" if dcqcn else "RoCE (PFC only)"
-    return tech.label

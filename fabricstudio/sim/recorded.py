@@ -10,9 +10,10 @@ scenario headless and returns the whole record.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from fabricstudio.formats.story import StoryStep
 from fabricstudio.model import Design
 from fabricstudio.sim.activity import GpuTimeline, track_simulation
 from fabricstudio.sim.metrics import MetricStream
@@ -42,6 +43,23 @@ class RecordedRun:
     def end_s(self) -> float:
         """Simulated time of the last recorded frame (0 when nothing was recorded)."""
         return float(self.stream.times[-1]) if len(self.stream) else 0.0
+
+
+def story_moment(step: StoryStep, runs: Sequence[RecordedRun]) -> float | None:
+    """The moment a story step shows its runs at: its ``time_s``, else its event's: 0 for
+    ``start``, the end of the longest run for ``end``, else the earliest time any run has
+    the event (:data:`~fabricstudio.sim.metrics.MOMENTS`).  None when the step names neither
+    or no run has the event (the caller keeps the time it is at)."""
+    if step.time_s is not None:
+        return step.time_s
+    if step.event is None:
+        return None
+    if step.event == "start":
+        return 0.0
+    if step.event == "end":
+        return max(r.end_s for r in runs)
+    found = [t for r in runs if (t := r.stream.moment_time(step.event)) is not None]
+    return min(found) if found else None
 
 
 class Narrator:

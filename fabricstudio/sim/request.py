@@ -125,9 +125,8 @@ class RunRequest(BaseModel):
                     if len(self.failures) <= 2 else f", {len(self.failures)} elements down")
         if self.technology is None:
             return self.workload_label + down
-        tech = self.technology.label
-        if self.technology is Technology.ROCE and self.dcqcn is not None:
-            tech += " + DCQCN" if self.dcqcn else " (PFC only)"
+        tech = (self.technology.label if self.dcqcn is None
+                else self.technology.fabric_label(self.dcqcn))
         return f"{tech}, {self.workload_label}{down}"
 
     @property

@@ -35,6 +35,7 @@ from pydantic import (
 
 from fabricstudio.model import Technology, units
 from fabricstudio.sim.engine.config import Routing
+from fabricstudio.sim.scenario import COLLECTIVE_TYPES
 
 RESULT_FORMAT: Final = "fabricstudio-result"
 RESULT_VERSION: Final = 1
@@ -334,8 +335,8 @@ class LlmTrainingReport(WorkloadReport):
     llm_training: LlmTrainingSummary | None
 
 
-#: Workload ``type`` values reported by each report class (the rest are flow sets).
-_COLLECTIVE_TYPES = frozenset({"all_reduce", "all_gather", "reduce_scatter", "all_to_all"})
+#: Workload ``type`` values reported as collectives (the scenario's; the rest are flow sets).
+_COLLECTIVE_TYPES = frozenset(COLLECTIVE_TYPES)
 
 
 def _report_kind(value: Any) -> str:

@@ -18,7 +18,6 @@ snapshot passed in is used as it is), so later edits do not reach the run.
 
 from __future__ import annotations
 
-import gc
 import math
 import random
 from collections.abc import Callable, Iterator
@@ -28,6 +27,7 @@ from typing import Any
 import networkx as nx
 
 from fabricstudio.model import Design, FabricSettings, Plane, Technology, freeze
+from fabricstudio.model.bulk import pause_collector, resume_collector
 from fabricstudio.model.failures import failure_problems
 from fabricstudio.sim.budget import check_timers, sample_budget
 from fabricstudio.sim.duration import HopTimes, estimate_duration, send_rate_bps
@@ -57,14 +57,13 @@ def cyclic_gc_paused() -> Iterator[None]:
 
     Cells, events and flow records form no reference cycles on the hot path; a paused
     collector does not rescan millions of live objects, and whatever is cyclic is collected
-    once the run ends."""
-    collecting = gc.isenabled()
-    gc.disable()
+    once the run ends.  The pause goes through :func:`fabricstudio.model.bulk.pause_collector`,
+    the one owner of the collector's on/off state."""
+    pause_collector()
     try:
         yield
     finally:
-        if collecting:
-            gc.enable()
+        resume_collector()
 
 
 class Simulation:

@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
+from fabricstudio.formats.envelope import EnvelopeError, FileKind, body_of, check_envelope
 from fabricstudio.formats.reading import InputError, decode_json, read_input
 from fabricstudio.model import FabricSettings, Technology, format_validation_error
 from fabricstudio.model.failures import MAX_FAILURES, FailoverSettings, Failure
@@ -37,6 +38,9 @@ from fabricstudio.sim.llm.models import GPUS, MODELS, GpuSpec, ModelSpec
 
 FORMAT_NAME = "fabricstudio-scenario"
 CURRENT_VERSION = 1
+#: How the envelope check names scenario files.
+SCENARIO_FILE = FileKind(noun="scenario", format_name=FORMAT_NAME,
+                         current_version=CURRENT_VERSION, version_label="scenario version")
 MAX_FILE_BYTES = 16 * 1024 * 1024
 
 _UNITS = {
@@ -424,22 +428,11 @@ def parse_scenario(raw: bytes | str, source: str | os.PathLike[str] = "<input>")
 
 def scenario_from_dict(doc: Any, source: str | os.PathLike[str] = "<input>") -> Scenario:
     """Validate a decoded scenario document (with its envelope)."""
-    if not isinstance(doc, dict):
-        raise ScenarioError("expected a JSON object at the top", source)
-    fmt = doc.get("format")
-    if fmt != FORMAT_NAME:
-        what = 'has no "format" field' if fmt is None else f"has format {fmt!r}"
-        raise ScenarioError(f'not a FabricStudio scenario: {what} (expected "{FORMAT_NAME}")',
-                            source)
-    version = doc.get("version")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise ScenarioError('"version" must be an integer', source)
-    if version > CURRENT_VERSION:
-        raise ScenarioError(f"written by a newer FabricStudio (scenario version {version}; this "
-                            f"version reads up to {CURRENT_VERSION}). Please upgrade.", source)
-    if version < 1:
-        raise ScenarioError(f"unknown scenario version {version}", source)
-    body = {k: v for k, v in doc.items() if k not in ("format", "version")}
+    try:
+        check_envelope(doc, SCENARIO_FILE)
+    except EnvelopeError as exc:
+        raise ScenarioError(exc.problem, source) from None
+    body = body_of(doc)
     try:
         return Scenario.model_validate(body)
     except ValidationError as exc:

@@ -14,10 +14,10 @@ from PySide6.QtWidgets import QApplication
 
 from fabricstudio.model import Design, DesignError, Device, DeviceKind, Group, Link, parse_device
 from fabricstudio.model.commands import AddFragment, Connect, Disconnect, MoveDevices, RemoveDevices
+from fabricstudio.model.linking import LinkCandidate, propose_link
 from fabricstudio.topology.builders.specs import BuildError
 from fabricstudio.topology.builders.units import build_unit
 from fabricstudio.ui.canvas.scene import GRID, FabricScene
-from fabricstudio.ui.linking import LinkCandidate, propose_link
 from fabricstudio.ui.undo import DesignUndoStack
 
 FRAGMENT_MIME = "application/x-fabricstudio-fragment"

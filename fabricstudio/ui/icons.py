@@ -68,11 +68,6 @@ def paint_kind_tile(painter: QPainter, rect: QRectF, kind: DeviceKind, radius: f
     kind_glyph(kind).render(painter, rect.adjusted(inset, inset, -inset, -inset))
 
 
-def kind_icon(kind: DeviceKind, size: int = 40) -> QIcon:
-    """A QIcon of the kind's tile (palette entries, drag pixmaps)."""
-    return QIcon(kind_pixmap(kind, size))
-
-
 def kind_pixmap(kind: DeviceKind, size: int = 40, ratio: float = 2.0) -> QPixmap:
     """A high-DPI pixmap of the kind's tile."""
     pixmap = QPixmap(int(size * ratio), int(size * ratio))

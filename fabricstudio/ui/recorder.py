@@ -29,7 +29,7 @@ from PySide6.QtGui import QImage, QPainter
 from fabricstudio.formats.output import is_stale, write_output
 from fabricstudio.formats.story import ObjectsCamera, RectangleCamera, Story
 from fabricstudio.sim.moments import caption_at
-from fabricstudio.sim.recorded import RecordedRun
+from fabricstudio.sim.recorded import RecordedRun, story_moment
 from fabricstudio.ui.canvas.scene import FabricScene
 from fabricstudio.ui.canvas.view import largest_free_area
 from fabricstudio.ui.simview.controller import MAX_SPAN, window_frame
@@ -120,7 +120,8 @@ def story_shots(story: Story, runs: dict[str, RecordedRun], fps: float,
             chosen = tuple(runs[FABRIC_LABELS[f]] for f in fabrics)
         except KeyError as exc:
             raise RecordingError(f"the story shows {exc.args[0]}, which was not run") from None
-        t = _step_time(step, chosen, t)
+        at = story_moment(step, chosen)
+        t = t if at is None else at
         camera: QRectF | tuple[str, ...] | None = None
         if isinstance(step.camera, ObjectsCamera):
             camera = tuple(step.camera.objects)
@@ -132,23 +133,6 @@ def story_shots(story: Story, runs: dict[str, RecordedRun], fps: float,
             shown = min(t + step.play_speed * k / fps, end)
             yield Shot(chosen, shown, camera, step.caption or None)
         t = min(t + step.play_speed * frames / fps, end)
-
-
-def _step_time(step, runs: Sequence[RecordedRun], previous: float) -> float:
-    if step.time_s is not None:
-        return step.time_s
-    if step.event is None:
-        return previous
-    if step.event == "start":
-        return 0.0
-    if step.event == "end":
-        return max(r.end_s for r in runs)
-    field = {"first_pause": "pauses_sent", "first_drop": "drops", "first_ecn": "ecn_marks",
-             "peak_queue": "queue_bytes"}[step.event]
-    found = [r.stream.peak_time(field) if step.event == "peak_queue"
-             else r.stream.first_time(field) for r in runs]
-    times = [t for t in found if t is not None]
-    return min(times) if times else previous
 
 
 class _RunScene:

@@ -29,3 +29,10 @@ def test_every_device_kind_has_its_facts_in_one_place():
                                                        DeviceKind.CORE, DeviceKind.MGMT_SWITCH}
     assert len({k.id_prefix for k in DeviceKind}) == len(DeviceKind)
     assert [t.label for t in Technology] == ["InfiniBand", "RoCE", "Lossy Ethernet"]
+
+
+def test_a_runs_fabric_is_named_in_one_place():
+    assert Technology.ROCE.fabric_label(True) == "RoCE + DCQCN"
+    assert Technology.ROCE.fabric_label(False) == "RoCE (PFC only)"
+    assert Technology.INFINIBAND.fabric_label(True) == "InfiniBand"
+    assert Technology.ETHERNET.fabric_label(False) == "Lossy Ethernet"

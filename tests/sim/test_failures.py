@@ -232,3 +232,29 @@ def test_an_element_down_from_time_0_failed_before_the_run(engine):
     assert [(e.event, e.at_s) for e in found.events[:2]] == [("fail", 0.0), ("reroute", 0.0)]
     assert found.packets_lost == 0 and result.totals.drops == 0
     assert result.finished and result.completion_time_s < 0.01  # not after the 0.5 s
+
+
+def test_cells_past_the_fork_of_a_reroute_keep_their_old_path(monkeypatch):
+    """Flows move off spine1 when its cable to leaf2 fails and back at the repair, while cells
+    are between switches: those cells keep their old path through a stand-in that is the flow
+    in all but its path."""
+    from fabricstudio.sim.engine import failures
+    from fabricstudio.sim.engine.flows import Flow
+
+    seen = []
+    real_init = failures._OldRoute.__init__
+
+    def spy(self, flow, path):
+        real_init(self, flow, path)
+        seen.append((isinstance(self, Flow), self.path == path, flow.path != path,
+                     self.rec is flow.rec, self.on_drop.__self__ is flow))
+
+    monkeypatch.setattr(failures._OldRoute, "__init__", spy)
+    cut = [{"at_s": 5e-5, "link": "leaf2-spine1", "repair_s": 1.5e-4}]
+    result = build_simulation(two_tier(), scenario(cut, convergence=1e-5)).run()
+    assert seen, "the reroutes found cells past the fork"
+    # a Flow to the engine; its own path is the old one, the flow's the new one; everything
+    # else (records, methods) is the flow's own
+    assert all(all(facts) for facts in seen)
+    assert result.finished and conserved(result)
+    assert result.failures.flows_rerouted == 4  # moved off spine1, then back

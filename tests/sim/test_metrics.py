@@ -37,6 +37,26 @@ def test_event_times():
     assert stream.first_time("pauses_sent") == pytest.approx(71e-5)
     assert stream.peak_time("queue_bytes") == pytest.approx(91e-5)
     assert stream.first_time("drops") is None
+    assert stream.moment_time("first_pause") == pytest.approx(71e-5)
+    assert stream.moment_time("peak_queue") == pytest.approx(91e-5)
+    assert stream.moment_time("first_drop") is None
+
+
+def test_story_steps_find_their_moment_in_the_runs():
+    from fabricstudio.formats.story import EVENTS, StoryStep
+    from fabricstudio.model import Design
+    from fabricstudio.sim.metrics import MOMENTS
+    from fabricstudio.sim.recorded import RecordedRun, story_moment
+
+    assert set(MOMENTS) | {"start", "end"} == set(EVENTS)  # every story event is findable
+    runs = [RecordedRun("a", Design("d"), make_stream(100)),
+            RecordedRun("b", Design("d"), make_stream(50))]
+    assert story_moment(StoryStep(event="first_pause"), runs) == pytest.approx(71e-5)
+    assert story_moment(StoryStep(event="end"), runs) == pytest.approx(1e-3)
+    assert story_moment(StoryStep(event="start"), runs) == 0.0
+    assert story_moment(StoryStep(event="first_drop"), runs) is None  # the caller's time
+    assert story_moment(StoryStep(), runs) is None
+    assert story_moment(StoryStep(time_s=2e-4), runs) == 2e-4
 
 
 def test_frames_must_move_forward():

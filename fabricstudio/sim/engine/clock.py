@@ -12,12 +12,15 @@ as cheaply as SimPy's private ``_now``.  Time unit: seconds (float).
 What this relies on (pinned ``simpy<5``; ``tests/sim/engine/test_clock.py`` checks each against
 the installed SimPy): ``Environment._queue`` is a heapq of ``(time, priority, id, event)``,
 ``Environment._eid`` the id counter, ``Environment.step`` assigns ``self._now`` from the popped
-entry, and an event is processed by calling its ``callbacks`` then reading ``_ok``.
+entry, and an event is processed by calling its ``callbacks`` then reading ``_ok``.  Other
+modules see the heap only through :meth:`Clock.scheduled`, except the cell engine's transmit
+(``sim/engine/ports.py``), which pushes its two entries per cell inline, in the same layout as
+:meth:`Clock.post`, because a method call per cell hop costs measurably there.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from heapq import heappush
 from typing import Any
 
@@ -95,6 +98,12 @@ class Clock:
         event.arg = arg
         heappush(self.queue, (self.env.t + delay, NORMAL + 1, next(self.eid), event))
         self.events += 1
+
+    def scheduled(self) -> Iterator[Any]:
+        """The events waiting on the heap (Calls and SimPy events), in no particular order:
+        for scans between slices (is anything but housekeeping left? which cells are on a
+        dead wire?); an event's ``callbacks`` may be replaced, nothing else."""
+        return (entry[3] for entry in self.queue)
 
     @property
     def now(self) -> float:

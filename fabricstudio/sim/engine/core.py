@@ -434,8 +434,8 @@ class Engine:
         """True when nothing can move any more: only housekeeping is scheduled (metric
         frames, the deadlock watch, PFC refreshes that renew a standing PAUSE) - no cell,
         credit, timer or workload step.  (Reads the clock's event heap: call between slices.)"""
-        for entry in self.clock.queue:
-            callbacks = getattr(entry[3], "callbacks", None)
+        for event in self.clock.scheduled():
+            callbacks = getattr(event, "callbacks", None)
             if not callbacks:
                 continue
             if len(callbacks) != 1 or getattr(callbacks[0], "__func__", None) not in \

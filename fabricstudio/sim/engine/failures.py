@@ -31,6 +31,7 @@ from fabricstudio.model import Technology
 from fabricstudio.model.failures import FailoverSettings, Failure, failed_elements
 from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.config import EngineError
+from fabricstudio.sim.engine.flows import Flow
 from fabricstudio.sim.engine.ports import Cell, NicPort, Port
 from fabricstudio.sim.engine.routing import Endpoint, H, Router, RouterNode
 
@@ -64,7 +65,7 @@ class DownNicPort(NicPort):
 
 _DOWN = {Port: DownPort, NicPort: DownNicPort}
 #: A rerouted flow: (flow, old path, new path).
-_Move = tuple[Any, tuple[Any, ...], tuple[Any, ...]]
+_Move = tuple[Flow, tuple[Port, ...], tuple[Port, ...]]
 _UP = {DownPort: Port, DownNicPort: NicPort}
 
 
@@ -119,21 +120,26 @@ class FailoverRouter(Router[H]):
         return found
 
 
-class _OldRoute:
+class _OldRoute(Flow):
     """Stands in for a rerouted flow on the cells it had beyond the fork: they finish on the
-    path their switches had chosen.  Everything but ``path`` is the flow's own."""
+    path their switches had chosen.  Everything but ``path`` is the flow's own: every other
+    attribute, methods included, is read from and written to the flow itself (so its methods
+    run on the flow and see its new path).  A Flow to the engine's cells; never initialised
+    as one."""
 
-    __slots__ = ("_flow", "path")
+    __slots__ = ("_flow",)
 
-    def __init__(self, flow: Any, path: tuple[Port, ...]) -> None:
+    def __init__(self, flow: Flow, path: tuple[Port, ...]) -> None:
         object.__setattr__(self, "_flow", flow)
         object.__setattr__(self, "path", path)
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._flow, name)
+    def __getattribute__(self, name: str) -> Any:
+        if name == "path":
+            return object.__getattribute__(self, name)
+        return getattr(object.__getattribute__(self, "_flow"), name)
 
     def __setattr__(self, name: str, value: Any) -> None:
-        setattr(self._flow, name, value)
+        setattr(object.__getattribute__(self, "_flow"), name, value)
 
 
 def schedule_failures(engine: Any, failures: Sequence[Failure],
@@ -245,8 +251,7 @@ class FailureInjector:
                 self.lose_queued(port, cell)
         dead = {id(p.peer_receive) for p in ports}
         lost = (self._lost_on_wire,)
-        for entry in engine.clock.queue:  # (time, priority, id, event) entries
-            event = entry[3]
+        for event in engine.clock.scheduled():
             if id(getattr(event, "callbacks", None)) in dead and isinstance(event.arg, Cell):
                 event.callbacks = lost
 
@@ -341,10 +346,9 @@ class FailureInjector:
             proxy = proxies.get(id(flow))
             if proxy is None:
                 proxy = proxies[id(flow)] = _OldRoute(flow, old)
-            cell.flow = proxy  # type: ignore[assignment]  # stands in for the flow
+            cell.flow = proxy  # stands in for the flow
 
-        for entry in self.engine.clock.queue:
-            event = entry[3]
+        for event in self.engine.clock.scheduled():
             cell = getattr(event, "arg", None)
             if isinstance(cell, Cell) and getattr(event, "callbacks", None) is \
                     cell.via.peer_receive:

@@ -29,6 +29,7 @@ import numpy as np
 
 from fabricstudio.model import Design, Technology, freeze
 from fabricstudio.model.devices import GpuServer
+from fabricstudio.model.units import gigabits, transfer_time_s
 from fabricstudio.sim.engine.addressing import on_one_server, resolve_address
 from fabricstudio.sim.engine.clock import Call, Clock, environment
 from fabricstudio.sim.engine.config import (
@@ -317,7 +318,7 @@ class FlowEngine:
     def _add_nvlink(self, rec: FlowRecord, on_done: Callable[[FlowRecord], None] | None) -> None:
         device = self.design.devices[rec.src.partition("/")[0]]
         assert isinstance(device, GpuServer)  # GPU-to-GPU on one server
-        duration = NVLINK_LATENCY_S + rec.size_bytes * 8 / (device.nvlink_gbps * 1e9)
+        duration = NVLINK_LATENCY_S + transfer_time_s(rec.size_bytes, device.nvlink_gbps)
         self.flows.append(rec)
 
         def done(_event: Call) -> None:
@@ -432,8 +433,8 @@ class FlowEngine:
         """True when nothing can move any more: only metric frames are scheduled - no flow
         start or completion, rate update, workload step, failure or repair (e.g. flows whose
         only path is down for good).  Reads the clock's event heap: call between slices."""
-        for entry in self.clock.queue:
-            callbacks = getattr(entry[3], "callbacks", None)
+        for event in self.clock.scheduled():
+            callbacks = getattr(event, "callbacks", None)
             if not callbacks:
                 continue
             if len(callbacks) != 1 or getattr(callbacks[0], "__func__", None) is not \
@@ -482,7 +483,7 @@ class FlowEngine:
             rec = self._slot_rec[int(slot)]
             if rec is not None:
                 entries[rec.id] = (float(s.size[slot] - max(0.0, s.remaining[slot])),
-                                   float(s.rate[slot]) * 8e-9)
+                                   gigabits(float(s.rate[slot])))
         ids = tuple(sorted(entries))
         delivered = np.fromiter((entries[i][0] for i in ids), np.float64, len(ids))
         rates = np.fromiter((entries[i][1] for i in ids), np.float32, len(ids))

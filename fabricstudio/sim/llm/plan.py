@@ -202,9 +202,3 @@ def _check_memory(plan: LlmPlan) -> None:
             f"about {worst / 1e9:,.0f} GB per GPU (weights, gradients, optimizer states, "
             f"activations) exceeds the {plan.gpu.name}'s {plan.gpu.hbm_gb:g} GB: use more "
             "PP/TP, a higher ZeRO stage or full recomputation")
-
-
-def pipeline_bubble(plan: LlmPlan) -> float:
-    """1F1B idle fraction for this plan's stages and micro-batches."""
-    return f.one_f_one_b_bubble(plan.pp, max(1, plan.micro_batches))
-

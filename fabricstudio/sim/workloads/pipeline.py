@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from fabricstudio.model.units import transfer_time_s
 from fabricstudio.sim.engine.core import NVLINK_LATENCY_S
 from fabricstudio.sim.workloads.addresses import server_of
 
@@ -75,7 +76,7 @@ def nvlink_time(design: Any, hop: tuple[str, str], nbytes: float) -> float:
     """Seconds to move ``nbytes`` over one NVLink hop (latency + bytes at the GPU's rate)."""
     device = design.devices[server_of(hop[0])]
     gbps: float = device.nvlink_gbps
-    return NVLINK_LATENCY_S + nbytes * 8 / (gbps * 1e9)
+    return NVLINK_LATENCY_S + transfer_time_s(nbytes, gbps)
 
 
 def ring_latency_s(ring: RingSpec, slice_bytes: int, design: Any, hops: HopTimes) -> float:

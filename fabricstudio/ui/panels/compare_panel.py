@@ -387,13 +387,6 @@ class ComparePanel(QWidget):
                          if label in self.results and self.results[label].get(key) is not None
                          else np.nan for label in self.labels])
 
-    def bar_labels(self, key: str) -> list[str]:
-        """The value labels drawn on the bars of one chart (in the chart's order)."""
-        index = self.chart_keys.index(key)
-        plot = list(self._bars.values())[index]
-        return [item.toPlainText() for item in plot.items if isinstance(item, pg.TextItem)]
-
-
 def _value_text(key: str, value: float) -> str:
     if key == "gpu_utilisation":
         return f"{value:.1f}%"

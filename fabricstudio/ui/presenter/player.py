@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QRectF, QTimer, Signal
 
 from fabricstudio.formats.story import ObjectsCamera, RectangleCamera, Story, StoryStep
-from fabricstudio.sim.recorded import RecordedRun
+from fabricstudio.sim.recorded import RecordedRun, story_moment
 from fabricstudio.ui.simview.source import FABRIC_VARIANTS
 
 #: Story fabric names -> the comparison's row labels.
@@ -160,25 +160,9 @@ class StoryPlayer(QObject):
         if self.kiosk_on:
             self.kiosk.start(int(step.hold_s * 1000))
 
-    def _moment(self, step: StoryStep, records: list[RecordedRun]) -> float | None:
-        if step.time_s is not None:
-            return step.time_s
-        if step.event is None:
-            return None
-        if step.event == "start":
-            return 0.0
-        if step.event == "end":
-            return max(r.end_s for r in records)
-        field = {"first_pause": "pauses_sent", "first_drop": "drops",
-                 "first_ecn": "ecn_marks", "peak_queue": "queue_bytes"}[step.event]
-        times = [r.stream.peak_time(field) if step.event == "peak_queue"
-                 else r.stream.first_time(field) for r in records]
-        found = [t for t in times if t is not None]
-        return min(found) if found else None
-
     def _show_one(self, step: StoryStep, record: RecordedRun) -> None:
         ui = self.ui
-        at = self._moment(step, [record])
+        at = story_moment(step, [record])
         if at is None:
             at = ui.controller.display_time
         if ui.controller.stream is not record.stream:
@@ -200,7 +184,7 @@ class StoryPlayer(QObject):
         side = ui.stage.side_by_side
         if [p.record for p in side.panes] != records or not ui.stage.showing_side_by_side:
             ui.side_by_side(records)
-        at = self._moment(step, records)
+        at = story_moment(step, records)
         if at is not None:
             side.seek_time(at)
         side.set_banner(step.caption)

@@ -53,12 +53,6 @@ class HighContrastField(QCheckBox):
         return ""
 
 
-def presenter_fields(presenter: PresenterMode) -> list[tuple[str, QWidget]]:
-    """(label, field) rows for the Preferences dialog."""
-    return [("Presenter UI scale", UiScaleField(presenter)),
-            ("Presenter high contrast", HighContrastField(presenter))]
-
-
 prefs.register(prefs.Setting(
     "presenterUiScale", "Presenter UI scale", default=None, kind="custom", page="Presenter",
     tip=UI_SCALE_TIP, widget=lambda window: UiScaleField(window.simulation.presenter)))

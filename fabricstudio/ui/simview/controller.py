@@ -34,9 +34,6 @@ MAX_SPAN = 64  # at most this many recorded frames are merged into one displayed
 #: Said when Play, Step or a jump finds no recorded run.
 NOTHING_TO_PLAY = ("Nothing to play yet: press Run (Ctrl+R) in the Scenario panel to simulate "
                    "the workload, then Play replays it")
-#: Jump targets: name -> (stream field, "first" or "peak").
-JUMPS = {"first_pause": ("pauses_sent", "first"), "peak_queue": ("queue_bytes", "peak"),
-         "first_drop": ("drops", "first"), "first_ecn": ("ecn_marks", "first")}
 
 
 def window_frame(stream: MetricStream, first: int, last: int) -> Frame:
@@ -245,13 +242,6 @@ class SimController(QObject):
         self._set_captions([])
         self.stream_changed.emit(stream)
 
-    def load_stream(self, stream: MetricStream, result: Result | None = None) -> None:
-        """Show a recorded run (replay without an engine)."""
-        self.stop()
-        self._set_stream(stream)
-        self.result = result
-        self.seek_index(len(stream) - 1)
-
     def load_record(self, record: RecordedRun, request: RunRequest | None = None,
                     at: float | None = None) -> None:
         """Replay a recorded run (e.g. a row of the comparison) from ``at`` (default: its
@@ -327,12 +317,12 @@ class SimController(QObject):
         self._show(self.stream.index_at(t))
 
     def jump(self, name: str) -> bool:
-        """Jump to a bookmark of JUMPS; False (with a message) when the run has none."""
+        """Jump to one of the stream's MOMENTS (``first_pause``, ``peak_queue``, ...); False
+        (with a message) when the run has none."""
         if self.stream is None or not len(self.stream):
             self.message.emit(NOTHING_TO_PLAY)
             return False
-        field, how = JUMPS[name]
-        t = self.stream.first_time(field) if how == "first" else self.stream.peak_time(field)
+        t = self.stream.moment_time(name)
         if t is None:
             self.message.emit(f"No {name.replace('_', ' ').replace('first ', '')} in this run")
             return False

@@ -48,7 +48,7 @@ class SimControls(QToolBar):
         self.time_label.setMinimumWidth(150)
         self.addWidget(self.time_label)
         self.addSeparator()
-        #: The jump buttons by JUMPS name (first_pause, peak_queue, first_drop).
+        #: The jump buttons by moment name (first_pause, peak_queue, first_drop).
         self.jump_buttons: dict[str, QToolButton] = {}
         for name, label, key in (("first_pause", "First PAUSE", "F6"),
                                  ("peak_queue", "Peak queue", "F7"),

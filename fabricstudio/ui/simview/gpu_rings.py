@@ -67,14 +67,6 @@ class GpuRings(QGraphicsItem):
             self._update_bounds()
             self.update()
 
-    def server_states(self, server: str) -> np.ndarray:
-        """States shown for one server's GPUs."""
-        timeline = self.timeline
-        if timeline is None:
-            return np.zeros(0, dtype=np.int8)
-        index = timeline.servers.index(server)
-        return self.states[timeline.server_index == index]
-
     def _centres(self) -> list[tuple[QPointF, np.ndarray]]:
         timeline = self.timeline
         if timeline is None:

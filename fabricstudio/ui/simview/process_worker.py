@@ -9,7 +9,6 @@ parent Worker appends them to a MetricStream the UI reads exactly like a local o
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 import os
 import pickle
@@ -20,6 +19,7 @@ from typing import Any
 from PySide6.QtCore import Signal
 
 from fabricstudio.model import FrozenDesign
+from fabricstudio.model.bulk import pause_collector
 from fabricstudio.sim.activity import GpuTimeline
 from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.sim.moments import Caption, RunFacts
@@ -59,7 +59,7 @@ def _child_main(factory: SourceFactory, design: FrozenDesign, request: RunReques
     captions, send the result, the final captions and the facts (the run owns this process:
     the cyclic garbage collector stays paused)."""
     _lower_priority()
-    gc.disable()
+    pause_collector()  # for good: the run owns this process until it exits
     try:
         source = factory(design, request)
         stream = source.stream

@@ -303,23 +303,6 @@ class SideBySideView(QWidget):
         self.time_label.setText(f"t = {format_time(self.display_time)}")
         self.time_shown.emit(self.display_time)
 
-    def event_time(self, event: str) -> float:
-        """The time of a story event across the panes: the earliest pane's first PAUSE /
-        drop / ECN mark, the latest peak queue, 0 for start and the longest run for end."""
-        if event == "start":
-            return 0.0
-        if event == "end":
-            return self.end_s
-        field = {"first_pause": "pauses_sent", "first_drop": "drops", "first_ecn": "ecn_marks",
-                 "peak_queue": "queue_bytes"}[event]
-        times = []
-        for pane in self.panes:
-            stream = pane.record.stream
-            found = stream.peak_time(field) if event == "peak_queue" else stream.first_time(field)
-            if found is not None:
-                times.append(found)
-        return min(times) if times and event != "peak_queue" else max(times, default=0.0)
-
     def _on_scrub(self, value: int) -> None:
         if not self._updating:
             self.pause()

@@ -56,3 +56,9 @@ def test_only_the_clock_module_touches_simpy_internals():
     offenders = [str(p.relative_to(root)) for p in root.rglob("*.py")
                  if p.name != "clock.py" and re.search(r"\._(now|queue|eid)\b", p.read_text())]
     assert offenders == []
+    # the heap's entries: read through Clock.scheduled, built by the clock (and, inline for
+    # speed, by the cell engine's transmit in ports.py)
+    layout = re.compile(r"\bentry\[3\]|clock\.queue\b|heappush\(")
+    readers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
+                     if p.name != "clock.py" and layout.search(p.read_text()))
+    assert readers == ["sim/engine/ports.py"]

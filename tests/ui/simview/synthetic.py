@@ -1,4 +1,9 @@
-"""A scripted SimulationSource for UI tests: frames come from a function, not an engine."""
+"""A scripted SimulationSource: frames come from a function, not an engine.
+
+Qt-free; the UI tests use it, and so does ``benchmarks/liveview.py --synthetic`` (its
+congestion wave is one more script), as benchmarks import test helpers elsewhere
+(``benchmarks/cells.py``).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +14,7 @@ import numpy as np
 
 from fabricstudio.model import Design, Technology
 from fabricstudio.sim.activity import GpuState, GpuTimeline, gpu_addresses
+from fabricstudio.sim.engine.topology import directed_links as engine_links
 from fabricstudio.sim.metrics import DirectedLink, Frame, MetricStream, empty_link_arrays
 from fabricstudio.sim.moments import Caption, RunFacts
 from fabricstudio.sim.request import RunRequest
@@ -25,13 +31,9 @@ PERIOD = 1e-6
 
 
 def directed_links(design: Design) -> tuple[DirectedLink, ...]:
-    """Both directions of every cable, in design order."""
-    out = []
-    for link in design.links.values():
-        for src, sp, dst, dp in ((link.a, link.a_port, link.b, link.b_port),
-                                 (link.b, link.b_port, link.a, link.a_port)):
-            out.append(DirectedLink(len(out), link.id, src, sp, dst, dp, link.speed_gbps))
-    return tuple(out)
+    """Both directions of every cable, in design order, as the engines number them."""
+    return tuple(DirectedLink(i, s.link_id, s.src, s.src_port, s.dst, s.dst_port, s.speed_gbps)
+                 for i, s in enumerate(engine_links(design)))
 
 
 def ramp(index: int, links: tuple[DirectedLink, ...]) -> dict[str, np.ndarray]:
@@ -45,20 +47,30 @@ def ramp(index: int, links: tuple[DirectedLink, ...]) -> dict[str, np.ndarray]:
     return arrays
 
 
-class SyntheticSource:
-    """Produces one frame per PERIOD from ``script(frame_index, links)``."""
+#: A script: the link arrays of frame ``index`` (see :func:`ramp`).
+Script = Callable[[int, tuple[DirectedLink, ...]], dict[str, np.ndarray]]
 
-    def __init__(self, design: Design, request: RunRequest,
-                 script: Callable = ramp, wall_per_frame_s: float = 0.0) -> None:
+
+class SyntheticSource:
+    """Produces one frame per PERIOD from ``script(frame_index, links)``, ``frames`` of them
+    unless the request sets a horizon.  Each frame costs ``wall_per_frame_s`` of wall time,
+    slept, or with ``busy`` spent running Python (holding the GIL as an engine would);
+    ``gpus`` records GPU states (:func:`gpu_script`)."""
+
+    def __init__(self, design: Design, request: RunRequest, script: Script = ramp,
+                 wall_per_frame_s: float = 0.0, *, frames: int = 20, busy: bool = False,
+                 gpus: bool = True) -> None:
         self.design_revision = design.revision
         self.request = request
-        self.until_s = request.until_s if request.until_s is not None else 20 * PERIOD
+        self.until_s = request.until_s if request.until_s is not None else frames * PERIOD
         self.expected_s = self.until_s
         self.stream = MetricStream(directed_links(design), PERIOD)
         self._script = script
         self._wall = wall_per_frame_s
+        self._busy = busy
         self._now = 0.0
-        self.timeline: GpuTimeline | None = GpuTimeline(gpu_addresses(design), PERIOD)
+        self.timeline: GpuTimeline | None = (GpuTimeline(gpu_addresses(design), PERIOD)
+                                             if gpus else None)
 
     @property
     def now(self) -> float:
@@ -82,9 +94,16 @@ class SyntheticSource:
             if self.timeline is not None:
                 states, computing = gpu_script(i, len(self.timeline.gpus))
                 self.timeline.append(states, computing)
-            if self._wall:
-                time.sleep(self._wall)
+            self._spend()
         self._now = max(self._now, min(until_s, self.until_s))
+
+    def _spend(self) -> None:
+        if self._busy:
+            until = time.perf_counter() + self._wall
+            while time.perf_counter() < until:
+                pass
+        elif self._wall:
+            time.sleep(self._wall)
 
     def result(self) -> Result:
         return synthetic_result(self._now, self.request.technology or Technology.ROCE)

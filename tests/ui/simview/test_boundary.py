@@ -74,3 +74,36 @@ def test_the_stall_workload_runs_from_the_panel(qtbot, examples_dir):
         assert result.totals.pfc_pauses > 0  # the stuck NIC backs the switch port up
     finally:
         sim.shutdown()
+
+
+def test_a_gui_run_takes_one_snapshot_and_validates_nothing(qtbot, examples_dir, monkeypatch):
+    """Freeze once: Run snapshots the design once (plus, where the run's settings differ from
+    the design's, one view of that snapshot with them) and neither copies nor re-validates it."""
+    import traceback
+
+    from fabricstudio.model import Design, DesignData, FrozenDesign
+
+    window, sim = engine_window(qtbot, examples_dir / "scenarios" / "ring8.design.json")
+    calls: list[str] = []
+    real_init = FrozenDesign.__init__
+
+    def snapshot(self, source, fabric=None):
+        if not any(f.filename.endswith("analysis.py") for f in traceback.extract_stack()):
+            calls.append("with settings" if isinstance(source, FrozenDesign) else "snapshot")
+        real_init(self, source, fabric)  # (the Analysis panel takes its own, for its work)
+
+    monkeypatch.setattr(FrozenDesign, "__init__", snapshot)
+    for name in ("copy", "load_data", "to_data"):
+        monkeypatch.setattr(Design, name, lambda *_a, _n=name, **_k: calls.append(_n))
+    monkeypatch.setattr(DesignData, "model_validate",
+                        classmethod(lambda *_a, **_k: calls.append("validate")))
+    sim.controller.use_process = False  # counted in this process
+    try:
+        sim.scenario.size_mib.setValue(1.0)
+        sim.scenario.run_button.click()
+        qtbot.waitUntil(lambda: sim.controller.state == "finished", timeout=120_000)
+    finally:
+        sim.shutdown()
+    assert sim.controller.result is not None
+    assert calls.count("snapshot") == 1
+    assert set(calls) <= {"snapshot", "with settings"} and calls.count("with settings") <= 1

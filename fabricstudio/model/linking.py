@@ -1,16 +1,21 @@
 """Which link a drag from one device to another would make, or why it is refused.
 
-Pure Python on the Design: the first network both devices are on (compute, then storage,
-then management) where both have a free port; the link runs at the slower port's rate.
-The design's own checks (``Design.resolve_link``) decide; nothing is changed.
+The rules behind drawing a link on the canvas (the editor asks while the user drags), kept in
+the model so they are typed and tested without a display: the first network both devices are
+on (compute, then storage, then management) where both have a free port; the link runs at
+the slower port's rate.  The design's own checks (``Design.resolve_link``) decide; nothing is
+changed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fabricstudio.model import Design, DesignError, Link, Plane
-from fabricstudio.model.validation import first_free_port
+from fabricstudio.model.design import Design
+from fabricstudio.model.devices import Device
+from fabricstudio.model.enums import Plane
+from fabricstudio.model.links import Link
+from fabricstudio.model.validation import DesignError, first_free_port
 
 PLANE_ORDER = (Plane.COMPUTE, Plane.STORAGE, Plane.MANAGEMENT)
 
@@ -63,11 +68,11 @@ def propose_link(design: Design, a: str, b: str, link_id: str | None = None) -> 
     return LinkCandidate(None, "; ".join(reasons))
 
 
-def _planes(device) -> str:
+def _planes(device: Device) -> str:
     return ", ".join(p.value for p in device.planes) or "no network"
 
 
-def _length(dev_a, dev_b) -> float:
+def _length(dev_a: Device, dev_b: Device) -> float:
     """Cable length guess: 3 m within a rack row (DAC), longer between tiers (AOC/optics)."""
     if dev_a.is_switch and dev_b.is_switch:
         return 30.0
