@@ -23,6 +23,7 @@ from fabricstudio.cli.output import write_out
 from fabricstudio.formats import OutputError, check_output, distinct_outputs, write_output
 from fabricstudio.formats.output import inherited_fd
 from fabricstudio.model import Design, Technology, format_validation_error
+from fabricstudio.model.fabric import TRANSPORTS
 from fabricstudio.model.units import format_bytes
 from fabricstudio.model.units import format_seconds as _t
 from fabricstudio.sim.engine import EngineError
@@ -33,6 +34,7 @@ from fabricstudio.sim.result import Result
 from fabricstudio.sim.run import MAX_CELL_HOPS, build_simulation
 from fabricstudio.sim.scenario import (
     ENGINES,
+    RECOMPUTE_MODES,
     ROUTINGS,
     WORKLOAD_TYPES,
     Scenario,
@@ -120,7 +122,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     llm.add_argument("--micro-batch", type=positive_int, metavar="SEQUENCES")
     llm.add_argument("--efficiency", type=positive_float, metavar="FRACTION",
                      help="share of the BF16 peak while computing (default 0.6)")
-    llm.add_argument("--recompute", choices=("none", "selective", "full"))
+    llm.add_argument("--recompute", choices=RECOMPUTE_MODES)
     run = parser.add_argument_group("run settings (override the scenario)")
     run.add_argument("--engine", choices=ENGINES,
                      help="cell: queues, PFC, ECN, drops; flow: max-min fair rates for whole "
@@ -132,7 +134,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     run.add_argument("--dcqcn", action=argparse.BooleanOptionalAction, default=None,
                      help="DCQCN on RoCE (--no-dcqcn: PFC only)")
     run.add_argument("--routing", choices=ROUTINGS)
-    run.add_argument("--transport", choices=["newreno", "sack", "dctcp"],
+    run.add_argument("--transport", choices=TRANSPORTS,
                      help="lossy Ethernet transport (default: the design's, normally sack)")
     run.add_argument("--cell-size", metavar="BYTES", type=_size, help="engine cell size")
     run.add_argument("--seed", type=int)

@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from fabricstudio.formats.envelope import EnvelopeError, FileKind, check_envelope
+from fabricstudio.formats.envelope import EnvelopeError, FileError, FileKind, check_envelope
 from fabricstudio.formats.reading import InputError, decode_json, read_input
 from fabricstudio.model import format_validation_error
 from fabricstudio.model.costbook import COSTBOOK_FORMAT, COSTBOOK_VERSION, CostBook
@@ -34,13 +34,8 @@ COST_BOOK_FILE = FileKind(
     newer="{label} {version} is newer than this FabricStudio reads ({current}); please upgrade")
 
 
-class CostBookError(ValueError):
+class CostBookError(FileError):
     """A cost book could not be read; ``str()`` is one line for the user."""
-
-    def __init__(self, source: str | os.PathLike[str], problem: str) -> None:
-        self.source = str(source)
-        self.problem = problem
-        super().__init__(f"{self.source}: {problem}")
 
 
 def _decode(raw: bytes | str, source: str | os.PathLike[str]) -> Any:

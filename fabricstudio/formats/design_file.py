@@ -16,7 +16,13 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, ValidationError
 
-from fabricstudio.formats.envelope import EnvelopeError, FileKind, body_of, check_envelope
+from fabricstudio.formats.envelope import (
+    EnvelopeError,
+    FileError,
+    FileKind,
+    body_of,
+    check_envelope,
+)
 from fabricstudio.formats.output import OutputError, write_output
 from fabricstudio.formats.reading import InputError, decode_json, read_input
 from fabricstudio.model import Design, DesignData, DesignError, format_validation_error
@@ -53,13 +59,8 @@ def _v1_to_v2(doc: dict[str, Any]) -> dict[str, Any]:
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
 
 
-class DesignFileError(ValueError):
+class DesignFileError(FileError):
     """A design file could not be read or written; ``str()`` is the message for the user."""
-
-    def __init__(self, source: str | os.PathLike[str], problem: str) -> None:
-        self.source = str(source)
-        self.problem = problem
-        super().__init__(f"{self.source}: {problem}")
 
 
 class DesignFile(DesignData):

@@ -8,11 +8,23 @@ version this build reads.  Each kind keeps its own wording of the messages (its
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
 #: The keys of the envelope (the rest of the document is the body).
 ENVELOPE_KEYS = ("format", "version")
+
+
+class FileError(ValueError):
+    """A FabricStudio file could not be read (or written): ``source`` names it, ``problem``
+    says what is wrong, ``str()`` is both on one line for the user.  The design, story and
+    cost-book errors are FileErrors."""
+
+    def __init__(self, source: str | os.PathLike[str], problem: str) -> None:
+        self.source = str(source)
+        self.problem = problem
+        super().__init__(f"{self.source}: {problem}")
 
 
 class EnvelopeError(ValueError):

@@ -36,7 +36,13 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from fabricstudio.formats.envelope import EnvelopeError, FileKind, body_of, check_envelope
+from fabricstudio.formats.envelope import (
+    EnvelopeError,
+    FileError,
+    FileKind,
+    body_of,
+    check_envelope,
+)
 from fabricstudio.formats.reading import InputError, decode_json, read_input
 from fabricstudio.model import format_validation_error
 from fabricstudio.model.strict import StrictNumbers
@@ -65,13 +71,8 @@ Fabric = Literal["infiniband", "roce", "roce-pfc", "ethernet"]
 Text = Annotated[str, Field(max_length=MAX_CAPTION)]
 
 
-class StoryError(ValueError):
+class StoryError(FileError):
     """A story file could not be read; ``str()`` is the one-line message for the user."""
-
-    def __init__(self, source: str | os.PathLike[str], problem: str) -> None:
-        self.source = str(source)
-        self.problem = problem
-        super().__init__(f"{self.source}: {problem}")
 
 
 class _Strict(StrictNumbers):

@@ -35,6 +35,7 @@ from fabricstudio.model import (
     Technology,
     format_validation_error,
 )
+from fabricstudio.model.devices import DeviceClass
 from fabricstudio.model.groups import Group
 from fabricstudio.topology.layout import design_layout
 
@@ -421,9 +422,8 @@ def _ports(topo: ImportedTopology, kinds: dict[str, DeviceKind], links: list[_Ca
         layout = _server_layout(attrs, items, topo.source, end)
         fits = all(p is not None and layout[lk.plane][0] <= p < layout[lk.plane][1]
                    for lk, p in items) and len({p for _, p in items}) == len(items)
-        if fits:
-            for link, port in items:
-                out[(link.id, end)] = port  # type: ignore[assignment]
+        if fits:  # every port given, and each within its network's range
+            out.update({(link.id, end): port for link, port in items if port is not None})
             continue
         renumbered += 1
         for plane in Plane:
@@ -496,7 +496,7 @@ def _devices(topo: ImportedTopology, kinds: dict[str, DeviceKind], links: list[_
                 if speeds[(node.id, plane)] > fields.get(key, 0.0):
                     fields[key] = speeds[(node.id, plane)]
         try:
-            out.append(cls.model_validate(fields))  # type: ignore[attr-defined]
+            out.append(cls.model_validate(fields))
         except ValidationError as exc:
             raise InteropError(f"{topo.source}: node {node.id}: "
                                f"{format_validation_error(exc, 1)}") from None
@@ -524,10 +524,10 @@ _FLOAT_FIELDS = ("nvlink_gbps", "capacity_tb", "latency_ns", "port_speed_gbps",
                  "nic_speed_gbps", "storage_nic_speed_gbps", "mgmt_speed_gbps")
 
 
-def _known_fields(node: ImportedNode, cls: type, source: str) -> dict[str, Any]:
+def _known_fields(node: ImportedNode, cls: DeviceClass, source: str) -> dict[str, Any]:
     """The model fields the file gives for ``node``, as numbers."""
     out: dict[str, Any] = {}
-    model_fields = cls.model_fields  # type: ignore[attr-defined]
+    model_fields = cls.model_fields
     for key in _INT_FIELDS + _FLOAT_FIELDS:
         if key in model_fields and node.attrs.get(key) not in (None, ""):
             value = _number(node.attrs[key], f"node {node.id} {key}", source)

@@ -76,3 +76,22 @@ def bulk_build(freeze: bool = False) -> Iterator[None]:
         if freeze and gc.get_count()[0] > FREEZE_AFTER:
             gc.freeze()
         resume_collector()
+
+
+def reclaim_frozen() -> bool:
+    """Free what frozen designs left behind: a design frozen by :func:`bulk_build` and then
+    closed or replaced keeps its reference cycles (and what they hold) in the permanent
+    generation until the process ends.  This moves everything back (:func:`gc.unfreeze`),
+    collects once and freezes what is still alive (the open design) again, so later passes
+    still skip it.  One full pass over every object: a fraction of a second after a
+    32,768-GPU design; nothing when nothing is frozen.  True when it collected."""
+    if not gc.get_freeze_count():
+        return False
+    pause_collector()  # no automatic pass in between; this one is explicit
+    try:
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+    finally:
+        resume_collector()
+    return True

@@ -424,9 +424,11 @@ class Design:
             groups=tuple(self._groups.values()),
         )
 
-    def load_data(self, data: DesignData) -> None:
-        """Replace the whole contents by ``data`` (validated first; unchanged on error)."""
-        fresh = Design.from_data(data)
+    def load_data(self, data: DesignData | Design) -> None:
+        """Replace the whole contents by ``data`` (validated first; unchanged on error), or
+        by the contents of another Design, already valid (taken over, not copied: a design
+        just read from a file is not checked twice)."""
+        fresh = data if isinstance(data, Design) else Design.from_data(data)
         self._name, self._description, self._fabric = fresh._name, fresh._description, fresh._fabric
         self._devices, self._links, self._ports = fresh._devices, fresh._links, fresh._ports
         self._groups, self._tree = fresh._groups, None
@@ -446,23 +448,34 @@ class Design:
                 continue
             design._devices[device.id] = device
             design._ports[device.id] = {}
-        tables: dict[str, _PortTable] = {}
-        links, ports = design._links, design._ports
+        links, ports, devices = design._links, design._ports, design._devices
+        tables = {device_id: _port_table(device) for device_id, device in devices.items()}
         for link in data.links:
-            if design._link_is_plainly_valid(link, tables):
-                resolved = link
-            else:
+            # The common case of a saved file, checked inline (100k links): both ports given,
+            # free, on the link's plane and fast enough.  Anything else goes through
+            # resolve_link, which assigns missing ports and words the problems.
+            a, b, a_port, b_port = link.a, link.b, link.a_port, link.b_port
+            a_table, b_table = tables.get(a), tables.get(b)
+            plane, speed, link_id = link.plane, link.speed_gbps, link.id
+            if (a_port is None or b_port is None or a_table is None or b_table is None
+                    or link_id in devices or link_id in links
+                    or plane not in a_table[0] or a_port >= len(a_table[1])
+                    or a_port in ports[a] or a_table[1][a_port] not in (None, plane)
+                    or speed > a_table[2][a_port]
+                    or plane not in b_table[0] or b_port >= len(b_table[1])
+                    or b_port in ports[b] or b_table[1][b_port] not in (None, plane)
+                    or speed > b_table[2][b_port]):
                 try:
-                    resolved = design.resolve_link(link)
+                    link = design.resolve_link(link)
                 except DesignError as exc:
                     problems.append(str(exc))
                     continue
-            a_port, b_port = resolved.a_port, resolved.b_port
-            if a_port is None or b_port is None:  # resolve_link assigns both
-                raise DesignError(f"link {link.id}: a port is not assigned")
-            links[link.id] = resolved
-            ports[resolved.a][a_port] = link.id  # what _claim_ports does, inline for 100k links
-            ports[resolved.b][b_port] = link.id
+                a, b, a_port, b_port = link.a, link.b, link.a_port, link.b_port
+                if a_port is None or b_port is None:  # resolve_link assigns both
+                    raise DesignError(f"link {link_id}: a port is not assigned")
+            links[link_id] = link
+            ports[a][a_port] = link_id  # what _claim_ports does, inline for 100k links
+            ports[b][b_port] = link_id
         problems += group_problems(data.groups, design._devices, design._links)
         if not problems:
             design._groups = {g.id: g for g in data.groups}
@@ -472,28 +485,6 @@ class Design:
                 shown.append(f"... and {len(problems) - 8} more problem(s)")
             raise DesignError("; ".join(shown))
         return design
-
-    def _link_is_plainly_valid(self, link: Link, tables: dict[str, _PortTable]) -> bool:
-        """True when a link with both ports given fits (the common case of a saved file),
-        checked from per-device port tables; anything else goes through resolve_link, which
-        words the problems."""
-        a_port, b_port = link.a_port, link.b_port
-        if a_port is None or b_port is None or link.id in self._devices \
-                or link.id in self._links:
-            return False
-        plane, speed = link.plane, link.speed_gbps
-        for end, port in ((link.a, a_port), (link.b, b_port)):
-            table = tables.get(end)
-            if table is None:
-                device = self._devices.get(end)
-                if device is None:
-                    return False
-                table = tables[end] = _port_table(device)
-            device_planes, planes, speeds = table
-            if plane not in device_planes or port >= len(planes) or port in self._ports[end] \
-                    or planes[port] not in (None, plane) or speed > speeds[port]:
-                return False
-        return True
 
     def copy(self) -> Design:
         """An independent copy (signals not connected); used to freeze a design for a run."""

@@ -233,7 +233,10 @@ Switch = Leaf | Spine | Core | MgmtSwitch
 SWITCH_TYPES = (Leaf, Spine, Core, MgmtSwitch)
 SERVER_TYPES = (GpuServer, StorageServer)
 
-DEVICE_CLASSES: dict[DeviceKind, type] = {
+#: The model class of each kind.
+DeviceClass = (type[GpuServer] | type[StorageServer] | type[Leaf] | type[Spine] | type[Core]
+               | type[MgmtSwitch])
+DEVICE_CLASSES: dict[DeviceKind, DeviceClass] = {
     DeviceKind.GPU_SERVER: GpuServer,
     DeviceKind.STORAGE_SERVER: StorageServer,
     DeviceKind.LEAF: Leaf,

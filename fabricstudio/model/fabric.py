@@ -7,13 +7,17 @@ in the field names (``_bytes``, ``_us``, ``_ns``, ``_mbps``, ``_gbps``).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import ConfigDict, Field, model_validator
 
 from fabricstudio.model.enums import Technology
 from fabricstudio.model.strict import StrictNumbers
 
+#: Transports of the lossy Ethernet baseline (the design's ``tcp.transport``, a scenario's or
+#: a run's override, the CLI's ``--transport`` choices).
+Transport = Literal["newreno", "sack", "dctcp"]
+TRANSPORTS: tuple[Transport, ...] = get_args(Transport)
 
 class _Settings(StrictNumbers):
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -199,7 +203,7 @@ class TcpSettings(_Settings):
         description="Initial window in bytes (whole packets); None = initial_window_packets",
     )
     # -- transport choice and its parameters (fidelity, issue 9)
-    transport: Literal["newreno", "sack", "dctcp"] = Field(
+    transport: Transport = Field(
         default="sack",
         description="newreno: RFC 6582 (dup ACKs, one hole per RTT); sack: what a tuned "
         "Linux datacenter host runs - SACK, RACK-TLP loss detection (RFC 8985; Linux "

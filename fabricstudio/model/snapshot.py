@@ -28,8 +28,9 @@ class FrozenDesign(Design):
         self._description = source.description
         self._devices = dict(source.devices)
         self._links = dict(source.links)
-        self._ports = {device_id: dict(source.used_ports(device_id))
-                       for device_id in source.devices}
+        # straight from the source's own tables: a method call per device was most of the
+        # snapshot's time at 32k GPUs (6,656 devices, taken on the GUI thread)
+        self._ports = {device_id: ports.copy() for device_id, ports in source._ports.items()}
         self._groups = dict(source.groups)
         self.revision = source.revision
 

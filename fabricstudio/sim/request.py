@@ -21,11 +21,12 @@ a label below (WORKLOAD_LABELS, WORKLOAD_NOUNS) and its parameters in
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from fabricstudio.model import Design, GpuServer, Technology, format_validation_error
+from fabricstudio.model.fabric import Transport
 from fabricstudio.model.failures import Failure
 from fabricstudio.sim.engine.config import Routing
 from fabricstudio.sim.scenario import (
@@ -108,7 +109,7 @@ class RunRequest(BaseModel):
     seed: int = Field(default=1, ge=0)
     until_s: float | None = Field(default=None, description="None = until traffic completes")
     measure_from_s: float = Field(default=0.0, ge=0)
-    transport: Literal["newreno", "sack", "dctcp"] | None = Field(
+    transport: Transport | None = Field(
         default=None, description="lossy Ethernet transport; None = the design's")
 
     def with_changes(self, **changes: Any) -> RunRequest:

@@ -34,6 +34,7 @@ from pydantic import (
 )
 
 from fabricstudio.model import Technology, units
+from fabricstudio.model.fabric import Transport
 from fabricstudio.sim.engine.config import Routing
 from fabricstudio.sim.scenario import COLLECTIVE_TYPES
 
@@ -69,7 +70,7 @@ class RunInfo(ResultPart):
     measure_from_s: Num = Field(description="start of the statistics window")
     sample_period_s: Num = Field(description="metric frame period")
     engine: Literal["cell", "flow"] = Field(default="cell", description="engine that ran")
-    transport: Literal["newreno", "sack", "dctcp"] | None = Field(
+    transport: Transport | None = Field(
         default=None, description="lossy Ethernet transport (null on lossless fabrics)")
 
 

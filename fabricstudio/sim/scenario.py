@@ -25,6 +25,7 @@ from pydantic import BeforeValidator, ConfigDict, Field, ValidationError, model_
 from fabricstudio.formats.envelope import EnvelopeError, FileKind, body_of, check_envelope
 from fabricstudio.formats.reading import InputError, decode_json, read_input
 from fabricstudio.model import FabricSettings, Technology, format_validation_error
+from fabricstudio.model.fabric import Transport
 from fabricstudio.model.failures import MAX_FAILURES, FailoverSettings, Failure
 from fabricstudio.model.strict import StrictNumbers
 from fabricstudio.sim.engine.config import (
@@ -93,6 +94,9 @@ def parse_size(value: Any) -> int:
 
 #: The one declaration of each set of names: scenario files, the CLI's choices and the GUI's
 #: combos all derive from these Literals (``get_args`` gives the tuples below).
+#: Activation recomputation of the LLM training workload.
+Recompute = Literal["none", "selective", "full"]
+RECOMPUTE_MODES: tuple[Recompute, ...] = get_args(Recompute)
 CollectiveType = Literal["all_reduce", "all_gather", "reduce_scatter", "all_to_all"]
 StorageType = Literal["storage_read", "storage_write"]
 WorkloadType = Literal[CollectiveType, "incast", "permutation", StorageType, "training",
@@ -231,7 +235,7 @@ class LlmTrainingSpec(_Spec):
     ep: int = Field(default=1, ge=1, le=4096)
     cp: int = Field(default=1, ge=1, le=1024)
     zero: int = Field(default=1, ge=0, le=3, description="ZeRO stage of the optimizer")
-    recompute: Literal["none", "selective", "full"] = "selective"
+    recompute: Recompute = "selective"
     overlap_grad_reduce: bool = Field(
         default=True, description="gradient reduction starts with the last backward pass")
     overlap_param_gather: bool = Field(
@@ -318,7 +322,7 @@ class Scenario(_Spec):
     measure_from_s: Time = Field(default=0.0, description="start of the statistics window")
     technology: Technology | None = Field(default=None, description="None = the design's")
     dcqcn: bool | None = Field(default=None, description="None = the design's setting")
-    transport: Literal["newreno", "sack", "dctcp"] | None = Field(
+    transport: Transport | None = Field(
         default=None, description="lossy Ethernet transport; None = the design's tcp.transport")
     routing: Routing = "default"
     engine: EngineKind = Field(

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from fabricstudio.model import Design, DesignError, Plane, Technology
-from fabricstudio.model.bulk import bulk_build
+from fabricstudio.model.bulk import bulk_build, reclaim_frozen
 from fabricstudio.model.commands import SetFabric
 from fabricstudio.topology.layout import design_layout, needs_layout
 from fabricstudio.ui.autosave import Autosave
@@ -40,6 +40,12 @@ from fabricstudio.ui.undo import DesignUndoStack
 from fabricstudio.ui.window_actions import WindowActions
 from fabricstudio.ui.window_dialogs import DesignDialogs
 from fabricstudio.ui.window_files import DesignFiles
+
+#: Designs with this many devices or more get their canvas items when the window is first
+#: shown (about 8,000 GPUs and up); smaller ones at once.
+FILL_CANVAS_AT_SHOW_FROM = 1000
+#: After another design replaced the open one, its memory is reclaimed this much later (ms).
+RECLAIM_AFTER_MS = 300
 
 
 class MainWindow(QMainWindow):
@@ -73,13 +79,17 @@ class MainWindow(QMainWindow):
             self.design.move_devices(design_layout(self.design))
         self.setWindowIcon(app_icon())
         self.undo_stack = DesignUndoStack(self.design, self)
-        self.scene = FabricScene(self.design, self)
+        # A large design's canvas is filled when the window is first shown, folded for the
+        # view's real size (built before, at a guessed scale, it was folded again at once).
+        self.scene = FabricScene(self.design, self,
+                                 populate=len(self.design.devices) < FILL_CANVAS_AT_SHOW_FROM)
         self.scene.commit = self._commit
         self.editor = Editor(self.design, self.scene, self.undo_stack, self.show_message)
         self.view = FabricView(self.scene, self.editor, self)
         self.setCentralWidget(self.view)
         self.files = DesignFiles(self, self.design, self.undo_stack, self.settings,
                                  self.show_message, self.view.fit, path)
+        self.files.fitting = self.view.fitting_after_reset
         self.dialogs = DesignDialogs(self, self.design, self.editor, self.scene, self.view,
                                      self._commit, self.show_message, self.fit_selection,
                                      self.settings)
@@ -250,6 +260,8 @@ class MainWindow(QMainWindow):
         """Another design (new, opened, imported) is on the canvas."""
         self._update_title()
         self.inspector.show_selection([], [])
+        # the design it replaced was frozen when large: free it once the new one has painted
+        QTimer.singleShot(RECLAIM_AFTER_MS, self, reclaim_frozen)
 
     def _on_design_changed(self) -> None:
         """Once per burst of changes (a deleted fabric is 100,000 of them): status bar
@@ -403,7 +415,11 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._fitted:
             self._fitted = True
+            self.scene.populate(self.view.predicted_fit_zoom())
             self.view.fit()
+            # the design analysis (its snapshot is taken on this thread) waits for the first
+            # paint: a large design took longer to build than the analysis' debounce
+            self.analysis.schedule()
             QTimer.singleShot(0, self.autosave.offer_recovery)  # after a crash
 
     def closeEvent(self, event) -> None:  # noqa: N802 - Qt override

@@ -103,9 +103,9 @@ class WindowActions:
         self.select_tool.setChecked(True)
         self.fit = self._action("&Fit to view", w.view.fit, ["F", "Ctrl+0"])
         self.fit_selection = self._action("Fit &selection", w.fit_selection, "Shift+F")
-        self.zoom_in = self._action("Zoom &in", lambda: w.view.zoom_by(1.25),
+        self.zoom_in = self._action("Zoom &in", lambda: w.view.zoom_step(1.25),
                                         [std.ZoomIn, "Ctrl+="])
-        self.zoom_out = self._action("Zoom &out", lambda: w.view.zoom_by(0.8), std.ZoomOut)
+        self.zoom_out = self._action("Zoom &out", lambda: w.view.zoom_step(0.8), std.ZoomOut)
         self.zoom_100 = self._action("&Actual size", lambda: w.view.set_zoom(1.0), "Ctrl+1")
         self.legend = self._action("&Legend", w.view.set_legend_visible, "Ctrl+L",
                                        checkable=True)

@@ -57,7 +57,8 @@ class DesignDialogs:
     def apply_build(self, build: FabricBuild) -> None:
         """Put a FabricBuild on the canvas (one undo step) and fit it."""
         data = build.to_data()
-        self._commit(ReplaceContents(data, label=f"Build {build.name}"))
+        with self._view.fitting_after_reset():
+            self._commit(ReplaceContents(data, label=f"Build {build.name}"))
         self._view.fit()
         self._show_message(f"Built {build.name}: {design_summary(self._design)}")
 

@@ -9,6 +9,7 @@ one that fits the view); it tells the window what changed through its signals.
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Signal
@@ -43,6 +44,9 @@ class DesignFiles(QObject):
         self._settings = settings
         self._show_message = show_message
         self._fit_view = fit_view
+        #: Wraps replacing the design by an opened file that is then fitted (the window sets
+        #: FabricView.fitting_after_reset: the canvas folds once, for the fitted zoom).
+        self.fitting: Callable[[], AbstractContextManager[None]] = nullcontext
         self.path = str(path) if path else None
         #: File > Open Recent (the window puts it in its File menu).
         self.recent_menu = QMenu("Open &Recent", parent)
@@ -90,7 +94,8 @@ class DesignFiles(QObject):
                 loaded = load_design(path)
                 if needs_layout(loaded):
                     loaded.move_devices(design_layout(loaded))
-                self.replace(loaded.to_data(), path)
+                with self.fitting():
+                    self.replace(loaded, path)  # validated once, by load_design
         except DesignFileError as exc:
             QMessageBox.critical(self._parent, "Cannot open design", str(exc))
             self._show_message(f"Not opened: {exc}")
@@ -99,8 +104,9 @@ class DesignFiles(QObject):
         self._fit_view()
         return True
 
-    def replace(self, data: DesignData, path: str | None) -> None:
-        """Put ``data`` in place of the edited design (history cleared, saved state)."""
+    def replace(self, data: DesignData | Design, path: str | None) -> None:
+        """Put ``data`` (or the contents of a design nobody else uses) in place of the edited
+        design (history cleared, saved state)."""
         self._design.load_data(data)
         self._undo_stack.clear()
         self._undo_stack.setClean()

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import gc
+import weakref
 
 import pytest
 from pydantic import ValidationError
 
 from fabricstudio.model import Core, GpuServer, Leaf, Link, MgmtSwitch, Plane, Spine, StorageServer
-from fabricstudio.model.bulk import FREEZE_AFTER, bulk_build, pause_collector, resume_collector
+from fabricstudio.model.bulk import (
+    FREEZE_AFTER,
+    bulk_build,
+    pause_collector,
+    reclaim_frozen,
+    resume_collector,
+)
 
 
 def test_bulk_build_pauses_the_collector_and_resumes_it() -> None:
@@ -65,6 +72,28 @@ def test_a_large_build_is_frozen_when_asked_a_small_one_is_not() -> None:
         larger = [[i] for i in range(FREEZE_AFTER + 1000)]
     assert gc.get_freeze_count() >= frozen + len(larger)
     assert small and large
+
+
+class _Node:
+    """A weakly referenceable object to put in a reference cycle."""
+
+    me: _Node
+
+
+def test_reclaim_frozen_frees_a_frozen_designs_cycles_and_refreezes_the_living() -> None:
+    with bulk_build(freeze=True):
+        closed = _Node()
+        closed.me = closed
+        ballast = [[i] for i in range(FREEZE_AFTER + 1000)]
+    alive = _Node()
+    alive.me = alive
+    gone = weakref.ref(closed)
+    del closed, ballast
+    gc.collect()
+    assert gone() is not None  # frozen: the cycle waits for the end of the process
+    assert reclaim_frozen()
+    assert gone() is None
+    assert gc.get_freeze_count() > 0 and alive.me is alive  # the rest is frozen again
 
 
 @pytest.mark.parametrize("device", [

@@ -55,6 +55,32 @@ def test_invalid_links_are_refused(link, message):
     assert not d.links and d.revision == rev
 
 
+@pytest.mark.parametrize("link, message", [
+    (Link(id="x", a="h1", b="nope", a_port=0, b_port=0, speed_gbps=100), "'nope' is not a device"),
+    (Link(id="x", a="h1", b="s1", a_port=0, b_port=0, speed_gbps=400), "slower than"),
+    (Link(id="x", a="h1", b="s1", a_port=7, b_port=0, speed_gbps=100), "port 7 out of range"),
+    (Link(id="x", a="h1", b="s1", a_port=0, b_port=3, speed_gbps=100), "port 3 out of range"),
+    (Link(id="x", a="h1", b="s1", a_port=2, b_port=0, speed_gbps=1), "management port"),
+    (Link(id="h1", a="h1", b="s1", a_port=0, b_port=0, speed_gbps=100), "'h1' is already used"),
+    (Link(id="l1", a="h1", b="s1", a_port=1, b_port=1, speed_gbps=100), "'l1' is already used"),
+    (Link(id="x", a="h1", b="s1", a_port=0, b_port=1, speed_gbps=100), "port 0 is already used"),
+    (Link(id="x", a="h1", b="s1", a_port=1, b_port=0, speed_gbps=100), "port 0 is already used"),
+    (Link(id="x", a="h1", b="s1", a_port=0, b_port=1, speed_gbps=100, plane="storage"),
+     "not on the storage network"),
+])
+def test_a_files_links_with_both_ports_given_are_checked_like_added_ones(link, message):
+    """Design.from_data checks a saved file's links inline (fast for 100k links); each way a
+    link can be wrong still reaches resolve_link, which names the problem."""
+    data = small_design().to_data()
+    first = Link(id="l1", a="h1", b="s1", a_port=0, b_port=0, speed_gbps=100)
+    data = data.model_copy(update={"links": (first, link)})
+    with pytest.raises(DesignError, match=message):
+        Design.from_data(data)
+    ok = Link(id="x", a="h1", b="s1", a_port=1, b_port=1, speed_gbps=100)
+    design = Design.from_data(data.model_copy(update={"links": (first, ok)}))
+    assert design.used_ports("s1") == {0: "l1", 1: "x"}
+
+
 def test_port_used_twice_is_refused():
     d = small_design()
     d.add_link(Link(id="l1", a="h1", b="s1", b_port=2, speed_gbps=100))

@@ -32,3 +32,27 @@ def test_a_unit_stays_folded_until_its_racks_can_show_their_names():
         folded[label] = auto_collapse(metrics, scale)
     assert "unit" not in folded["short"]  # racks 360 units wide: 72 px, room for "r1"
     assert "unit" in folded["long"]  # ... but not for "rack-row-a-1": the unit stays a tile
+
+
+def test_representatives_are_the_outermost_folded_group_whatever_folds_in_any_order():
+    import random
+
+    from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
+    from fabricstudio.topology.folding import Folding
+
+    design = build_fabric(RailOptimizedSpec(gpus=512, servers_per_su=16)).to_design()
+    tree = design.group_tree()
+    folding = Folding(design)
+    chooser = random.Random(7)
+    groups = list(design.groups)
+    for _ in range(12):
+        wanted = set(chooser.sample(groups, chooser.randint(0, len(groups))))
+        before = dict(folding.rep)
+        changed = folding.set_collapsed(wanted)
+        for device_id in design.devices:
+            folded = [g for g in tree.ancestors(device_id) if g in wanted]
+            assert folding.rep[device_id] == (folded[-1] if folded else device_id)
+        assert changed == {d for d in design.devices if before[d] != folding.rep[d]}
+    folding.reset()
+    assert all(folding.rep[d] == (([g for g in tree.ancestors(d) if g in folding.collapsed]
+                                   or [d])[-1]) for d in design.devices)

@@ -28,6 +28,7 @@ from fabricstudio.interop.options import Options
 from fabricstudio.interop.registry import ExportFormat, Option
 from fabricstudio.model import Design, Device, DeviceKind, Plane
 from fabricstudio.model.cabling import cable_for
+from fabricstudio.model.devices import SWITCH_TYPES, GpuServer
 from fabricstudio.model.text import printable
 from fabricstudio.topology.racks import RACK_UNITS, device_height, rack_plan
 
@@ -75,19 +76,19 @@ def _hardware(device: Device) -> tuple:
 
 
 def _model_name(device: Device) -> str:
-    kind = DeviceKind(device.kind)
-    if kind.is_switch:
-        return f"{ROLE_NAMES[kind]} {device.radix}x{device.port_speed_gbps:g}G"  # type: ignore
-    text = f"{ROLE_NAMES[kind]} "
-    if kind is DeviceKind.GPU_SERVER:
-        text += f"{device.gpus} GPU "  # type: ignore[union-attr]
+    role = ROLE_NAMES[DeviceKind(device.kind)]
+    if isinstance(device, SWITCH_TYPES):
+        return f"{role} {device.radix}x{device.port_speed_gbps:g}G"
+    text = f"{role} "
+    if isinstance(device, GpuServer):
+        text += f"{device.gpus} GPU "
     parts = []
-    if device.nics:  # type: ignore[union-attr]
-        parts.append(f"{device.nics}x{device.nic_speed_gbps:g}G")  # type: ignore
-    if device.storage_nics:  # type: ignore[union-attr]
-        parts.append(f"{device.storage_nics}x{device.storage_nic_speed_gbps:g}G storage")  # type: ignore
-    if device.mgmt_ports:  # type: ignore[union-attr]
-        parts.append(f"{device.mgmt_ports}x{device.mgmt_speed_gbps:g}G mgmt")  # type: ignore
+    if device.nics:
+        parts.append(f"{device.nics}x{device.nic_speed_gbps:g}G")
+    if device.storage_nics:
+        parts.append(f"{device.storage_nics}x{device.storage_nic_speed_gbps:g}G storage")
+    if device.mgmt_ports:
+        parts.append(f"{device.mgmt_ports}x{device.mgmt_speed_gbps:g}G mgmt")
     return text + " + ".join(parts)
 
 

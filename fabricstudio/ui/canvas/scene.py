@@ -73,7 +73,11 @@ class FabricScene(ItemScene):
     #: Emitted with the new Theme after :meth:`set_theme`.
     theme_changed = Signal(object)
 
-    def __init__(self, design: Design, parent=None, scale: float | None = None) -> None:
+    def __init__(self, design: Design, parent=None, scale: float | None = None,
+                 populate: bool = True) -> None:
+        """``populate=False``: no items yet, and the design's changes are not followed, until
+        :meth:`populate` (a window on a large design fills its canvas when it is first shown,
+        at the scale its view will have, instead of folding it twice)."""
         super().__init__(parent)
         self.design = design
         self.device_items: dict[str, DeviceItem] = {}
@@ -105,8 +109,26 @@ class FabricScene(ItemScene):
         self._node_refs: Counter[str] = Counter()
         self._rails: dict[str, int | None] | None = None
         self.setItemIndexMethod(QGraphicsScene.ItemIndexMethod.NoIndex)
-        self._rebuild()
         self.model_signals = ModelSignals(self)
+        #: While set (FabricView.fitting_after_reset): the zoom a rebuild folds for.
+        self.rebuild_scale: Callable[[], float] | None = None
+        #: False until the scene has items for the design (see ``populate``).
+        self.populated = False
+        self._built = False
+        if populate:
+            self.populate()
+        self.selectionChanged.connect(self._on_selection_changed)
+
+    def populate(self, scale: float | None = None) -> None:
+        """Make the items (folded for ``scale``, when given) and follow the design from now
+        on; nothing when already populated."""
+        if self.populated:
+            return
+        self.populated = True
+        if scale is not None:
+            self.view_scale = scale
+        self._rebuild()
+        design = self.design
         for signal, slot in ((design.device_added, self._on_device_added),
                              (design.device_removed, self._on_device_removed),
                              (design.device_changed, self._on_device_changed),
@@ -117,7 +139,6 @@ class FabricScene(ItemScene):
                              (design.groups_changed, self._on_groups_changed),
                              (design.reset, self._rebuild)):
             self.model_signals.connect(signal, slot)
-        self.selectionChanged.connect(self._on_selection_changed)
 
     def detach(self) -> None:
         """Stop following the design (before the scene is dropped)."""
@@ -361,8 +382,11 @@ class FabricScene(ItemScene):
         return keep
 
     def _refold(self) -> None:
+        wanted = self._wanted_folds()
+        if wanted == self.folding.collapsed:  # e.g. a scroll at one zoom: nothing to redo
+            return
         before = dict(self.folding.rep)
-        self.folding.set_collapsed(self._wanted_folds())
+        self.folding.set_collapsed(wanted)
         self._apply_reps(before)
 
     def _apply_reps(self, before: Mapping[str, str]) -> None:
@@ -613,11 +637,15 @@ class FabricScene(ItemScene):
 
     # -------------------------------------------------------------- following
     def _rebuild(self) -> None:
+        if self.rebuild_scale is not None:  # a fit follows: fold for its zoom at once
+            self.view_scale = self.rebuild_scale()
         with bulk_build(freeze=True):
             self._build_all()
 
     def _build_all(self) -> None:
-        self.clear()
+        if self._built:  # a rebuild: every item goes (overlays make themselves again)
+            self.clear()
+        self._built = True  # the first fill keeps what others added (overlay layers)
         batching = self.links.batching
         self.links.clear()
         self.links.batching = False
@@ -742,6 +770,21 @@ class FabricScene(ItemScene):
             if item.isVisible() and (not selection_only or item.isSelected()):
                 rect = rect.united(item.sceneBoundingRect())
         return rect
+
+
+#: Room a device's item takes around its position (scene units; a tile's group box has
+#: about as much around its members).
+ITEM_ROOM = 80.0
+
+
+def design_extent(design: Design) -> QRectF:
+    """The scene area a design's items cover, from the devices' positions alone."""
+    if not design.devices:
+        return QRectF()
+    xs = [d.x for d in design.devices.values()]
+    ys = [d.y for d in design.devices.values()]
+    return QRectF(QPointF(min(xs) - ITEM_ROOM, min(ys) - ITEM_ROOM),
+                  QPointF(max(xs) + ITEM_ROOM, max(ys) + ITEM_ROOM))
 
 
 def estimate_fit_scale(design: Design) -> float:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QFont, QPainter, QPen
@@ -15,7 +16,8 @@ from fabricstudio.ui.canvas.interactions import NewLinkInteraction
 from fabricstudio.ui.canvas.items.device_item import HANDLE_RADIUS, TILE, DeviceItem
 from fabricstudio.ui.canvas.items.link_item import LinkItem
 from fabricstudio.ui.canvas.minimap import Minimap
-from fabricstudio.ui.canvas.scene import GRID
+from fabricstudio.ui.canvas.scene import GRID, design_extent
+from fabricstudio.ui.canvas.zoom_preview import ZoomPreview
 from fabricstudio.ui.legend import legend_entries, legend_size, paint_legend
 
 DEVICE_MIME = "application/x-fabricstudio-device"
@@ -47,6 +49,8 @@ class FabricView(QGraphicsView):
         self._legend_key = None
         self._legend_sections: list = []
         super().__init__(scene, parent)
+        #: Zoom gestures on a slow canvas show a scaled picture until they pause.
+        self.zoom_preview = ZoomPreview(self, self._tell_scene)
         self.editor = editor
         self.link_mode = False
         self.show_legend = True
@@ -89,7 +93,20 @@ class FabricView(QGraphicsView):
         return self.transform().m11()
 
     def zoom_by(self, factor: float, anchor: QPointF | None = None) -> None:
-        """Scale by ``factor`` (clamped), keeping ``anchor`` (viewport pos) fixed."""
+        """Scale by ``factor`` (clamped), keeping ``anchor`` (viewport pos) fixed; the scene
+        folds for the new zoom at once."""
+        self.zoom_preview.cancel()
+        self._zoom(factor, anchor)
+
+    def zoom_step(self, factor: float, anchor: QPointF | None = None) -> None:
+        """One step of a zoom gesture (a wheel notch, Zoom in / out): as :meth:`zoom_by`, but
+        on a canvas slower to draw than a frame the step shows the last sharp frame scaled,
+        and the scene folds and draws sharply once the steps pause (:mod:`zoom_preview`)."""
+        if self.zoom_preview.wanted():
+            self.zoom_preview.begin()
+        self._zoom(factor, anchor)
+
+    def _zoom(self, factor: float, anchor: QPointF | None) -> None:
         target = min(max(self.zoom() * factor, MIN_ZOOM), MAX_ZOOM)
         factor = target / self.zoom()
         if math.isclose(factor, 1.0):
@@ -145,7 +162,7 @@ class FabricView(QGraphicsView):
     def _tell_scene(self) -> None:
         """The scene folds groups by what is on screen, and how large (from the first fit
         on: before it, the view shows nothing the user will see)."""
-        if not self._zooming and self._fitted:
+        if not self._zooming and self._fitted and not self.zoom_preview.active:
             self._scene_timer.stop()
             self.scene().set_view(self.zoom(), self.visible_scene_rect())
 
@@ -160,9 +177,33 @@ class FabricView(QGraphicsView):
         """Set an absolute zoom about the view centre."""
         self.zoom_by(zoom / self.zoom())
 
+    def predicted_fit_zoom(self) -> float:
+        """The zoom :meth:`fit` will choose, from the design alone (the scene may have no
+        items yet): its devices' extent with the room their items take."""
+        rect = design_extent(self.scene().design)
+        if rect.isEmpty():
+            return 1.0
+        rect = rect.adjusted(-40, -40, 40, 40)
+        area = self.free_area(rect)
+        zoom = min(area.width() / rect.width(), area.height() / rect.height(), 1.5)
+        return min(max(zoom, MIN_ZOOM), MAX_ZOOM)
+
+    @contextmanager
+    def fitting_after_reset(self) -> Iterator[None]:
+        """For a design replaced inside (File > Open, a generated fabric) and then fitted: the
+        scene's rebuild folds for the zoom that fit will have, not for the old design's zoom
+        (else a 32k-GPU fabric is folded twice)."""
+        scene = self.scene()
+        scene.rebuild_scale = self.predicted_fit_zoom
+        try:
+            yield
+        finally:
+            scene.rebuild_scale = None
+
     def fit(self, rect: QRectF | None = None) -> None:
         """Show ``rect`` (default: every visible device) with a margin, clear of the legend
         and of the floating overlays listed in :attr:`covers`."""
+        self.zoom_preview.cancel()
         if rect is None:
             rect = self.scene().content_rect()
         if rect.isEmpty():
@@ -201,7 +242,7 @@ class FabricView(QGraphicsView):
         delta = event.angleDelta().y() or event.angleDelta().x()
         if not delta:
             return
-        self.zoom_by(2 ** (delta / 480), event.position())
+        self.zoom_step(2 ** (delta / 480), event.position())
         event.accept()
 
     # -------------------------------------------------------------- link mode
@@ -235,6 +276,7 @@ class FabricView(QGraphicsView):
 
     # ----------------------------------------------------------------- mouse
     def mousePressEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.zoom_preview.end()  # the sharp frame before anything is picked
         if event.button() == Qt.MouseButton.LeftButton and self.minimap.press(event.position()):
             event.accept()
             return
@@ -381,8 +423,9 @@ class FabricView(QGraphicsView):
         self.viewport().update()
 
     def refresh_legend(self) -> None:
-        """Re-read the design's kinds and speeds (after edits or a colour-mode change)."""
-        self._legend_key = None
+        """Re-read the design's kinds and speeds (after edits or a colour-mode change); read
+        again only when one of them changed (the design's revision, the colouring mode or
+        the hidden networks: at 32k GPUs each reading walks 98,304 links)."""
         if self.show_legend and self.isVisible():  # else the first paint reads it
             self.viewport().update(self._legend_rect().toAlignedRect().adjusted(-300, -300, 2, 2))
 
@@ -412,7 +455,19 @@ class FabricView(QGraphicsView):
         return QRectF(QPointF(self.viewport().width() - size.width() - 14,
                               self.viewport().height() - size.height() - 14), size)
 
+    def paintEvent(self, event) -> None:  # noqa: N802 - Qt override
+        if self.zoom_preview.active:
+            painter = QPainter(self.viewport())
+            self.zoom_preview.paint(painter)
+            self.drawForeground(painter, QRectF(event.rect()))
+            painter.end()
+            return
+        full = event.rect().contains(self.viewport().rect())
+        self.zoom_preview.timed(lambda: super(FabricView, self).paintEvent(event), full)
+
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
+        if self.zoom_preview.grabbing:  # the preview's picture: overlays stay put, unscaled
+            return
         if not self.scene().design.devices:
             self._paint_empty_hint(painter)
             return
@@ -452,12 +507,15 @@ class FabricView(QGraphicsView):
         painter.restore()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt override
+        self.zoom_preview.end()
         super().resizeEvent(event)
         self._tell_scene_soon()
 
     def _update_large_tiles(self) -> None:
         """Tiles larger than the view keep their text in their part on screen: after a
         scroll that part moved, so they are repainted whole, not blitted."""
+        if self.zoom_preview.active:  # the whole view shows the preview's picture
+            return
         view = self.viewport().rect()
         for tile in self.scene().group_items.values():
             if tile.cacheMode() == QGraphicsItem.CacheMode.NoCache and tile.isVisible():

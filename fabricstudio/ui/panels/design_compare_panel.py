@@ -365,7 +365,7 @@ def install_design_compare_dock(window) -> DesignComparePanel:
     with design… asks for B and runs)."""
     simulation = window.simulation
     costs = window.costs
-    panel = DesignComparePanel(lambda: simulation.compare.factory, window.design,
+    panel = DesignComparePanel(lambda: simulation.factory, window.design,
                                simulation.scenario.request, lambda: costs.book,
                                lambda: window.path)
     dock = window.add_bottom_tab("Compare designs", "simCompareDesignsDock", panel,

@@ -41,7 +41,9 @@ class StoryPlayer(QObject):
         self._kiosk_on = False
         self._waiting = False
         self._prepared_key: tuple | None = None
-        compare = simulation_ui.compare
+        simulation_ui.when_compare_built(self._follow_compare)  # built at its first use
+
+    def _follow_compare(self, compare) -> None:
         compare.finished.connect(self._on_compare_finished)
         compare.progress_changed.connect(self._on_compare_progress)
 

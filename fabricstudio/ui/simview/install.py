@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
@@ -40,15 +41,18 @@ class SimulationUi(QObject):
     def __init__(self, window: MainWindow, factory: SourceFactory | None = None) -> None:
         super().__init__(window)
         self.window = window
-        factory = factory or engine_source
-        self.controller = SimController(window.scene, window.design, factory, self)
+        #: Builds every simulation (:meth:`set_factory` changes it).
+        self.factory = factory or engine_source
+        self.controller = SimController(window.scene, window.design, self.factory, self)
         self.scenario = ScenarioPanel(window.design, self._selected_device_ids)
-        self.plots = MetricsPlots()
         self.results = ResultsPanel()
-        self.compare = ComparePanel(factory)
-        costs = window.costs  # GPU-idle money at the cost book's GPU-hour price
-        self.compare.cost_book_source = lambda: costs.book
-        costs.changed.connect(lambda _book: self.compare.update_money())
+        # The charts and the comparison are built when first needed (their dock shows, a run
+        # starts, someone asks for them): pyqtgraph charts cost a noticeable part of opening
+        # a window, and most sessions never run a simulation.
+        self._plots: MetricsPlots | None = None
+        self._compare: ComparePanel | None = None
+        self._compare_hooks: list[Callable[[ComparePanel], None]] = []
+        window.costs.changed.connect(self._on_cost_book)  # GPU-idle money at the GPU-hour price
         self.controls = SimControls(self.controller, window)
         self.overlays = CanvasOverlays(window.view)
         self.legend = self.overlays.legend
@@ -57,12 +61,13 @@ class SimulationUi(QObject):
             "scenario": self._dock("Scenario", self.scenario,
                                    Qt.DockWidgetArea.RightDockWidgetArea),
             "results": self._dock("Results", self.results, Qt.DockWidgetArea.RightDockWidgetArea),
-            "charts": self._dock("Charts", self.plots, Qt.DockWidgetArea.BottomDockWidgetArea),
-            "compare": self._dock("Compare fabrics", self.compare,
-                                  Qt.DockWidgetArea.BottomDockWidgetArea),
+            "charts": self._dock("Charts", None, Qt.DockWidgetArea.BottomDockWidgetArea),
+            "compare": self._dock("Compare fabrics", None, Qt.DockWidgetArea.BottomDockWidgetArea),
         }
         for key in ("charts", "compare"):  # the canvas gets the room until there is a run
             self.docks[key].hide()
+        self.docks["charts"].visibilityChanged.connect(self._on_charts_visible)
+        self.docks["compare"].visibilityChanged.connect(self._on_compare_visible)
         window.tabifyDockWidget(self.docks["charts"], self.docks["compare"])
         self._share_right_column()
         window.addToolBarBreak(Qt.ToolBarArea.TopToolBarArea)
@@ -73,6 +78,69 @@ class SimulationUi(QObject):
         self._connect()
         self._install_presenter()
         window.installEventFilter(self)
+
+    # ------------------------------------------------------------- lazy panels
+    @property
+    def plots(self) -> MetricsPlots:
+        """The Charts dock's charts (built at the first use)."""
+        if self._plots is None:
+            self._plots = MetricsPlots()
+            self._fill("charts", self._plots)
+            theme = self.window.scene.theme
+            self._plots.set_colours(theme.canvas, theme.text)
+            self._on_selection()
+        return self._plots
+
+    @property
+    def compare(self) -> ComparePanel:
+        """The Compare fabrics dock's panel (built at the first use)."""
+        if self._compare is None:
+            panel = self._compare = ComparePanel(self.factory)
+            costs = self.window.costs
+            panel.cost_book_source = lambda: costs.book
+            panel.finished.connect(self._on_compare_finished)
+            panel.replay_requested.connect(self.replay)
+            panel.side_by_side_requested.connect(self.side_by_side)
+            self._fill("compare", panel)
+            theme = self.window.scene.theme
+            panel.set_colours(theme.canvas, theme.text)
+            for hook in self._compare_hooks:
+                hook(panel)
+        return self._compare
+
+    @property
+    def panels_built(self) -> tuple[bool, bool]:
+        """Whether the charts and the comparison panel exist yet."""
+        return self._plots is not None, self._compare is not None
+
+    def when_compare_built(self, hook: Callable[[ComparePanel], None]) -> None:
+        """Call ``hook`` with the comparison panel once it exists (now, if it does)."""
+        self._compare_hooks.append(hook)
+        if self._compare is not None:
+            hook(self._compare)
+
+    def _fill(self, key: str, widget) -> None:
+        area = self.docks[key].widget()
+        assert isinstance(area, QScrollArea)
+        area.setWidget(widget)  # a _FittedScrollArea: its width follows the widget's
+
+    def _on_charts_visible(self, visible: bool) -> None:
+        if visible:
+            _ = self.plots
+
+    def _on_compare_visible(self, visible: bool) -> None:
+        if visible:
+            _ = self.compare
+
+    def _on_cost_book(self, _book) -> None:
+        if self._compare is not None:
+            self._compare.update_money()
+
+    def _on_compare_finished(self) -> None:
+        self.scenario.set_running(self.controller.running)
+
+    def _comparing(self) -> bool:
+        return self._compare is not None and self._compare.running
 
     def _install_presenter(self) -> None:
         """Presenter mode (F5), its menu entries and Help > Demos."""
@@ -92,7 +160,7 @@ class SimulationUi(QObject):
     def _dock(self, title: str, widget, area) -> QDockWidget:
         dock = QDockWidget(title, self.window)
         dock.setObjectName(f"sim{title.replace(' ', '')}Dock")
-        dock.setWidget(_scrollable(widget))
+        dock.setWidget(_scrollable(widget) if widget is not None else _scrollable_area())
         self.window.add_dock(dock, area)
         return dock
 
@@ -153,15 +221,12 @@ class SimulationUi(QObject):
         c.captions_changed.connect(lambda _captions: self.refresh_caption())
         self.window.scene.theme_changed.connect(self._on_theme)
         c.message.connect(lambda text: self.window.statusBar().showMessage(text, 8000))
-        self.compare.finished.connect(lambda: self.scenario.set_running(c.running))
-        self.compare.replay_requested.connect(self.replay)
-        self.compare.side_by_side_requested.connect(self.side_by_side)
         self.window.scene.selectionChanged.connect(self._on_selection)
 
     # ------------------------------------------------------------------ actions
     def run(self, request) -> None:
         """Start a run of ``request`` on a frozen copy of the window's current design."""
-        if self.compare.running:
+        if self._comparing():
             return
         request = self.window.failures.with_marks(request)  # elements marked failed
         self.controller.design = self.window.design
@@ -187,7 +252,8 @@ class SimulationUi(QObject):
     def stop(self) -> None:
         """Stop the run and any comparison at once."""
         self.controller.stop()
-        self.compare.stop()
+        if self._compare is not None:
+            self._compare.stop()
 
     def run_compare(self, request) -> None:
         """Run the four-fabric comparison (shown in the Compare dock)."""
@@ -274,13 +340,15 @@ class SimulationUi(QObject):
         return self.window.editor.selected_device_ids()
 
     def _on_selection(self) -> None:
+        if self._plots is None:  # the charts pick the selection up when they are built
+            return
         links = [item.link.id for item in self.window.scene.selectedItems()
                  if isinstance(item, LinkItem)]
-        self.plots.set_selected_links(links)
+        self._plots.set_selected_links(links)
 
     def _on_state(self, state: str) -> None:
         running = state in ("starting", "running")
-        self.scenario.set_running(running or self.compare.running)
+        self.scenario.set_running(running or self._comparing())
         if state in ("stopped", "failed"):
             request = self.controller.request
             self.results.show_run(f"{state.capitalize()}: {request.label if request else ''}",
@@ -289,15 +357,18 @@ class SimulationUi(QObject):
 
     def _on_theme(self, theme) -> None:
         """Charts, their legends, the comparison and the canvas overlays follow the theme."""
-        self.plots.set_colours(theme.canvas, theme.text)
-        self.compare.set_colours(theme.canvas, theme.text)
+        if self._plots is not None:
+            self._plots.set_colours(theme.canvas, theme.text)
+        if self._compare is not None:
+            self._compare.set_colours(theme.canvas, theme.text)
         self.stage.side_by_side.set_theme(theme)
         for widget in self.overlays.widgets():
             widget.update()
 
     def _on_stream(self, stream) -> None:
         self._on_theme(self.window.scene.theme)
-        self.plots.set_stream(stream)
+        if stream is not None or self._plots is not None:
+            self.plots.set_stream(stream)
         was_active = self.overlays.active
         self.overlays.set_active(stream is not None,
                                  gpus=self.controller.timeline is not None,
@@ -392,8 +463,10 @@ class SimulationUi(QObject):
 
     def set_factory(self, factory: SourceFactory) -> None:
         """Build simulations with ``factory`` from now on (tests, benchmarks, other engines)."""
+        self.factory = factory
         self.controller.set_factory(factory)
-        self.compare.factory = factory
+        if self._compare is not None:
+            self._compare.factory = factory
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
         if watched is self.window and event.type() == QEvent.Type.Close:
@@ -407,7 +480,8 @@ class SimulationUi(QObject):
 
     def shutdown(self) -> None:
         """Stop every thread and timer (the window is closing)."""
-        self.compare.stop()
+        if self._compare is not None:
+            self._compare.stop()
         self.controller.shutdown()
 
 
@@ -425,14 +499,19 @@ class _FittedScrollArea(QScrollArea):
     """A frameless scroll area, never narrower than its widget's minimum width: rows shown
     later (a workload's own fields, e.g. the Training step's "Compute per step") widen the
     dock instead of pushing the widget's right edge (the Compare fabrics button) out of view,
-    since it scrolls only vertically."""
+    since it scrolls only vertically.  It may start empty (a panel built at first use)."""
 
-    def __init__(self, widget) -> None:
+    def __init__(self, widget=None) -> None:
         super().__init__()
-        self.setWidget(widget)
         self.setWidgetResizable(True)
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        if widget is not None:
+            self.setWidget(widget)
+
+    def setWidget(self, widget) -> None:  # noqa: N802 - Qt's name
+        """Show ``widget`` and follow its minimum width from now on."""
+        super().setWidget(widget)
         widget.installEventFilter(self)
         self.fit_width()
 
@@ -454,3 +533,8 @@ def _scrollable(widget) -> QScrollArea:
     a laptop or projector screen (1366 x 768); it scrolls instead, and widens when the
     widget's minimum width grows (see :class:`_FittedScrollArea`)."""
     return _FittedScrollArea(widget)
+
+
+def _scrollable_area() -> QScrollArea:
+    """An empty frameless scroll area (a dock's content goes in later)."""
+    return _FittedScrollArea()
