@@ -165,7 +165,7 @@ def test_the_flow_engines_rate_updates_are_estimated_per_pipeline_send():
     """The work estimate counts two rate updates per pipeline send (its flows start together
     and, without contention, end together); on 1,024 GPUs the replicas drift apart as
     transfers collide at the spines, and the count lands within a factor of 5 of the
-    estimate (measured 0.24-2.5x from 512 to 32,768 GPUs with benchmarks/scale.py; the
+    estimate (measured 0.22-2.5x from 512 to 32,768 GPUs with benchmarks/scale.py; the
     previous estimate, one update per schedule step, was 10x below here and 140x at 8,192)."""
     from fabricstudio.model import Technology
     from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric

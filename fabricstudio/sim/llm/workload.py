@@ -81,9 +81,9 @@ class LlmTraining(Workload):
         together, so each counts two instants.  Counted per send, not per schedule step: the
         data-parallel replicas run in lockstep only until transfers contend (ECMP collisions
         at the spines give them different rates), after which no two sends share an instant.
-        Measured with benchmarks/scale.py (Llama-3-70B, TP 8, PP 4): 0.24x this count on 512
-        GPUs (replicas stay in lockstep), 1.45x on 1,024, 0.52x on 2,048, 2.5x on 8,192 and
-        1.5x on 32,768 (collisions split a send's ends)."""
+        Measured (Llama-3-70B, TP 8, PP 4, flow engine): 0.22x this count on 512 GPUs
+        (replicas stay in lockstep), 1.39x on 1,024, 0.51x on 2,048, 2.47x on 8,192 and 1.47x
+        on 32,768 (collisions split a send's ends)."""
         plan = self.plan
         m, replicas = plan.micro_batches, plan.dp * plan.cp
         sends = replicas * m * (plan.pp - 1) * 2
