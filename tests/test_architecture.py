@@ -88,3 +88,40 @@ def test_process_global_switches_have_one_owner():
                     found.append(f"{path.relative_to(path.parents[1])}:{node.lineno} "
                                  f"{node.func.value.id}.{node.func.attr}()")
     assert not found, "process-global switch flipped outside its owner: " + ", ".join(found)
+
+
+def test_the_ui_listens_to_the_model_and_works_in_the_background_one_way_each():
+    """Model signals are connected only through ui.model_signals.ModelSignals (whose
+    connections die with their widget), and background work runs only in ui.background's
+    Worker (no other QThread subclass, thread pool or bare thread, except the comparison's
+    waiting threads inside its own Worker)."""
+    import ast
+    from pathlib import Path
+
+    import psygnal
+
+    import fabricstudio.ui
+    from fabricstudio.model import Design
+
+    signals = {n for n in dir(Design) if isinstance(getattr(Design, n, None), psygnal.Signal)}
+    threads_allowed = {"background.py", "worker.py"}
+    found = []
+    for path in sorted(Path(fabricstudio.ui.__file__).parent.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            where = f"{path.name}:{getattr(node, 'lineno', 0)}"
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "connect" and isinstance(node.func.value, ast.Attribute)
+                    and node.func.value.attr in signals
+                    and ast.unparse(node.func.value.value).endswith("design")
+                    and path.name != "model_signals.py"):
+                found.append(f"{where} {ast.unparse(node.func.value)}.connect")
+            if isinstance(node, ast.ClassDef) and path.name != "background.py" and any(
+                    isinstance(b, ast.Name) and b.id in ("QThread", "QRunnable")
+                    for b in node.bases):
+                found.append(f"{where} class {node.name}")
+            if (isinstance(node, ast.Attribute) and node.attr in ("Thread", "QThreadPool",
+                                                                   "ThreadPoolExecutor")
+                    and path.name not in threads_allowed):
+                found.append(f"{where} {node.attr}")
+    assert not found, "model signal or background work outside the one helper: " + ", ".join(
+        found)

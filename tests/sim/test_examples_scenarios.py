@@ -39,6 +39,7 @@ PAIRS = {
     "parking-lot": "parking-lot",
     "demo-small-training-incast": "demo-rail16",
     "pause-storm": "victim",
+    "dcqcn-incast7": "ring8",
 }
 
 

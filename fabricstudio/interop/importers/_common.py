@@ -34,6 +34,17 @@ def coordinate(value: Any) -> float | None:
     return number if math.isfinite(number) and abs(number) <= 1e7 else None
 
 
+def port_number(value: Any) -> int | None:
+    """A link end's port number from an attribute value (0 to 4096), or None."""
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        port = int(value)
+    except (TypeError, ValueError):
+        return None
+    return port if 0 <= port <= 4096 else None
+
+
 def role_hints(attrs: dict[str, Any]) -> list[tuple[str, str]]:
     """(where, words) pairs from role-like attributes, most specific first."""
     hints = []

@@ -8,7 +8,13 @@ from pathlib import Path
 
 from fabricstudio.interop.dotlang import parse_dot
 from fabricstudio.interop.imported import ImportedLink, ImportedNode, ImportedTopology
-from fabricstudio.interop.importers._common import coordinate, head, read_file, role_hints
+from fabricstudio.interop.importers._common import (
+    coordinate,
+    head,
+    port_number,
+    read_file,
+    role_hints,
+)
 from fabricstudio.interop.options import Options
 from fabricstudio.interop.registry import ImportFormat
 from fabricstudio.interop.safety import decode
@@ -32,7 +38,8 @@ def read(path: Path, options: Options) -> ImportedTopology:
             a=a, b=b, id=attrs.get("id") or None,
             a_interface=a_port or attrs.get("tailport"),
             b_interface=b_port or attrs.get("headport"),
-            a_port=_int(attrs.get("a_port")), b_port=_int(attrs.get("b_port")), attrs=dict(attrs)))
+            a_port=port_number(attrs.get("a_port")), b_port=port_number(attrs.get("b_port")),
+            attrs=dict(attrs)))
     return topo
 
 
@@ -42,14 +49,6 @@ def _pos(text: str) -> tuple[float | None, float | None]:
         return None, None
     x, y = coordinate(parts[0]), coordinate(parts[1])
     return x, (-y if y is not None else None)
-
-
-def _int(value) -> int | None:
-    try:
-        port = int(value)
-    except (TypeError, ValueError):
-        return None
-    return port if 0 <= port <= 4096 else None
 
 
 def sniff(path: Path) -> bool:

@@ -12,7 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from fabricstudio.interop.imported import ImportedLink, ImportedNode, ImportedTopology
-from fabricstudio.interop.importers._common import coordinate, head, read_file, role_hints
+from fabricstudio.interop.importers._common import (
+    coordinate,
+    head,
+    port_number,
+    read_file,
+    role_hints,
+)
 from fabricstudio.interop.options import Options
 from fabricstudio.interop.registry import ImportFormat, InteropError
 from fabricstudio.interop.safety import parse_xml
@@ -113,7 +119,8 @@ def read(path: Path, options: Options) -> ImportedTopology:
             a=a, b=b, id=str(ident) if ident not in (None, "") else None,
             a_interface=_text(data.get("a_interface") or element.get("sourceport")),
             b_interface=_text(data.get("b_interface") or element.get("targetport")),
-            a_port=_port(data.get("a_port")), b_port=_port(data.get("b_port")), attrs=data))
+            a_port=port_number(data.get("a_port")), b_port=port_number(data.get("b_port")),
+            attrs=data))
     return topo
 
 
@@ -127,16 +134,6 @@ def _yfiles_label(element: ET.Element) -> str | None:
 
 def _text(value: Any) -> str | None:
     return str(value) if value not in (None, "") else None
-
-
-def _port(value: Any) -> int | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    try:
-        port = int(value)
-    except (TypeError, ValueError):
-        return None
-    return port if 0 <= port <= 4096 else None
 
 
 def sniff(path: Path) -> bool:

@@ -109,3 +109,17 @@ class Clock:
     def now(self) -> float:
         """Current simulated time (seconds)."""
         return self.env.now
+
+
+def after_all(count: int, then: Callable[[], object]) -> Callable[..., None]:
+    """A completion callback that runs ``then()`` when it has been called ``count`` times
+    (with whatever arguments: a flow record, a time): "wait for all of these" for the
+    workloads and engines, whose parts each report once."""
+    left = [count]
+
+    def one(*_args: Any) -> None:
+        left[0] -= 1
+        if not left[0]:
+            then()
+
+    return one

@@ -293,6 +293,13 @@ class Engine:
             self._rate_states[key] = state
         return state
 
+    def queue_pair(self, src: str, dst: str, qp: int = 0) -> DcqcnRp | IbCcState | None:
+        """Congestion-control state (DCQCN or InfiniBand CC) of queue pair ``qp`` from
+        ``src`` to ``dst``; None before a flow has used it (or without congestion control)."""
+        (sdev, snic, _), (ddev, dnic, _) = self.resolve(src), self.resolve(dst)
+        sep, dep = self._endpoint(src, sdev, snic), self._endpoint(dst, ddev, dnic)
+        return self._rate_states.get((sep.index, dep.index, int(qp)))
+
     def _flow_class(self) -> type[Flow]:
         if self.technology is Technology.ETHERNET:
             return TcpFlow

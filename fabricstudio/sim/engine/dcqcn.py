@@ -22,8 +22,18 @@ new flow on a throttled queue pair starts at the queue pair's current rate.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from fabricstudio.sim.engine.clock import Call, Clock
 from fabricstudio.sim.engine.params import DcqcnParams
+
+
+class Paced(Protocol):
+    """A flow paced at its queue pair's rate."""
+
+    def repace(self, now: float, factor: float) -> None:
+        """Stretch (``factor`` > 1) or shrink the pacing gap that runs at ``now``."""
+
 
 INF = float("inf")
 
@@ -33,7 +43,7 @@ class DcqcnRp:
 
     __slots__ = ("clock", "p", "line", "rai", "rhai", "rc", "rt", "alpha", "alpha_ref",
                  "t_count", "bc_count", "byte_ctr", "timer_deadline", "timer_pending",
-                 "last_cnp", "next_cut", "cut_pending")
+                 "last_cnp", "next_cut", "cut_pending", "flows")
 
     def __init__(self, clock: Clock, params: DcqcnParams, line_rate: float) -> None:
         self.clock = clock
@@ -52,6 +62,22 @@ class DcqcnRp:
         self.last_cnp = -INF  # at the notification point (receiver) of this queue pair
         self.next_cut = -INF  # earliest time of the next rate cut (rate-decrease period)
         self.cut_pending = False
+        #: the queue pair's unfinished flows: re-paced when the rate changes (see ``set_rate``)
+        self.flows: list[Paced] = []
+
+    def set_rate(self, rate: float) -> None:
+        """Make ``rate`` the current rate Rc.  The rate limiter of a NIC paces every packet at
+        the rate of the moment, so a change applies to the gap still running as well (the
+        HPCC simulator's ``RdmaHw::ChangeRate`` moves the queue pair's next send time): each
+        flow's remaining pacing gap is rescaled by old / new - a cell stands for packets
+        spread over that gap, so its size must not delay the reaction."""
+        old = self.rc
+        self.rc = rate
+        if rate != old and self.flows:
+            factor = old / rate
+            now = self.clock.env.t
+            for flow in self.flows:
+                flow.repace(now, factor)
 
     def sent(self, payload: int) -> None:
         """Byte counter: ``payload`` bytes left at a rate below line rate."""
@@ -95,7 +121,7 @@ class DcqcnRp:
         self._decay(now)
         if p.clamp_target or self.t_count > 0:
             self.rt = self.rc
-        self.rc = max(self.rc * (1.0 - self.alpha / 2.0), p.min_rate)
+        self.set_rate(max(self.rc * (1.0 - self.alpha / 2.0), p.min_rate))
         self.alpha = p.one_minus_g * self.alpha + p.g
         self.alpha_ref = now
         self.next_cut = now + p.decrease_period
@@ -129,6 +155,5 @@ class DcqcnRp:
                 self.rt += self.rai
         if self.rt > self.line:
             self.rt = self.line
-        self.rc = (self.rt + self.rc) / 2.0
-        if self.line - self.rc < 1e-6 * self.line:
-            self.rc = self.line
+        rc = (self.rt + self.rc) / 2.0
+        self.set_rate(self.line if self.line - rc < 1e-6 * self.line else rc)

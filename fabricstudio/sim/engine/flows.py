@@ -266,24 +266,76 @@ class Flow:
 
 
 class DcqcnFlow(Flow):
-    """RoCE flow paced by its queue pair's DCQCN rate (see :mod:`.dcqcn`)."""
+    """RoCE flow paced by its queue pair's DCQCN rate (see :mod:`.dcqcn`).
 
-    __slots__ = ("rp",)
+    The NIC's rate limiter makes one packet due every ``g = packet wire / Rc``; ``due`` is
+    when the next one is.  Below line rate a cell carries the packets that are due when the
+    NIC takes it, at least ``Rc / line`` of a full cell's packets (so a throttled flow moves
+    in the time steps of a line-rate one): with full cells sent when their first packet is
+    due, N throttled flows would each run up to a cell ahead of their packets and feed the
+    bottleneck N-cell bursts - more ECN marks and CNPs the bigger the cells.  A flow the NIC
+    served late (its round robin was sending the other flows' cells) catches up in its next
+    cell, as a packet pacer does packet by packet; a longer delay (PAUSE, credits, idle)
+    restarts the clock.  A rate change rescales the part of the gap still ahead.
+    """
+
+    __slots__ = ("rp", "due", "paced_until")
 
     def __init__(self, *args: Any, rp: DcqcnRp, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.rp = rp
+        self.due = 0.0  # the pacer's clock: when the next packet is due
+        self.paced_until = -1.0  # the next cell's booked time, when pacing is what holds it
+        rp.flows.append(self)
+
+    def _book(self, rc: float) -> None:
+        """Book the next cell for when ``Rc / line`` of a full cell's packets are due."""
+        line = self.rp.line
+        when = self.due
+        if rc < line:
+            cap = int(self.cell_pkts * rc / line) or 1
+            when += (cap - 1) * self.pkt_time * line / rc
+        self.next_time = self.paced_until = when
 
     def make_cell(self, now: float, limit: int = 0) -> Cell:
-        """Cut the next cell and pace the following one at the current rate Rc (below line
-        rate the cell leaves at line rate and the next waits; the switches judge ECN per
-        packet, so the burst does not draw extra marks, see ``Switch.ecn``)."""
+        """Cut the next cell: below line rate, of the packets due by now (see the class)."""
         rp = self.rp
-        cell = Flow.make_cell(self, now, limit)
-        if rp.rc < rp.line:
-            self.next_time = now + cell.wire / rp.rc
-            rp.sent(cell.bytes)
+        rc, line = rp.rc, rp.line
+        if rc >= line:
+            cell = Flow.make_cell(self, now, limit)
+            self.due = now + cell.wire / line
+            return cell
+        gap = self.pkt_time * line / rc
+        due = self.due
+        if (self.paced_until != self.next_time
+                or now - self.next_time > len(self.nic.flows) * self.full_wire / line):
+            due = now  # not held by the pacer, or held up beyond a round of the NIC: afresh
+        n = int((now - due) / gap) + 1  # packets due by now
+        if n > self.cell_pkts:
+            n = self.cell_pkts
+        cell = Flow.make_cell(self, now, limit if limit and limit < n else n)
+        self.due = due + cell.wire / rc
+        self._book(rc)
+        rp.sent(cell.bytes)
         return cell
+
+    def repace(self, now: float, factor: float) -> None:
+        """The rate changed by ``1 / factor``: the part of the pacer's gap still ahead
+        stretches or shrinks accordingly, and the next cell is booked again."""
+        due = self.due
+        if due > now:
+            self.due = now + (due - now) * factor
+        if self.next_time != self.paced_until:
+            return  # pacing does not hold the next cell
+        before = self.next_time
+        self._book(self.rp.rc)
+        if self.next_time < before and self.active:
+            self.nic.kick()  # before the wake-up the NIC may have booked
+
+    def finish(self, now: float) -> None:
+        """The last byte is delivered: the queue pair no longer paces this flow."""
+        self.rp.flows.remove(self)
+        Flow.finish(self, now)
 
     def on_arrival(self, cell: Cell, now: float) -> None:
         """Notification point: at most one CNP per queue pair per interval for marked cells."""

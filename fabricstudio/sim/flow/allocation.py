@@ -3,16 +3,22 @@
 A 8,192-GPU training iteration starts and ends some 100,000 flows; re-solving every flow at
 each of those instants would cost seconds per simulated iteration step.  A change can only
 move the rates of flows connected to it through full links, so :meth:`Allocation.change`
-re-solves a growing set A of flows with the others' loads held fixed:
+re-solves a growing set A of *units* with the others' loads held fixed:
 
-1. A = the new flows and every flow sharing a link with a new or a finished one (whole groups);
-2. solve max-min for A on the capacity the other flows leave on A's links;
-3. check the flows outside A on A's links that are full now or lost load: a flow is added to
+1. A = the new flows and every unit sharing a link with a new or a finished flow;
+2. solve max-min for A on the capacity the other units leave on A's links;
+3. check the units outside A on A's links that are full now or lost load: a unit is added to
    A when it exceeds the fair level of a link that is full now, or when the link that froze
-   it (its bottleneck) lost load or now carries a faster flow of A; repeat from 2 until none
+   it (its bottleneck) lost load or now carries a faster unit of A; repeat from 2 until none
    is added.
 
-When the loop stops every flow has a bottleneck - a full link on which no flow is faster - or
+A unit is a flow, or a whole group of flows that advance at one rate (the hops of a
+pipelined ring or tree): in max-min terms a group is one flow that loads every link of its
+members (with the sum of their weights there) and freezes when any of them fills, so it is
+solved as one column of the links x units matrix.  A data-parallel ring of 1,024 hops is one
+unit instead of 1,024 flows that are pulled in, sorted and checked together.
+
+When the loop stops every unit has a bottleneck - a full link on which no unit is faster - or
 sits at its cap: the definition of the max-min fair allocation, so the result is the one a
 full re-solve gives (``exact=True`` does that every time; the tests compare the two).
 """
@@ -34,13 +40,28 @@ from fabricstudio.sim.flow.maxmin import (
 
 #: Relative slack for "full" and "faster" comparisons.
 TOL = 1e-9
-#: Re-solves of at most this many flows run in plain Python (no array set-up).
+#: Re-solves of at most this many units run in plain Python (no array set-up).
 SMALL = 48
-#: Checks of this many flows or more on one link run as array operations.
-VECTOR_FROM = 64
+#: ... and load at most this many (unit, link) entries (a long ring is one unit of thousands).
+SMALL_ENTRIES = 400
 
 if TYPE_CHECKING:
     from fabricstudio.sim.flow.core import _Slots
+
+
+class _Unit:
+    """What the allocation solves as one column: a flow, or a group's active members."""
+
+    __slots__ = ("members", "slots", "links", "weights", "pairs", "cap", "group")
+
+    def __init__(self, group: int) -> None:
+        self.group = group  #: -1 for a single flow
+        self.members: set[int] = set()  #: its active flows
+        self.slots: np.ndarray = np.zeros(0, dtype=np.int64)  #: its flows (slots)
+        self.links: np.ndarray = np.zeros(0, dtype=np.int64)  #: distinct links it loads
+        self.weights: np.ndarray = np.zeros(0)  #: its flows' summed weight on each
+        self.pairs: list[tuple[int, float]] = []  #: (link, weight) as Python numbers
+        self.cap = np.inf
 
 
 class Allocation:
@@ -60,20 +81,27 @@ class Allocation:
         self._hot = np.zeros(n)  # seconds overloaded up to _hot_since
         self._hot_since = np.zeros(n)
         self.peak_offered = np.zeros(n)  #: largest offered load / capacity seen
+        #: Units loading each link.
         self.link_flows: list[set[int]] = [set() for _ in range(n)]
-        self.active: set[int] = set()
-        self.groups: dict[int, set[int]] = {}
+        self.active: set[int] = set()  #: active flows (slots)
         #: Scratch for compressing big re-solves onto the links they touch.
         self._seen = np.zeros(n, dtype=bool)
         self._local = np.zeros(n, dtype=np.int64)
-        #: Per active flow: its links and weights as arrays and as (link, weight) pairs, and
-        #: its group (grouped flows only), read once when it is added.
+        #: Per active flow: its links and weights as arrays and as (link, weight) pairs, read
+        #: once when it is added, and its unit.
         self._arrays: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self._pairs: dict[int, list[tuple[int, float]]] = {}
-        self._group_of: dict[int, int] = {}
-        self.solved = 0  #: flows re-solved so far (work done)
+        self._unit_of: dict[int, int] = {}
+        #: Units by id; per unit id its rate and bottleneck link (-1: its cap).
+        self._units: dict[int, _Unit] = {}
+        self._group_unit: dict[int, int] = {}
+        self._n_units = 0
+        self.u_rate = np.zeros(64)
+        self.u_neck = np.full(64, -1, dtype=np.int64)
+        self._in_set = np.zeros(64, dtype=bool)  # scratch: units of the set being solved
+        self.solved = 0  #: units re-solved so far (work done)
         #: Rate history ``[(time, rate, bottleneck link), ...]`` of the flows being watched
-        #: (focused runs; bottleneck -1: the flow's cap or group).
+        #: (focused runs; bottleneck -1: the flow's cap, or a link of another group member).
         self.history: dict[int, list[tuple[float, float, int]]] = {}
 
     # ------------------------------------------------------------------ integrals
@@ -95,119 +123,201 @@ class Allocation:
         hot = self.offered > self.capacity * (1 + TOL)
         return self._hot + np.where(hot, now - self._hot_since, 0.0)
 
-    def _entries(self, slot: int) -> tuple[np.ndarray, np.ndarray]:
-        """Links and weights of an active flow."""
-        return self._arrays[slot]
+    # ------------------------------------------------------------------ units
+    def _new_unit(self, group: int) -> int:
+        uid = self._n_units
+        self._n_units += 1
+        if uid >= len(self.u_rate):
+            grow = len(self.u_rate)
+            self.u_rate = np.concatenate([self.u_rate, np.zeros(grow)])
+            self.u_neck = np.concatenate([self.u_neck, np.full(grow, -1, dtype=np.int64)])
+            self._in_set = np.concatenate([self._in_set, np.zeros(grow, dtype=bool)])
+        self._units[uid] = _Unit(group)
+        return uid
 
-    def _take_in(self, slot: int) -> None:
-        """Read a flow's links, weights and group (it is being added)."""
-        links = self.s.links[slot]
+    def _take_in(self, slot: int) -> int:
+        """Read a flow's links and weights (it is being added); returns its unit (a flow
+        alone is its own unit at once; a group's unit is rebuilt once the change is in)."""
+        s = self.s
+        links = s.links[slot]
         keep = links >= 0
-        arrays = links[keep], self.s.weights[slot][keep]
+        arrays = links[keep], s.weights[slot][keep]
         self._arrays[slot] = arrays
-        self._pairs[slot] = list(zip(arrays[0].tolist(), arrays[1].tolist(), strict=True))
-        group = int(self.s.group[slot])
-        if group >= 0:
-            self._group_of[slot] = group
+        pairs = list(zip(arrays[0].tolist(), arrays[1].tolist(), strict=True))
+        self._pairs[slot] = pairs
+        group = int(s.group[slot])
+        uid = self._group_unit.get(group, -1) if group >= 0 else -1
+        if uid < 0:
+            uid = self._new_unit(group)
+            if group >= 0:
+                self._group_unit[group] = uid
+            else:
+                unit = self._units[uid]
+                unit.slots = np.array([slot], dtype=np.int64)
+                unit.links, unit.weights = arrays
+                unit.pairs = pairs
+                unit.cap = float(s.cap[slot])
+                for link, _w in pairs:
+                    self.link_flows[link].add(uid)
+        self._unit_of[slot] = uid
+        self._units[uid].members.add(slot)
+        return uid
+
+    def _drop(self, uid: int) -> None:
+        """Forget a unit whose flows have all ended."""
+        unit = self._units.pop(uid)
+        for link, _w in unit.pairs:
+            self.link_flows[link].discard(uid)
+        if unit.group >= 0:
+            del self._group_unit[unit.group]
+        self.u_rate[uid] = 0.0
+        self.u_neck[uid] = -1
+
+    def _rebuild(self, uid: int) -> None:
+        """A group unit's links, weights and cap from its flows now (it goes when none is
+        left)."""
+        unit = self._units[uid]
+        slots = sorted(unit.members)
+        if not slots:
+            self._drop(uid)
+            return
+        for link, _w in unit.pairs:
+            self.link_flows[link].discard(uid)
+        unit.slots = np.asarray(slots, dtype=np.int64)
+        if len(slots) == 1:
+            unit.links, unit.weights = self._arrays[slots[0]]
+            unit.pairs = self._pairs[slots[0]]
+        else:  # a link several members cross carries their summed weight
+            links = np.concatenate([self._arrays[slot][0] for slot in slots])
+            weights = np.concatenate([self._arrays[slot][1] for slot in slots])
+            unit.links, where = np.unique(links, return_inverse=True)
+            unit.weights = np.bincount(where, weights=weights, minlength=len(unit.links))
+            unit.pairs = list(zip(unit.links.tolist(), unit.weights.tolist(), strict=True))
+        unit.cap = float(self.s.cap[unit.slots].min())
+        for link in unit.links.tolist():
+            self.link_flows[link].add(uid)
 
     # ------------------------------------------------------------------ changes
     def change(self, added: list[int], removed: list[int], now: float) -> None:
         """Apply flows starting (``added``) and ending (``removed``) at time ``now``."""
         s = self.s
+        grouped: dict[int, None] = {}  # group units whose flows changed, in order
+        fresh: list[int] = []  # units of flows alone that start
         for slot in added:
-            self._take_in(slot)
-        near: set[int] = set()
-        for slot in itertools.chain(removed, added):
-            near.update(link for link, _w in self._pairs[slot])
-        touched = np.fromiter(near, np.int64, len(near))
-        if near:  # integrals up to now, before any load changes
+            uid = self._take_in(slot)
+            if s.group[slot] >= 0:
+                grouped[uid] = None
+            else:
+                fresh.append(uid)
+        gone = [self._arrays.pop(slot) for slot in removed]
+        came = [self._arrays[slot] for slot in added]
+        freed = np.concatenate([links for links, _w in gone]) if gone else np.zeros(0, int)
+        entering = np.concatenate([links for links, _w in came]) if came else np.zeros(0, int)
+        touched = np.unique(np.concatenate([freed, entering]))
+        if len(touched):  # integrals up to now, before any load changes
             self._settle(touched, now)
             self._settle_hot(touched, now)
+        if gone:
+            rem = np.asarray(removed, dtype=np.int64)
+            weights = np.concatenate([w for _links, w in gone])
+            per = np.repeat(np.arange(len(rem)), [len(links) for links, _w in gone])
+            np.subtract.at(self.load, freed, weights * s.rate[rem][per])
+            np.subtract.at(self.offered, freed, weights * s.alone[rem][per])
+            s.rate[rem] = 0.0
+            s.neck[rem] = -1
         for slot in removed:
-            links, weights = self._arrays.pop(slot)
-            pairs = self._pairs.pop(slot)
+            del self._pairs[slot]
             if slot in self.history:
                 self.history[slot].append((now, 0.0, -1))
-            self.load[links] -= weights * s.rate[slot]
-            self.offered[links] -= weights * s.alone[slot]
-            for link, _w in pairs:
-                self.link_flows[link].discard(slot)
-            s.rate[slot] = 0.0
             self.active.discard(slot)
-            s.neck[slot] = -1
-            group = self._group_of.pop(slot, -1)
-            if group >= 0:
-                members = self.groups.get(group)
-                if members is not None:
-                    members.discard(slot)
-                    if not members:
-                        del self.groups[group]
-        for slot in added:
-            links, weights = self._arrays[slot]
-            self.offered[links] += weights * s.alone[slot]
-            for link, _w in self._pairs[slot]:
-                self.link_flows[link].add(slot)
-            s.rate[slot] = 0.0
-            self.active.add(slot)
-            group = self._group_of.get(slot, -1)
-            if group >= 0:
-                self.groups.setdefault(group, set()).add(slot)
-        if near:
+            uid = self._unit_of.pop(slot)
+            unit = self._units[uid]
+            unit.members.discard(slot)
+            if unit.group >= 0:
+                grouped[uid] = None
+            else:
+                self._drop(uid)
+        if came:
+            add = np.asarray(added, dtype=np.int64)
+            weights = np.concatenate([w for _links, w in came])
+            per = np.repeat(np.arange(len(add)), [len(links) for links, _w in came])
+            np.add.at(self.offered, entering, weights * s.alone[add][per])
+            # a flow joining a moving group moves at its rate until the group is re-solved
+            rates = self.u_rate[[self._unit_of[slot] for slot in added]]
+            s.rate[add] = rates
+            if rates.any():
+                np.add.at(self.load, entering, weights * rates[per])
+            self.active.update(added)
+        for uid in grouped:
+            self._rebuild(uid)
+        if len(touched):
             self.peak_offered[touched] = np.maximum(self.peak_offered[touched],
                                                     self.offered[touched]
                                                     / self.capacity[touched])
         if self.exact:
-            todo = set(self.active)
-        else:
-            todo = set(added)
-            for link in near:
-                todo.update(self.link_flows[link])
+            todo = set(self._units)
+        else:  # what changed, and whatever a finished flow held back
+            units = self._units
+            todo = {uid for uid in itertools.chain(fresh, grouped) if uid in units}
+            neck = self.u_neck
+            link_flows = self.link_flows
+            for link in np.unique(freed).tolist():
+                todo.update(uid for uid in link_flows[link] if neck[uid] == link)
         if todo:
             self._solve(todo, now)
 
-    def _with_groups(self, flows: set[int]) -> set[int]:
-        group_of = self._group_of
-        present = {group_of[f] for f in flows if f in group_of}
-        if not present:
-            return flows
-        out = set(flows)
-        for group in present:
-            out.update(self.groups.get(group, ()))
-        return out
-
+    # ------------------------------------------------------------------ solving
     def _solve(self, todo: set[int], now: float) -> None:
-        s = self.s
-        members = self._with_groups(todo)
-        while len(members) <= SMALL:
+        members = todo
+        units = self._units
+        while len(members) <= SMALL and sum(len(units[u].pairs) for u in members) <= SMALL_ENTRIES:
             grow = self._solve_small(members, now)
             if not grow:
                 return
-            members = members | self._with_groups(grow)  # members hold whole groups
+            members = members | grow
         while True:
             a = np.fromiter(sorted(members), np.int64, len(members))
-            rows = s.links[a]
-            mask = rows >= 0
-            flows = np.broadcast_to(np.arange(len(a))[:, None], rows.shape)[mask]
-            inc, touched = self._compress(rows[mask], flows, s.weights[a][mask], len(a))
-            before = inc.load(s.rate[a])
+            chosen = [units[uid] for uid in a.tolist()]
+            counts = np.fromiter((len(u.links) for u in chosen), np.int64, len(chosen))
+            links = np.concatenate([u.links for u in chosen])
+            weights = np.concatenate([u.weights for u in chosen])
+            flows = np.repeat(np.arange(len(a)), counts)
+            inc, touched = self._compress(links, flows, weights, len(a))
+            before = inc.load(self.u_rate[a])
             others = self.load[touched] - before
             residual = np.maximum(self.capacity[touched] - others, 0.0)
-            groups = s.group[a]
-            rates, neck = max_min_with_bottlenecks(inc, residual, s.cap[a],
-                                                   groups if (groups >= 0).any() else None)
+            caps = np.fromiter((u.cap for u in chosen), np.float64, len(chosen))
+            rates, neck = max_min_with_bottlenecks(inc, residual, caps)
             after = inc.load(rates)
             load = others + after
             grow = set() if self.exact else self._violations(
-                a, members, inc, touched, rates, load, self.load[touched])
+                a, inc, touched, rates, load, self.load[touched])
             if not grow:
                 break
-            members = members | self._with_groups(grow)
+            members = members | grow
         self.solved += len(a)
-        s.rate[a] = rates
         self._settle(touched, now)
         self.load[touched] = load
-        s.neck[a] = np.where(neck >= 0, touched[np.maximum(neck, 0)], -1)
-        self._record(a.tolist(), now)
+        self._commit(a, chosen, rates, np.where(neck >= 0, touched[np.maximum(neck, 0)], -1),
+                     now)
+
+    def _commit(self, a: np.ndarray, chosen: list[_Unit], rates: np.ndarray,
+                necks: np.ndarray, now: float) -> None:
+        """Store the units' new rates and bottlenecks, and their flows' rates."""
+        s = self.s
+        self.u_rate[a] = rates
+        self.u_neck[a] = necks
+        single = np.fromiter((len(u.slots) == 1 for u in chosen), bool, len(chosen))
+        if single.all():
+            slots = np.fromiter((u.slots[0] for u in chosen), np.int64, len(chosen))
+            s.rate[slots] = rates
+            s.neck[slots] = necks
+        else:
+            for unit, rate, neck in zip(chosen, rates.tolist(), necks.tolist(), strict=True):
+                s.rate[unit.slots] = rate
+                s.neck[unit.slots] = neck
+        if self.history:
+            self._record(chosen, now)
 
     def _compress(self, links: np.ndarray, flows: np.ndarray, weights: np.ndarray,
                   n_flows: int) -> tuple[Any, np.ndarray]:
@@ -223,14 +333,13 @@ class Allocation:
         return Incidence(local[links], flows, weights, len(touched), n_flows), touched
 
     def _solve_small(self, members: set[int], now: float) -> set[int]:
-        """Re-solve a few flows in plain Python; commit and return an empty set, or return
-        the flows that must join them (nothing committed)."""
-        s = self.s
+        """Re-solve a few units in plain Python; commit and return an empty set, or return
+        the units that must join them (nothing committed)."""
         order = sorted(members)
-        entries = [self._pairs[slot] for slot in order]
-        slots = np.fromiter(order, np.int64, len(order))
+        chosen = [self._units[uid] for uid in order]
+        entries = [unit.pairs for unit in chosen]
         before: dict[int, float] = {}
-        for pairs, r in zip(entries, s.rate[slots].tolist(), strict=True):
+        for pairs, r in zip(entries, self.u_rate[order].tolist(), strict=True):
             for link, w in pairs:
                 before[link] = before.get(link, 0.0) + w * r
         keys = list(before)
@@ -239,8 +348,8 @@ class Allocation:
         capacity = dict(zip(keys, self.capacity[index].tolist(), strict=True))
         others = {link: old_load[link] - b for link, b in before.items()}
         residual = {link: max(capacity[link] - o, 0.0) for link, o in others.items()}
-        groups = [self._group_of.get(slot, -1) for slot in order]
-        rates, neck = max_min_small(entries, residual, s.cap[slots].tolist(), groups)
+        rates, neck = max_min_small(entries, residual, [u.cap for u in chosen],
+                                    [-1] * len(order))
         after: dict[int, float] = dict.fromkeys(others, 0.0)
         fastest: dict[int, float] = dict.fromkeys(others, 0.0)
         inside: dict[int, int] = dict.fromkeys(others, 0)
@@ -253,7 +362,7 @@ class Allocation:
         load = {link: others[link] + after[link] for link in others}
         if not self.exact:
             grow = set()
-            rate = s.rate
+            u_rate, u_neck = self.u_rate, self.u_neck
             for link, new in load.items():
                 full = new >= capacity[link] * (1 - 1e-7)
                 lost = new < old_load[link] * (1 - TOL) - 1e-6
@@ -264,68 +373,66 @@ class Allocation:
                 for g in flows:
                     if g in members:
                         continue
-                    rg = rate[g]
+                    rg = u_rate[g]
                     if full and rg > level * (1 + TOL) + 1e-9:
                         grow.add(g)
-                    elif s.neck[g] == link and (lost or level > rg * (1 + TOL)):
+                    elif u_neck[g] == link and (lost or level > rg * (1 + TOL)):
                         grow.add(g)
             if grow:
                 return grow
         self.solved += len(order)
         self._settle(index, now)
         self.load[index] = np.fromiter((load[link] for link in keys), np.float64, len(keys))
-        s.rate[slots] = rates
-        s.neck[slots] = neck
-        self._record(order, now)
+        self._commit(np.asarray(order, dtype=np.int64), chosen, np.asarray(rates),
+                     np.asarray(neck, dtype=np.int64), now)
         return set()
 
-    def _record(self, slots: Iterable[Any], now: float) -> None:
+    def _record(self, units: Iterable[_Unit], now: float) -> None:
         history = self.history
-        if not history:
-            return
-        rate = self.s.rate
-        for slot in slots:
-            log = history.get(int(slot))
-            if log is None:
-                continue
-            neck = int(self.s.neck[slot])
-            if not log or log[-1][1] != rate[slot] or log[-1][2] != neck:
-                log.append((now, float(rate[slot]), neck))
+        s = self.s
+        for unit in units:
+            for slot in unit.slots.tolist():
+                log = history.get(slot)
+                if log is None:
+                    continue
+                neck = int(s.neck[slot])
+                if neck >= 0 and len(unit.slots) > 1 and neck not in self._arrays[slot][0]:
+                    neck = -1  # another member's link holds the group back
+                rate = float(s.rate[slot])
+                if not log or log[-1][1] != rate or log[-1][2] != neck:
+                    log.append((now, rate, neck))
 
-    def _violations(self, a: np.ndarray, members: set[int], inc: Any, touched: np.ndarray,
-                    rates: np.ndarray, load: np.ndarray, old_load: np.ndarray) -> set[int]:
-        """Flows outside the re-solved set whose bottleneck the new rates break."""
+    def _violations(self, a: np.ndarray, inc: Any, touched: np.ndarray, rates: np.ndarray,
+                    load: np.ndarray, old_load: np.ndarray) -> set[int]:
+        """Units outside the re-solved set whose bottleneck the new rates break, checked as
+        arrays: every (link, unit outside) pair on the links that are full now or lost load."""
         cap = self.capacity[touched]
         full = load >= cap * (1 - 1e-7)
         lost = load < old_load * (1 - TOL) - 1e-6
+        candidates = np.flatnonzero(full | lost)
+        if not len(candidates):
+            return set()
+        inside = np.bincount(inc.link, minlength=len(touched))  # re-solved units per link
+        link_flows = self.link_flows
+        sizes = np.fromiter((len(link_flows[link]) for link in touched[candidates].tolist()),
+                            np.int64, len(candidates))
+        keep = sizes > inside[candidates]  # links that also carry units not re-solved
+        candidates, sizes = candidates[keep], sizes[keep]
+        if not len(candidates):
+            return set()
+        units = np.fromiter(itertools.chain.from_iterable(
+            link_flows[link] for link in touched[candidates].tolist()), np.int64,
+            int(sizes.sum()))
+        where = np.repeat(candidates, sizes)
+        in_set = self._in_set
+        in_set[a] = True
+        outside = ~in_set[units]
+        in_set[a] = False
+        units, where = units[outside], where[outside]
         fastest = np.zeros(len(touched))
         np.maximum.at(fastest, inc.link, rates[inc.flow])
-        rate, necks = self.s.rate, self.s.neck
-        grow: set[int] = set()
-        inside = np.bincount(inc.link, minlength=len(touched))  # re-solved flows per link
-        for j in np.flatnonzero(full | lost).tolist():
-            link = int(touched[j])
-            flows = self.link_flows[link]
-            if len(flows) <= inside[j]:
-                continue  # every flow on it was re-solved
-            outside = flows - members
-            if not outside:
-                continue
-            level, is_full, is_lost = fastest[j], full[j], lost[j]
-            if len(outside) < VECTOR_FROM:
-                for g in outside:
-                    rg = rate[g]
-                    if is_full and rg > level * (1 + TOL) + 1e-9:
-                        grow.add(g)  # faster than the fair level of a link that is full now
-                    elif necks[g] == link and (is_lost or level > rg * (1 + TOL)):
-                        grow.add(g)  # its bottleneck moved
-                continue
-            out = np.fromiter(outside, np.int64, len(outside))
-            rg = rate[out]
-            moved = necks[out] == link
-            if not is_lost:
-                moved &= level > rg * (1 + TOL)
-            if is_full:
-                moved |= rg > level * (1 + TOL) + 1e-9
-            grow.update(out[moved].tolist())
-        return grow
+        level = fastest[where]
+        rg = self.u_rate[units]
+        moved = (self.u_neck[units] == touched[where]) & (lost[where] | (level > rg * (1 + TOL)))
+        moved |= full[where] & (rg > level * (1 + TOL) + 1e-9)
+        return set(units[moved].tolist())

@@ -31,7 +31,7 @@ from fabricstudio.model import Design, Technology, freeze
 from fabricstudio.model.devices import GpuServer
 from fabricstudio.model.units import gigabits, transfer_time_s
 from fabricstudio.sim.engine.addressing import on_one_server, resolve_address
-from fabricstudio.sim.engine.clock import Call, Clock, environment
+from fabricstudio.sim.engine.clock import Call, Clock, after_all, environment
 from fabricstudio.sim.engine.config import (
     TARGET_FRAMES,
     EngineConfig,
@@ -256,15 +256,14 @@ class FlowEngine:
         self._n_groups += 1
         recs: list[FlowRecord] = []
         slots = []
-        pending = [len(members)]
 
-        def one_done(_rec: FlowRecord) -> None:
-            pending[0] -= 1
-            if not pending[0]:
-                if extra_tail_s > 0:
-                    self.clock.call(extra_tail_s, lambda _e: on_done(recs))
-                else:
-                    on_done(recs)
+        def all_done() -> None:
+            if extra_tail_s > 0:
+                self.clock.call(extra_tail_s, lambda _e: on_done(recs))
+            else:
+                on_done(recs)
+
+        one_done = after_all(len(members), all_done)
 
         for src, dst, qp in members:
             rec = self.flows.request(src, dst, size_bytes, None, self.env.now, tag)

@@ -29,6 +29,9 @@ import numpy as np
 
 #: Relative tolerance: a link is full when less than this share of its capacity is left.
 REL_TOL = 1e-9
+#: Entries from which the incremental filling is used (measured: equal at ~1,000 entries,
+#: 2x faster at 10,000; the recomputing one is 1.5x faster at 100).
+INCREMENTAL_FROM = 1000
 
 
 @dataclass
@@ -78,11 +81,30 @@ def max_min_rates(inc: Incidence, capacity: np.ndarray, caps: np.ndarray | None 
     return max_min_with_bottlenecks(inc, capacity, caps, groups)[0]
 
 
+def _ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Concatenated ``arange(start, start + count)`` for every pair (no Python loop)."""
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    shift = np.repeat(starts - np.cumsum(counts) + counts, counts)
+    return shift + np.arange(total, dtype=np.int64)
+
+
 def max_min_with_bottlenecks(inc: Incidence, capacity: np.ndarray,
                              caps: np.ndarray | None = None,
                              groups: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(rates, bottleneck): :func:`max_min_rates` and, per flow, the (local) link that froze
-    it, -1 for a flow frozen by its cap or its group."""
+    it, -1 for a flow frozen by its cap or its group.  Both fillings give the same result;
+    the incremental one pays its set-up back from about a thousand entries."""
+    if len(inc.link) < INCREMENTAL_FROM:
+        return _fill_recomputing(inc, capacity, caps, groups)
+    return _fill_incremental(inc, capacity, caps, groups)
+
+
+def _fill_recomputing(inc: Incidence, capacity: np.ndarray, caps: np.ndarray | None,
+                      groups: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Progressive filling that recomputes the unfrozen load from every entry at each level:
+    the least set-up, the fastest for small problems."""
     n_flows = inc.n_flows
     rates = np.zeros(n_flows)
     bottleneck = np.full(n_flows, -1, dtype=np.int64)
@@ -132,6 +154,88 @@ def max_min_with_bottlenecks(inc: Incidence, capacity: np.ndarray,
         frozen |= freeze
         if frozen.all():
             break
+    return rates, bottleneck
+
+
+def _fill_incremental(inc: Incidence, capacity: np.ndarray, caps: np.ndarray | None,
+                      groups: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Progressive filling where each level costs the links still loaded plus the entries
+    of the flows that freeze: the unfrozen load per link is kept by subtracting the entries
+    of the flows that freeze (found through the entries sorted by flow), the flows on a link
+    that fills are found through the entries sorted by link, and links without unfrozen
+    flows leave the working set."""
+    n_flows, n_links = inc.n_flows, inc.n_links
+    rates = np.zeros(n_flows)
+    bottleneck = np.full(n_flows, -1, dtype=np.int64)
+    if n_flows == 0:
+        return rates, bottleneck
+    caps = np.full(n_flows, np.inf) if caps is None else np.asarray(caps, dtype=np.float64)
+    remaining = np.asarray(capacity, dtype=np.float64).copy()
+    tol = REL_TOL * np.maximum(remaining, 1.0)
+    link, flow, weight = inc.link, inc.flow, inc.weight
+    by_link = np.argsort(link, kind="stable")
+    link_start = np.searchsorted(link[by_link], np.arange(n_links))
+    link_count = np.bincount(link, minlength=n_links)
+    by_flow = np.argsort(flow, kind="stable")
+    flow_start = np.searchsorted(flow[by_flow], np.arange(n_flows))
+    flow_count = np.bincount(flow, minlength=n_flows)
+    load = np.bincount(link, weights=weight, minlength=n_links)  # unfrozen flows' weights
+    unfrozen = link_count.copy()  # unfrozen entries per link
+    live = np.flatnonzero(unfrozen > 0)  # links that still carry unfrozen flows
+    active = np.ones(n_flows, dtype=bool)
+    grouped = groups is not None and bool((groups >= 0).any())
+    members = np.zeros(0, dtype=bool)
+    group_of = np.zeros(0, dtype=np.int64)
+    n_groups = 0
+    if groups is not None and grouped:
+        members = groups >= 0
+        group_of = np.maximum(groups, 0)
+        n_groups = int(groups.max()) + 1
+    finite_caps = bool(np.isfinite(caps).any())
+    level = 0.0
+    left = n_flows
+    for _ in range(n_flows + n_links + 1):
+        step = np.inf
+        if len(live):
+            step = float(np.min(remaining[live] / load[live]))
+        if finite_caps:
+            step = min(step, float(np.min(caps[active])) - level)
+        step = max(0.0, step)
+        if not np.isfinite(step):  # flows that load nothing and have no cap
+            rates[active] = np.inf
+            break
+        level += step
+        remaining[live] -= step * load[live]
+        full = live[remaining[live] <= tol[live]]
+        entries = by_link[_ranges(link_start[full], link_count[full])] if len(full) else full
+        if len(entries):
+            entries = np.sort(entries)  # entry order: a flow's last full link names it
+            entries = entries[active[flow[entries]]]
+            bottleneck[flow[entries]] = link[entries]
+        freeze = np.zeros(n_flows, dtype=bool)
+        freeze[flow[entries]] = True
+        if finite_caps:
+            freeze |= active & (caps <= level * (1 + REL_TOL))
+        if grouped:
+            hit = np.zeros(n_groups, dtype=bool)
+            hit[group_of[freeze & members]] = True
+            freeze |= active & members & hit[group_of]
+        if not freeze.any():  # numerical safety: freeze the tightest link's flows
+            tight = live[int(np.argmin(remaining[live] / load[live]))]
+            on = by_link[link_start[tight]:link_start[tight] + link_count[tight]]
+            freeze[flow[on]] = True
+            freeze &= active
+        frozen_now = np.flatnonzero(freeze)
+        rates[frozen_now] = level
+        active[frozen_now] = False
+        left -= len(frozen_now)
+        if not left:
+            break
+        gone = by_flow[_ranges(flow_start[frozen_now], flow_count[frozen_now])]
+        gone_links = link[gone]
+        np.subtract.at(load, gone_links, weight[gone])
+        np.subtract.at(unfrozen, gone_links, 1)
+        live = live[unfrozen[live] > 0]
     return rates, bottleneck
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import simpy
 
+from fabricstudio.sim.engine.clock import after_all
 from fabricstudio.sim.engine.core import NVLINK_LATENCY_S
 from fabricstudio.sim.workloads.addresses import group_by_server, rail_of, server_of
 from fabricstudio.sim.workloads.collectives import plan as collective_plan
@@ -60,13 +61,7 @@ class FabricNetwork(_Base):
     def p2p(self, pairs: list[tuple[str, str]], nbytes: float) -> simpy.Event:
         """Each pair sends ``nbytes``; the event fires when all have arrived."""
         done = self.env.event()
-        pending = [len(pairs)]
-
-        def one(_rec: Any) -> None:
-            pending[0] -= 1
-            if not pending[0]:
-                done.succeed()
-
+        one = after_all(len(pairs), done.succeed)
         size = max(1, int(math.ceil(nbytes)))
         for src, dst in pairs:
             self.engine.add_flow(src, dst, size, on_done=one, tag=self.tag)
@@ -99,13 +94,7 @@ class FabricNetwork(_Base):
                 via = next((g for g in group if rail_of(self.design, g) == rail), group[0])
                 flows.append((via, dst, len(group) * per_pair))
         done = self.env.event()
-        pending = [len(flows) + 1]
-
-        def one(_rec: Any = None) -> None:
-            pending[0] -= 1
-            if not pending[0]:
-                done.succeed()
-
+        one = after_all(len(flows) + 1, done.succeed)
         for via, dst, nbytes in flows:
             self.engine.add_flow(via, dst, max(1, int(math.ceil(nbytes))), on_done=one,
                                  tag=self.tag)

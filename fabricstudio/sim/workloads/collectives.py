@@ -22,6 +22,7 @@ from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
 from fabricstudio.model.units import throughput_gbps
+from fabricstudio.sim.engine.clock import after_all
 from fabricstudio.sim.scenario import ScenarioError
 from fabricstudio.sim.workloads.addresses import group_by_server, rail_of, server_of
 from fabricstudio.sim.workloads.base import Activity, Workload, WorkloadContext
@@ -192,13 +193,7 @@ def run_phase(engine: Any, runs: list[Any], slice_bytes: int, tag: str,
     """SimPy generator: start the ring passes and trees of one phase at once on ``engine``
     and wait until all have finished."""
     finished = engine.env.event()
-    pending = [len(runs)]
-
-    def one_done(_time: float) -> None:
-        pending[0] -= 1
-        if not pending[0]:
-            finished.succeed()
-
+    one_done = after_all(len(runs), finished.succeed)
     started = [(RingRun if isinstance(spec, RingSpec) else TreeRun)(
         engine, spec, slice_bytes, tag, one_done, on_bytes=on_bytes) for spec in runs]
     for run in started:
@@ -336,13 +331,11 @@ class Collective(Workload):
         engine = self.ctx.engine
         finished = engine.env.event()
         share = math.ceil(self.size_bytes / len(self.ranks))
-        pending = [len(self.ranks) * (len(self.ranks) - 1)]
+        arrived = after_all(len(self.ranks) * (len(self.ranks) - 1), finished.succeed)
 
         def one_done(record: Any) -> None:
             self.account(record.size_bytes)
-            pending[0] -= 1
-            if not pending[0]:
-                finished.succeed()
+            arrived()
 
         for src in self.ranks:
             for dst in self.ranks:
