@@ -37,6 +37,19 @@ def _shown_window(qtbot, design, settings) -> MainWindow:
     return window
 
 
+def _count_refolds(monkeypatch) -> list[int]:
+    """A list that gets, for every fold the scene applies, how many devices it re-homed."""
+    refolds: list[int] = []
+    original = FabricScene._apply_reps
+
+    def counting(scene, before):
+        refolds.append(sum(1 for d, r in scene.folding.rep.items() if before.get(d) != r))
+        original(scene, before)
+
+    monkeypatch.setattr(FabricScene, "_apply_reps", counting)
+    return refolds
+
+
 def test_a_large_design_is_folded_once_for_the_shown_view(qtbot, tmp_path, monkeypatch,
                                                           rail_design):
     at_once = _shown_window(qtbot, rail_design.copy(),
@@ -45,14 +58,7 @@ def test_a_large_design_is_folded_once_for_the_shown_view(qtbot, tmp_path, monke
     assert expected[1], "at fit, the fabric shows folded groups"
 
     monkeypatch.setattr(main_window, "FILL_CANVAS_AT_SHOW_FROM", 10)
-    refolds = []
-    original = FabricScene._apply_reps
-
-    def counting(scene, before):
-        refolds.append(sum(1 for d, r in scene.folding.rep.items() if before.get(d) != r))
-        original(scene, before)
-
-    monkeypatch.setattr(FabricScene, "_apply_reps", counting)
+    refolds = _count_refolds(monkeypatch)
     window = MainWindow(rail_design, settings=QSettings(str(tmp_path / "b.ini"),
                                                         QSettings.Format.IniFormat))
     qtbot.addWidget(window)
@@ -135,14 +141,7 @@ def test_a_design_replacing_the_canvas_is_folded_once_for_its_fit(make_window, t
 
     window = make_window()
     window.view.set_zoom(1.0)
-    refolds = []
-    original = FabricScene._apply_reps
-
-    def counting(scene, before):
-        refolds.append(sum(1 for d, r in scene.folding.rep.items() if before.get(d) != r))
-        original(scene, before)
-
-    monkeypatch.setattr(FabricScene, "_apply_reps", counting)
+    refolds = _count_refolds(monkeypatch)
     if how == "File > Open":
         path = tmp_path / "rail.json"
         save_design(rail_design, path)

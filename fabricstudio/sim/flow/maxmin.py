@@ -101,6 +101,29 @@ def max_min_with_bottlenecks(inc: Incidence, capacity: np.ndarray,
     return _fill_incremental(inc, capacity, caps, groups)
 
 
+class _Groups:
+    """Flows that share one rate (``groups``: group number per flow, -1 = alone): when one
+    member freezes, the whole group freezes with it."""
+
+    def __init__(self, groups: np.ndarray | None) -> None:
+        self.grouped = groups is not None and bool((groups >= 0).any())
+        self.members = np.zeros(0, dtype=bool)
+        self.group_of = np.zeros(0, dtype=np.int64)
+        self.n_groups = 0
+        if groups is not None and self.grouped:
+            self.members = groups >= 0
+            self.group_of = np.maximum(groups, 0)
+            self.n_groups = int(groups.max()) + 1
+
+    def widen(self, freeze: np.ndarray, active: np.ndarray) -> np.ndarray:
+        """``freeze`` plus the active members of every group one of its flows belongs to."""
+        if not self.grouped:
+            return freeze
+        hit = np.zeros(self.n_groups, dtype=bool)
+        hit[self.group_of[freeze & self.members]] = True
+        return freeze | (active & self.members & hit[self.group_of])
+
+
 def _fill_recomputing(inc: Incidence, capacity: np.ndarray, caps: np.ndarray | None,
                       groups: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Progressive filling that recomputes the unfrozen load from every entry at each level:
@@ -114,14 +137,7 @@ def _fill_recomputing(inc: Incidence, capacity: np.ndarray, caps: np.ndarray | N
     remaining = np.asarray(capacity, dtype=np.float64).copy()
     tol = REL_TOL * np.maximum(remaining, 1.0)
     frozen = np.zeros(n_flows, dtype=bool)
-    grouped = groups is not None and bool((groups >= 0).any())
-    members = np.zeros(0, dtype=bool)
-    group_of = np.zeros(0, dtype=np.int64)
-    n_groups = 0
-    if groups is not None and grouped:
-        members = groups >= 0
-        group_of = np.maximum(groups, 0)
-        n_groups = int(groups.max()) + 1
+    together = _Groups(groups)
     level = 0.0
     for _ in range(n_flows + inc.n_links + 1):
         active = ~frozen
@@ -142,10 +158,7 @@ def _fill_recomputing(inc: Incidence, capacity: np.ndarray, caps: np.ndarray | N
         bottleneck[inc.flow[at_full]] = inc.link[at_full]
         freeze = active & inc.touching(full)
         freeze |= active & (caps <= level * (1 + REL_TOL))
-        if grouped:
-            hit = np.zeros(n_groups, dtype=bool)
-            hit[group_of[freeze & members]] = True
-            freeze |= active & members & hit[group_of]
+        freeze = together.widen(freeze, active)
         if not freeze.any():  # numerical safety: freeze the tightest link's flows
             ratio = np.where(loaded, remaining / np.where(loaded, load, 1.0), np.inf)
             tightest = np.zeros(inc.n_links, dtype=bool)
@@ -183,14 +196,7 @@ def _fill_incremental(inc: Incidence, capacity: np.ndarray, caps: np.ndarray | N
     unfrozen = link_count.copy()  # unfrozen entries per link
     live = np.flatnonzero(unfrozen > 0)  # links that still carry unfrozen flows
     active = np.ones(n_flows, dtype=bool)
-    grouped = groups is not None and bool((groups >= 0).any())
-    members = np.zeros(0, dtype=bool)
-    group_of = np.zeros(0, dtype=np.int64)
-    n_groups = 0
-    if groups is not None and grouped:
-        members = groups >= 0
-        group_of = np.maximum(groups, 0)
-        n_groups = int(groups.max()) + 1
+    together = _Groups(groups)
     finite_caps = bool(np.isfinite(caps).any())
     level = 0.0
     left = n_flows
@@ -216,10 +222,7 @@ def _fill_incremental(inc: Incidence, capacity: np.ndarray, caps: np.ndarray | N
         freeze[flow[entries]] = True
         if finite_caps:
             freeze |= active & (caps <= level * (1 + REL_TOL))
-        if grouped:
-            hit = np.zeros(n_groups, dtype=bool)
-            hit[group_of[freeze & members]] = True
-            freeze |= active & members & hit[group_of]
+        freeze = together.widen(freeze, active)
         if not freeze.any():  # numerical safety: freeze the tightest link's flows
             tight = live[int(np.argmin(remaining[live] / load[live]))]
             on = by_link[link_start[tight]:link_start[tight] + link_count[tight]]
