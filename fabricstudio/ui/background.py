@@ -12,8 +12,10 @@ it may call :meth:`Worker.check_stop` between steps, which raises :class:`Stoppe
     worker.failed.connect(self._show_error)
     worker.start()
 
-The simulation runs (in a thread or a child process), the fabric comparison, the sweep and
-the autosave writes are Workers too.
+:class:`ChildCall` runs one function in a spawned child process instead (the analysis of a
+large design: pure-Python work that would otherwise share the GUI's GIL for seconds); a stop
+ends the child at once.  The simulation runs (in a thread or a child process), the fabric
+comparison, the sweep and the autosave writes are Workers too.
 
 Running workers are kept here until they finish (:func:`running_workers`), so an owner may let
 go of one still running (:func:`abandon`: a window closing during a long analysis) and
@@ -27,6 +29,8 @@ there, which crashes Qt.
 from __future__ import annotations
 
 import gc
+import multiprocessing
+import pickle
 import threading
 import time
 from collections.abc import Callable
@@ -106,6 +110,92 @@ class Call(Worker):
 
     def work(self) -> Any:
         return self._function()
+
+
+class ChildCall(Worker):
+    """A Worker running ``function(*args, **kwargs)`` in a spawned child process, so its work
+    never holds the GUI's GIL; the function and its arguments must pickle (a module-level
+    function of a Qt-free module keeps the child light).
+
+    The call is pickled and sent on the worker thread; the child sends back the result or a
+    one-line error (``failed``).  :meth:`request_stop` terminates the child at once, from any
+    thread, even while the call is still being sent: the work then ends as stopped, and no
+    child outlives its worker.
+    """
+
+    #: Seconds between checks for a stop while the child works.
+    POLL_S = 0.02
+
+    def __init__(self, function: Callable[..., Any], *args: Any, parent: QObject | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(parent)
+        self._call = (function, args, kwargs)
+        self._process: Any = None
+        self._lock = threading.Lock()  # the child is started, killed and reaped under it
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id (None before it started)."""
+        process = self._process
+        return None if process is None else process.pid
+
+    @property
+    def exitcode(self) -> int | None:
+        """How the child ended: 0, or minus the signal that ended it (None while it runs
+        or before it started)."""
+        process = self._process
+        return None if process is None else process.exitcode
+
+    def request_stop(self) -> None:
+        """Stop: the child is terminated now (the worker thread then ends)."""
+        super().request_stop()
+        self._kill()
+
+    def work(self) -> Any:
+        payload = pickle.dumps(self._call, protocol=pickle.HIGHEST_PROTOCOL)
+        self._call = (None, (), {})  # the child has its own copy from here on
+        from fabricstudio.ui.child_entry import child_main
+
+        context = multiprocessing.get_context("spawn")  # no fork of a process running Qt
+        conn, child_conn = context.Pipe(duplex=True)
+        with self._lock:
+            self.check_stop()
+            self._process = context.Process(target=child_main, args=(child_conn,), daemon=True,
+                                            name="fabricstudio-child-call")
+            self._process.start()
+        child_conn.close()
+        try:
+            return self._exchange(conn, payload)
+        finally:
+            conn.close()
+            self._kill(reap=True)
+
+    def _exchange(self, conn: Any, payload: bytes) -> Any:
+        try:
+            conn.send_bytes(payload)
+            while not conn.poll(self.POLL_S):
+                self.check_stop()
+                if not self._process.is_alive() and not conn.poll(0):
+                    raise Reported("the background process ended unexpectedly")
+            kind, value = conn.recv()
+        except (EOFError, OSError) as exc:  # the child was killed or died
+            self.check_stop()
+            raise Reported("the background process ended unexpectedly") from exc
+        if kind == "error":
+            raise Reported(value)
+        return value
+
+    def _kill(self, reap: bool = False) -> None:
+        """Terminate the child if it still runs; with ``reap`` also wait for it to be gone
+        (the worker thread, once: reaping here keeps a stop from signalling a reused pid)."""
+        with self._lock:
+            process = self._process
+            if process is None:
+                return
+            if process.exitcode is None:
+                process.terminate()
+            if reap:
+                process.join()
 
 
 class _Running(QObject):
