@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from fabricstudio.model import Design, Plane, freeze
 from fabricstudio.ui.background import Call, ChildCall, Worker, abandon
+from fabricstudio.ui.child_entry import ByName
 from fabricstudio.ui.model_signals import ModelSignals
 from fabricstudio.ui.theme import INVALID, PLANE_COLOURS, WARNING
 
@@ -140,10 +141,8 @@ class AnalysisPanel(QWidget):
         self.status.setText("Analysing…")
         worker: Worker
         if len(snapshot.devices) + len(snapshot.links) >= CHILD_PROCESS_FROM:
-            from fabricstudio.topology.analysis import analyze  # Qt-free: a light child
-
-            worker = ChildCall(analyze, snapshot, parent=self, cost_book=cost_book,
-                               failures=failures)
+            worker = ChildCall(ByName("fabricstudio.topology.analysis", "analyze"), snapshot,
+                               parent=self, cost_book=cost_book, failures=failures)
         else:
             worker = Call(lambda: _analyze(snapshot, cost_book, failures), self)
         worker.succeeded.connect(self._on_report)
