@@ -5,9 +5,9 @@ starts.  The snapshot shares the design's device, link and group values (pydanti
 frozen) and copies only the id maps, so it costs no validation: the design was valid when
 taken.  It reads like a :class:`Design` (every read method works) and refuses every change; it
 pickles to a child process as plain data: the links (98,304 at 32,768 GPUs) as rows of field
-values, pickled LINK_CHUNK at a time, and the port tables in chunks too.  A GUI worker thread pickles a snapshot for a child (the
-analysis of a large design, a simulation run): pydantic's own per-model state took 0.7 s at
-32k, and one pickle call of all rows, or of the port tables, holds the GIL (and so the GUI)
+values, pickled LINK_CHUNK at a time, and the port tables in chunks too.  A GUI worker
+thread pickles a snapshot for a child (the analysis of a large design, a simulation run):
+pydantic's own per-model state took 0.7 s at 32k, and one pickle call of all rows, or of the port tables, holds the GIL (and so the GUI)
 for 100 ms; a chunk holds it a few milliseconds, and its rows are freed before the next.
 """
 
