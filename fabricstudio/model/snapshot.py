@@ -7,8 +7,9 @@ taken.  It reads like a :class:`Design` (every read method works) and refuses ev
 pickles to a child process as plain data: the links (98,304 at 32,768 GPUs) as rows of field
 values, pickled LINK_CHUNK at a time, and the port tables in chunks too.  A GUI worker
 thread pickles a snapshot for a child (the analysis of a large design, a simulation run):
-pydantic's own per-model state took 0.7 s at 32k, and one pickle call of all rows, or of the port tables, holds the GIL (and so the GUI)
-for 100 ms; a chunk holds it a few milliseconds, and its rows are freed before the next.
+pydantic's own per-model state took 0.7 s at 32k, and one pickle call of all rows, or of the
+port tables, holds the GIL (and so the GUI) for 100 ms; a chunk holds it a few milliseconds,
+and its rows are freed before the next.
 """
 
 from __future__ import annotations
