@@ -29,8 +29,9 @@ there, which crashes Qt.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import pickle
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -113,25 +114,29 @@ class Call(Worker):
 
 
 class ChildCall(Worker):
-    """A Worker running ``function(*args, **kwargs)`` in a spawned child process, so its work
+    """A Worker running ``function(*args, **kwargs)`` in a child Python process, so its work
     never holds the GUI's GIL; the function and its arguments must pickle (a module-level
-    function of a Qt-free module keeps the child light).
+    function of a Qt-free module, or :class:`~fabricstudio.ui.child_entry.ByName`, keeps the
+    child light).
 
-    The call is pickled and sent on the worker thread; the child sends back the result or a
-    one-line error (``failed``).  :meth:`request_stop` terminates the child at once, from any
-    thread, even while the call is still being sent: the work then ends as stopped, and no
-    child outlives its worker.
+    The call is pickled and written to the child on the worker thread; the child writes back
+    the result or a one-line error (``failed``); see ``fabricstudio.ui.child_entry``.
+    :meth:`request_stop` kills the child at once, from any thread, even while the call is
+    still being written: the work then ends as stopped.  A plain subprocess, not a
+    multiprocessing one: quitting never waits for a child to be reaped (multiprocessing's exit
+    hook joins every child, and a killed child at low priority on a busy machine took a
+    second to go).
     """
-
-    #: Seconds between checks for a stop while the child works.
-    POLL_S = 0.02
 
     def __init__(self, function: Callable[..., Any], *args: Any, parent: QObject | None = None,
                  **kwargs: Any) -> None:
         super().__init__(parent)
-        self._call = (function, args, kwargs)
-        self._process: Any = None
-        self._lock = threading.Lock()  # the child is started, killed and reaped under it
+        self._call: tuple[Any, ...] | None = (function, args, kwargs)
+        self._process: subprocess.Popen[bytes] | None = None
+        # the child is started and signalled under the lock, and never signalled once its
+        # outcome was read (the worker reaps it then: no signal can reach a reused pid)
+        self._lock = threading.Lock()
+        self._settled = False
 
     @property
     def pid(self) -> int | None:
@@ -141,61 +146,54 @@ class ChildCall(Worker):
 
     @property
     def exitcode(self) -> int | None:
-        """How the child ended: 0, or minus the signal that ended it (None while it runs
-        or before it started)."""
+        """How the child ended once reaped: 0, or minus the signal that ended it."""
         process = self._process
-        return None if process is None else process.exitcode
+        return None if process is None else process.returncode
 
     def request_stop(self) -> None:
-        """Stop: the child is terminated now (the worker thread then ends)."""
+        """Stop: the child is killed now (the worker thread then ends)."""
         super().request_stop()
         self._kill()
 
     def work(self) -> Any:
         payload = pickle.dumps(self._call, protocol=pickle.HIGHEST_PROTOCOL)
-        self._call = (None, (), {})  # the child has its own copy from here on
-        from fabricstudio.ui.child_entry import child_main
-
-        context = multiprocessing.get_context("spawn")  # no fork of a process running Qt
-        conn, child_conn = context.Pipe(duplex=True)
+        self._call = None  # the child has its own copy from here on
         with self._lock:
             self.check_stop()
-            self._process = context.Process(target=child_main, args=(child_conn,), daemon=True,
-                                            name="fabricstudio-child-call")
-            self._process.start()
-        child_conn.close()
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "fabricstudio.ui.child_entry"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        process = self._process
+        assert process.stdin is not None and process.stdout is not None
+        answer = None
         try:
-            return self._exchange(conn, payload)
+            try:
+                process.stdin.write(payload)
+                process.stdin.close()
+                answer = process.stdout.read()  # to the end: the child is done or killed
+            except OSError:  # killed (a stop) or died while the call was written
+                answer = b""
         finally:
-            conn.close()
-            self._kill(reap=True)
-
-    def _exchange(self, conn: Any, payload: bytes) -> Any:
-        try:
-            conn.send_bytes(payload)
-            while not conn.poll(self.POLL_S):
-                self.check_stop()
-                if not self._process.is_alive() and not conn.poll(0):
-                    raise Reported("the background process ended unexpectedly")
-            kind, value = conn.recv()
-        except (EOFError, OSError) as exc:  # the child was killed or died
-            self.check_stop()
-            raise Reported("the background process ended unexpectedly") from exc
+            self._kill(settle_only=answer is not None)  # read to the end: it exits by itself
+            process.wait()
+            process.stdout.close()
+        self.check_stop()
+        if not answer:
+            raise Reported("the background process ended unexpectedly")
+        kind, value = pickle.loads(answer)
         if kind == "error":
             raise Reported(value)
         return value
 
-    def _kill(self, reap: bool = False) -> None:
-        """Terminate the child if it still runs; with ``reap`` also wait for it to be gone
-        (the worker thread, once: reaping here keeps a stop from signalling a reused pid)."""
+    def _kill(self, settle_only: bool = False) -> None:
+        """Kill the child unless its outcome is settled (read to the end, or killed once);
+        ``settle_only``: just mark it settled (no signal from here on)."""
         with self._lock:
-            process = self._process
-            if process is None:
+            if self._process is None or self._settled:
                 return
-            if process.exitcode is None:
-                process.terminate()
-            if reap:
-                process.join()
+            self._settled = True
+            if not settle_only and self._process.poll() is None:
+                self._process.kill()
 
 
 class _Running(QObject):
