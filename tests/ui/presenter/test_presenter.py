@@ -37,6 +37,10 @@ def test_f5_enters_presenter_mode_without_chrome_and_esc_restores_it(qtbot, wind
     assert sim.overlays.scale == presenter.scale >= 1.0
     item = next(iter(window.scene.device_items.values()))
     assert _badge_pixels(window, item) == 0  # port badges are editing chrome
+    window.view.zoom_by(8.0)  # zoomed in: the scroll bars would show; not while presenting
+    qtbot.wait(20)
+    assert not window.view.horizontalScrollBar().isVisible()
+    assert not window.view.verticalScrollBar().isVisible()
     qtbot.keyClick(window.view, Qt.Key.Key_Escape)
     assert not presenter.active
     assert window.menuBar().isVisible() and window.act.toolbar.isVisible()
@@ -44,6 +48,7 @@ def test_f5_enters_presenter_mode_without_chrome_and_esc_restores_it(qtbot, wind
     assert window.act.delete.isEnabled() and window.view.isInteractive()
     assert sim.overlays.scale == 1.0
     assert _badge_pixels(window, item) > 20
+    qtbot.waitUntil(window.view.horizontalScrollBar().isVisible, timeout=2000)
 
 
 def _badge_pixels(window, item) -> int:
