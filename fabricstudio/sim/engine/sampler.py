@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -55,6 +56,9 @@ class Sampler:
         #: No frame is written after this time (the run's frame budget, sim.budget); the run
         #: may go on, and window statistics then cover the rest as one tail.
         self.until_s = math.inf
+        #: Gives the snapshot of every port at a frame instant instead of reading the ports
+        #: (a solver that moves cells as arrays: sim.workloads.ring_arrays); None reads them.
+        self.provider: Callable[[float], np.ndarray | None] | None = None
         engine.clock.call(self.period, self._tick)
 
     def track(self, rec: FlowRecord) -> None:
@@ -91,7 +95,10 @@ class Sampler:
         dt = now - self._last_t
         if self._fluid:
             self._advance_fluid(now)
-        snap = snapshot(ports, now)
+        snap = self.provider(now) if self.provider is not None else None
+        provided = snap is not None
+        if snap is None:
+            snap = snapshot(ports, now)
         delta = snap[:, :_CUMULATIVE] - self._last
         self._last = snap[:, :_CUMULATIVE]
         links = {}
@@ -101,8 +108,9 @@ class Sampler:
             links[field] = np.rint(delta[:, k]).astype(np.int32)
         links["queue_bytes"] = snap[:, _CUMULATIVE].astype(np.float32)
         links["queue_max_bytes"] = snap[:, _CUMULATIVE + 1].astype(np.float32)
-        for port in ports:
-            port.frame_max_q = port.q_bytes
+        if not provided:  # (a provider keeps its ports' peaks)
+            for port in ports:
+                port.frame_max_q = port.q_bytes
         ids, delivered, rates = self._flow_columns(dt)
         self.stream.append(Frame(now, links, {"delivered_bytes": delivered, "rate_gbps": rates},
                                  ids))
