@@ -80,7 +80,9 @@ def try_array_rings(engine: Any, runs: list[RingRun]) -> str | None:
             solver.commit()
         except Declined as exc:
             why = str(exc)
-    engine.ring_arrays.append(why)
+    log = getattr(engine, "ring_arrays", None)
+    if log is not None:
+        log.append(why)
     return why
 
 
