@@ -89,14 +89,15 @@ def examples() -> int:
     from tests.sim import test_cell_sizes as agreement
 
     print("\nshort example scenarios, the agreement test's criteria (completion 5%, drops 10% "
-          "or 2, DCQCN CNPs 15% or 5 of the 4 KiB run); ms / drops / CNPs at 4, 16, 64 KiB")
+          "or 2, DCQCN CNPs and PFC-only ECN marks 15% or 5 of the 4 KiB run); ms / drops / "
+          "CNPs at 4, 16, 64 KiB")
     failed = 0
     for case, fabric in agreement.PAIRS:
         started = time.perf_counter()
         figures = [agreement.figures(case, fabric, cell) for cell in agreement.CELLS]
         problems = agreement.disagreement(case, fabric)
         failed += bool(problems)
-        cells = "".join(f"{t * 1e3:8.3f} / {d:5.0f} / {c:4.0f}   " for t, d, c in figures)
+        cells = "".join(f"{t * 1e3:8.3f} / {d:5.0f} / {c:4.0f}   " for t, d, c, _ in figures)
         suite = "suite" if (case, fabric) in agreement.SUITE else "bench"
         print(f"{case:28s} {fabric:11s} {cells}{'FAIL' if problems else 'ok':4s} {suite} "
               f"({time.perf_counter() - started:.0f} s)", flush=True)

@@ -29,6 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from fabricstudio.formats import load_design  # noqa: E402
+from fabricstudio.model.units import format_bytes  # noqa: E402
 from fabricstudio.sim import Scenario, build_simulation, load_scenario  # noqa: E402
 
 FOLDER = ROOT / "examples" / "scenarios"
@@ -64,7 +65,7 @@ def measure(fabric: str, cell: int, seed: int, dispatch: bool) -> dict[str, Any]
     row = {"fabric": fabric, "cell": cell, "seed": seed, "dispatch": dispatch,
            "iterations": training.iterations, "step_ms": training.step_time_s * 1e3,
            "dispatch_ms": dispatch_ms, "utilisation": training.gpu_utilisation,
-           "drops": t.drops, "retransmitted_mb": t.retransmitted_bytes / 1e6,
+           "drops": t.drops, "retransmitted_bytes": t.retransmitted_bytes,
            "fast_retransmits": t.fast_retransmits, "loss_probes": t.tail_loss_probes,
            "timeouts": t.timeouts, "pauses": t.pfc_pauses, "cnps": t.cnps, "wall_s": wall}
     print(f"  {fabric}, {cell} B, seed {seed}, dispatch={dispatch}: {wall:.0f} s",
@@ -96,6 +97,13 @@ def run_all(cells: list[int], seeds: list[int], save: Path | None,
     return rows
 
 
+def _resent(row: dict[str, Any]) -> str:
+    """Retransmitted bytes as the app writes them (rows saved before: decimal MB)."""
+    if "retransmitted_bytes" in row:
+        return format_bytes(row["retransmitted_bytes"])
+    return format_bytes(row["retransmitted_mb"] * 1e6)
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     """The rows as one Markdown table, fabric by fabric."""
     lines = ["| fabric | cell | seed | dispatch | step time | dispatch time | GPU utilisation | "
@@ -110,7 +118,7 @@ def table(rows: list[dict[str, Any]]) -> str:
                 f"| {fabric} | {r['cell'] // 1024} KiB | {r['seed']} | "
                 f"{'4 hot experts' if r['dispatch'] else 'none (dense)'} | "
                 f"{r['step_ms']:.2f} ms | {dispatch} | **{r['utilisation'] * 100:.1f}%** | "
-                f"{r['drops']:,} | {r['retransmitted_mb']:.1f} MB | {r['loss_probes']} | "
+                f"{r['drops']:,} | {_resent(r)} | {r['loss_probes']} | "
                 f"{r['timeouts']} | {pauses} |")
     return "\n".join(lines)
 

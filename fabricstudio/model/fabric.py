@@ -42,7 +42,7 @@ class PfcSettings(_Settings):
     )
     headroom_bytes: int | None = Field(
         default=None, ge=0, le=10**9,
-        description="Headroom per ingress port; None = C x (2 t_prop + t_resp) + 2 MTU + 1 cell",
+        description="Headroom per ingress port; None = C x (2 t_prop + t_resp) + 2 MTU",
     )
     response_time_ns: float = Field(
         default=1000.0, ge=0, le=1e7,

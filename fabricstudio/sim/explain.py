@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from fabricstudio.model.units import format_bytes
 from fabricstudio.sim.moments import RunFacts
 
 
@@ -32,10 +33,6 @@ def _share(value: float) -> str:
 
 def _ms(seconds: float) -> str:
     return f"{seconds * 1e3:.3g} ms"
-
-
-def _mb(nbytes: float) -> str:
-    return f"{nbytes / 1e6:.1f} MB"
 
 
 def _port(meeting_port: str) -> str:
@@ -63,10 +60,11 @@ def _mechanism(label: str, facts: RunFacts, share: str) -> str:
                 f"as cells arrive: {share}")
     if facts.technology == "roce" and facts.dcqcn:
         return (f"{label}'s {facts.cnps:,} CNPs slowed the {facts.burst_senders} burst senders "
-                f"and kept the queue under {_mb(facts.port_peak_queue_bytes)}: {share}")
+                f"and kept the queue under {format_bytes(facts.port_peak_queue_bytes)}: {share}")
     if facts.technology == "roce":
-        return (f"{label} lets the burst fill the queue ({_mb(facts.port_peak_queue_bytes)}, "
-                f"{facts.pauses:,} PAUSE frames) and the all-reduce waits behind it: {share}")
+        queue = format_bytes(facts.port_peak_queue_bytes)
+        return (f"{label} lets the burst fill the queue ({queue}, {facts.pauses:,} PAUSE frames)"
+                f" and the all-reduce waits behind it: {share}")
     return f"{label}: {share}"
 
 
@@ -77,8 +75,8 @@ def _loss_sentence(label: str, facts: RunFacts) -> str | None:
              else f" at {facts.drop_switch}" if facts.drop_switch else "")
     text = f"{label} dropped {facts.drops:,} packets{where}"
     if facts.tail_loss_probes:
-        text += (f" and resent {_mb(facts.retransmitted_bytes)}; fast retransmit repairs a "
-                 "loss only when a later packet arrives, so lost last packets waited for "
+        text += (f" and resent {format_bytes(facts.retransmitted_bytes)}; fast retransmit "
+                 "repairs a loss only when a later packet arrives, so lost last packets waited for "
                  + _join([f"{facts.tail_loss_probes:,} loss probe"
                           f"{'' if facts.tail_loss_probes == 1 else 's'}"]
                          + ([f"{facts.timeouts:,} retransmission timeout"
@@ -91,7 +89,7 @@ def _loss_sentence(label: str, facts: RunFacts) -> str | None:
         text += (f"; {times} {_ms(facts.min_rto_s)} retransmission timeout{plural} stalled "
                  "every GPU of the collective")
     else:
-        text += f" and resent {_mb(facts.retransmitted_bytes)}"
+        text += f" and resent {format_bytes(facts.retransmitted_bytes)}"
     if facts.gpu_utilisation is not None:
         text += f": GPUs busy {_pct(facts.gpu_utilisation)} of the time"
     return text + "."

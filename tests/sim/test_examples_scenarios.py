@@ -93,7 +93,8 @@ def test_v2_incast_with_pfc_shares_fairly_without_loss():
     buffer = sim.design.devices["s1"].buffer_bytes
     cell = result.run.cell_bytes
     t_prop = 3 * pfc.propagation_ns_per_m * 1e-9
-    headroom = C / 8 * (2 * t_prop + pfc.pfc.response_time_ns * 1e-9) + 2 * MTU + cell
+    # the physical headroom, and what a cell sent after the PAUSE took effect adds to it
+    headroom = C / 8 * (2 * t_prop + pfc.pfc.response_time_ns * 1e-9) + 2 * MTU + cell - MTU
     per_ingress = pfc.pfc.alpha * buffer + headroom + pfc.pfc.reserve_bytes
     assert hot.max_queue_bytes <= 4 * per_ingress
     assert_conserved(result)

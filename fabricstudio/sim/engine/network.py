@@ -189,7 +189,7 @@ class Network:
         if pfc.headroom_bytes is not None:
             return pfc.headroom_bytes
         return int(port.rate * (2 * port.prop + pfc.response_time_ns * 1e-9)
-                   + 2 * self.engine.mtu + self.engine.cell_bytes)
+                   + 2 * self.engine.mtu)
 
     def _check_headroom(self) -> None:
         if not self.engine.fabric.pfc.enabled:

@@ -230,12 +230,19 @@ class RoceSwitch(Switch):
         super().__init__(engine, device, latency_s, index)
         settings = engine.fabric.pfc
         self.pfc = settings.enabled
-        self.reserve = max(settings.reserve_bytes, engine.cell_bytes)
+        self.reserve = settings.reserve_bytes
+        #: what a multi-packet cell may add beyond an ingress's headroom: the packets its
+        #: sender put on the wire after the PAUSE took effect (a packet sender stops after
+        #: the packet it is sending; a cell is finished whole); drawn on free buffer, never
+        #: set aside, so the carve-up does not depend on the cell size
+        self.overshoot = max(engine.cell_bytes - engine.mtu, 0)
         self.resume_offset = settings.resume_offset_bytes
         self.total_hdrm = 0
         self.total_rsrv = 0
         self.fixed = 0  # headroom + reserve set aside from the shared pool
         self.shared_used = 0
+        #: ingresses whose XOFF waits for the crossing packet of a multi-packet cell
+        self.xoff_due: set[Port] = set()
         self.ecn_on = engine.ecn_enabled
         #: DCQCN reacts to marks: cells into a marking queue are taken apart (see receive)
         self.split_marking = engine.ecn_enabled and engine.dcqcn_enabled
@@ -278,37 +285,96 @@ class RoceSwitch(Switch):
             self.admit(cell, out)
 
     def admit(self, cell: Cell, out: Port) -> None:
-        """Ingress admission of ``cell`` for egress ``out``: reserve, shared, headroom."""
+        """Ingress admission of ``cell`` for egress ``out``: reserve, shared, headroom.
+
+        A multi-packet cell is charged as its packets would be, one after the other: those
+        that fit the reserve and the port's dynamic share of the pool go there, the rest to
+        the headroom (a whole cell charged to the headroom would hold up its RESUME)."""
         if out.wd_state == WD_DROP and out.watchdog is not None:
             out.watchdog.discard(out, cell)  # the PFC watchdog discards this queue's traffic
             return
         via = cell.via
         size = cell.bytes
         reserve = self.reserve
-        new = via.rx_bytes + size
+        rx = via.rx_bytes
+        new = rx + size
         if new <= reserve:
             via.rx_bytes = new
         elif new - reserve > via.alpha * (self.buffer - self.fixed - self.shared_used):
-            if via.rx_hdrm + size > via.headroom or self.used + size > self.buffer:
+            hdrm = self._over_threshold(cell, via)
+            if via.rx_hdrm + hdrm > via.headroom + self.overshoot or self.used + size > self.buffer:
                 # headroom overflow: the packets that still fit are kept, the rest lost
-                room = min(via.headroom - via.rx_hdrm, self.buffer - self.used)
-                keep = int(room // self.mtu) if room > 0 else 0
-                lost = cell.npkts - keep
-                self.engine.lossless_violations += lost
+                below = size - hdrm
+                room = min(via.headroom + self.overshoot - via.rx_hdrm,
+                           self.buffer - self.used - below)
+                keep = int((below + room) // self.mtu) if room > 0 else int(below // self.mtu)
+                if keep > cell.npkts - 1:
+                    keep = cell.npkts - 1
+                self.engine.lossless_violations += cell.npkts - keep
                 if keep <= 0:
                     self.drop(cell, via)
                     return
                 self.engine.trim(cell, keep, via)
                 size = cell.bytes
-            via.rx_hdrm += size
+                hdrm = size - below if size > below else 0
+            lead = 0  # packets of the cell that arrive before the first one in the headroom
+            if hdrm < size:  # the packets below the threshold
+                below = size - hdrm
+                via.rx_bytes = rx + below
+                self.shared_used += below if rx >= reserve else rx + below - reserve
+                lead = below // self.mtu
+            via.rx_hdrm += hdrm
         else:
             via.rx_bytes = new
-            self.shared_used += size if size < new - reserve else new - reserve
+            self.shared_used += size if rx >= reserve else new - reserve
+            lead = cell.npkts - 1  # a cell that fills the share: XOFF at its last packet
         self.used += size
         if not via.rx_paused and (via.rx_hdrm > 0 or via.rx_bytes - reserve >= via.alpha * (
                 self.buffer - self.fixed - self.shared_used)):
-            via.rx_pause()
+            if lead <= 0:
+                via.rx_pause()
+            elif via not in self.xoff_due:  # XOFF when the packet that crosses arrives
+                self.xoff_due.add(via)
+                self.clock.call(lead * (self.mtu + self.overhead) / via.rate, self._xoff, via)
         out.enqueue(cell)
+
+    def near_xoff(self, via: Port, size: int) -> bool:
+        """Would a cell of ``size`` bytes sent on ``via`` now, with what one PFC loop
+        carries ahead of it, take the ingress past its XOFF threshold?  Its transmitter
+        then cuts finer cells (``fine_bytes``): a PAUSE stops a packet sender after the
+        packet on the wire, a cell sender only after the whole cell."""
+        return via.rx_hdrm > 0 or (via.rx_bytes - self.reserve + size + via.rate * via.pfc_delay
+                                   > via.alpha * (self.buffer - self.fixed - self.shared_used))
+
+    def _xoff(self, event: Call) -> None:
+        """The packet of a cell that crossed its ingress's XOFF threshold has arrived: PAUSE
+        upstream if the ingress is still above it."""
+        via = event.arg
+        self.xoff_due.discard(via)
+        if not via.rx_paused and (via.rx_hdrm > 0 or via.rx_bytes - self.reserve >= via.alpha * (
+                self.buffer - self.fixed - self.shared_used)):
+            via.rx_pause()
+
+    def _over_threshold(self, cell: Cell, via: Port) -> int:
+        """Bytes of ``cell`` (past the threshold) that go to the headroom: its packets join
+        the reserve, then the shared pool while the port's share stays within the dynamic
+        threshold (which falls as the pool fills), the others the headroom."""
+        size = cell.bytes
+        if cell.npkts <= 1:
+            return size
+        mtu = self.mtu
+        rx = via.rx_bytes
+        own = self.reserve - rx if rx < self.reserve else 0  # reserve left
+        shared = rx - self.reserve if rx > self.reserve else 0
+        alpha = via.alpha
+        # packet j (of mtu bytes) goes to the pool while
+        # shared + j mtu <= alpha (B - fixed - shared_used - (j - 1) mtu)
+        room = alpha * (self.buffer - self.fixed - self.shared_used + mtu) - shared
+        fits = int(room // (mtu * (1 + alpha))) if room > 0 else 0
+        below = own + fits * mtu
+        if below <= 0:
+            return size
+        return size - below if below < size else 0
 
     def on_dequeue(self, cell: Cell, out: Port, start: float) -> None:
         """The egress commits the cell: ECN-mark it, release its buffer, RESUME its ingress

@@ -195,7 +195,7 @@ class Port:
         self.pause_quanta = 65535
         self.refresh_s = INF
         self.refresh_pending = False
-        self.fine_bytes = 1 << 62  # cells above this are split while PFC is active
+        self.fine_bytes = 1 << 62  # cells above this are split while PFC is (nearly) active
         self.pfc_recent = -1.0  # "PFC active": a PFC frame arrived less than this ago
         self.ctrl_free_at = 0.0  # the last control frame sent in band on this port ends
         self.ctrl_bytes = 0  # wire bytes of control frames it carried
@@ -283,7 +283,8 @@ class Port:
                 return
             else:
                 self.queue.popleft()
-        elif cell.bytes > self.fine_bytes and self.env.t - self.pfc_rx_at < self.pfc_recent:
+        elif cell.bytes > self.fine_bytes and (self.env.t - self.pfc_rx_at < self.pfc_recent
+                                               or self.peer.near_xoff(self, cell.bytes)):
             cell = split_cell(cell, self.fine_bytes // cell.flow.mtu or 1)  # PFC is active
         else:
             self.queue.popleft()
@@ -549,8 +550,9 @@ class NicPort(Port):
                 self.clock.call(earliest - now, self._wake)
             return
         limit = 0
-        if now - self.pfc_rx_at < self.pfc_recent:  # PAUSEd lately: finer cells (see Port)
-            limit = self.fine_bytes // flow.mtu or 1
+        if now - self.pfc_rx_at < self.pfc_recent or (  # PAUSEd lately or about to be:
+                flow.full_bytes > self.fine_bytes and self.peer.near_xoff(self, flow.full_bytes)):
+            limit = self.fine_bytes // flow.mtu or 1  # finer cells (see Port)
         if self.credit_based:
             if 2 * self.credits < self.credit_max:  # scarce credits: finer cells (see Port)
                 limit = min(self.credits, self.credit_max // FINE_SHARE) // flow.mtu

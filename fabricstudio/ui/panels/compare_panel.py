@@ -3,7 +3,8 @@
 The fabrics run in parallel child processes, each row showing its own progress.  A finished
 row can be replayed on the canvas (its button, or a double click), and two or four ticked rows
 side by side on one timeline.  Under the table, a few plain sentences say why the fabrics
-differ (fabricstudio.sim.explain); beside it, bar charts with their values written on the bars.
+differ (fabricstudio.sim.explain); beside it, bar charts labelled with the table's own
+figures (compare_charts.py).
 Laid out in two columns so the whole panel fits a 1366 x 768 projector without scrolling.
 With a training workload the table also prices the GPU time each fabric loses: money per day
 against GPUs that never wait, and per month against the best fabric of the comparison
@@ -13,7 +14,6 @@ against GPUs that never wait, and per month against the best fabric of the compa
 from __future__ import annotations
 
 import numpy as np
-import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
@@ -34,6 +34,7 @@ from fabricstudio.model import Design, freeze
 from fabricstudio.sim.explain import explain_fabrics
 from fabricstudio.sim.recorded import RecordedRun
 from fabricstudio.sim.request import RunRequest
+from fabricstudio.ui.panels.compare_charts import Chart, CompareCharts
 from fabricstudio.ui.panels.results_summary import figure_text, figures
 from fabricstudio.ui.simview.process_worker import picklable
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS, SourceFactory
@@ -48,13 +49,12 @@ MONEY_COLUMNS = ("idle_per_day", "idle_vs_best_month")
 #: Leading columns: tick for side by side, the fabric, its progress or replay button.
 _PICK, _FABRIC, _STATE = 0, 1, 2
 _FIRST = 3
-CHARTS = (("gpu_utilisation", "GPU utilisation (%)", 100.0),
-          ("completion_time_s", "Completion time (µs)", 1e6), ("dropped", "Drops", 1.0))
+#: The charts: figure, title, scale of :meth:`ComparePanel.bar_heights` (percent, µs, count).
+CHARTS = (("gpu_utilisation", "GPU utilisation", 100.0),
+          ("completion_time_s", "Completion time", 1e6), ("dropped", "Drops", 1.0))
 #: Shown in place of GPU utilisation when the workload has no compute (not a training step).
 FALLBACK_CHART = ("pauses", "PFC PAUSE frames", 1.0)
 _BAR_COLOURS = ("#0072B2", "#009E73", "#56B4E9", "#D55E00")
-_SHORT = ("IB", "RoCE+DCQCN", "RoCE PFC", "Ethernet")
-CHART_BACKGROUND = "#16181D"
 
 
 class ComparePanel(QWidget):
@@ -85,19 +85,7 @@ class ComparePanel(QWidget):
         self.side_button.setToolTip("Replay the ticked fabrics (2 or 4) on one timeline")
         self.side_button.setEnabled(False)
         self.side_button.clicked.connect(self._on_side_by_side)
-        self.charts = pg.GraphicsLayoutWidget()
-        self.charts.setBackground(CHART_BACKGROUND)
-        self.charts.setMinimumSize(300, 150)
-        self._text_colour = QColor("#E6E8EB")
-        self._bars: dict[str, pg.PlotItem] = {}
-        for col, (key, title, _scale) in enumerate(CHARTS):
-            plot = self.charts.addPlot(row=0, col=col, title=title)
-            plot.getAxis("bottom").setTicks([list(enumerate(_SHORT))])
-            plot.getAxis("bottom").setStyle(tickFont=_small_font())
-            plot.setMouseEnabled(x=False, y=False)
-            plot.hideButtons()
-            plot.disableAutoRange()  # the value labels must not stretch the axes
-            self._bars[key] = plot
+        self.charts = CompareCharts(self.labels, _BAR_COLOURS)
         self._layout()
         self.chart_keys = [key for key, _t, _s in CHARTS]
         self.results: dict[str, dict] = {}
@@ -332,16 +320,8 @@ class ComparePanel(QWidget):
 
     # ------------------------------------------------------------------ charts
     def set_colours(self, background: QColor, text: QColor) -> None:
-        """Follow the canvas theme (charts, axes, titles, value labels)."""
-        self.charts.setBackground(background)
-        self._text_colour = QColor(text)
-        for plot in self._bars.values():
-            for name in ("left", "bottom"):
-                axis = plot.getAxis(name)
-                axis.setPen(pg.mkPen(text))
-                axis.setTextPen(pg.mkPen(text))
-            plot.titleLabel.setText(plot.titleLabel.text, color=text.name())
-        self._draw_charts()
+        """Follow the canvas theme (charts, their titles and value labels)."""
+        self.charts.set_colours(background, text)
 
     def _charts(self) -> list[tuple[str, str, float]]:
         """The three charts; GPU utilisation gives way to PAUSE frames when no run has it."""
@@ -352,32 +332,14 @@ class ComparePanel(QWidget):
     def _draw_charts(self) -> None:
         charts = self._charts()
         self.chart_keys = [key for key, _t, _s in charts]
-        for plot, (key, title, scale) in zip(self._bars.values(), charts, strict=True):
-            if key == "completion_time_s" and self._longest_completion() >= 1e-3:
-                title, scale = "Completion time (ms)", 1e3
-            plot.setTitle(title, color=self._text_colour.name())
-            plot.clear()
-            heights = [self.results.get(label, {}).get(key) for label in self.labels]
-            values = [float(h) * scale for h in heights if h is not None]
-            top = 100.0 if key == "gpu_utilisation" else (
-                max(values) * 1.18 if values and max(values) > 0 else 1.0)
-            for i, height in enumerate(heights):
-                if height is None:
-                    continue
-                value = float(height) * scale
-                plot.addItem(pg.BarGraphItem(x=[i], height=[value], width=0.7,
-                                             brush=_BAR_COLOURS[i], pen=None))
-                label = pg.TextItem(_value_text(key, value), color=self._text_colour,
-                                    anchor=(0.5, 1.0))
-                label.setFont(_small_font(bold=True))
-                label.setPos(i, value)
-                plot.addItem(label)
-            plot.setYRange(0, top * (1.12 if key == "gpu_utilisation" else 1.0), padding=0)
-            plot.setXRange(-0.6, len(self.labels) - 0.4, padding=0)
+        self.charts.set_charts([self._chart(key, title) for key, title, _s in charts])
 
-    def _longest_completion(self) -> float:
-        times = [v.get("completion_time_s") for v in self.results.values()]
-        return max((float(t) for t in times if t is not None), default=0.0)
+    def _chart(self, key: str, title: str) -> Chart:
+        """One chart, labelled with the table's own text of each figure."""
+        values = [self.results.get(label, {}).get(key) for label in self.labels]
+        return Chart(key, title, [None if v is None else float(v) for v in values],
+                     [figure_text(key, self.results.get(label, {}), "") for label in self.labels],
+                     1.0 if key == "gpu_utilisation" else None)
 
     def bar_heights(self, key: str) -> np.ndarray:
         """Heights of the bars of one chart in CHARTS units (completion time in µs even when
@@ -386,19 +348,3 @@ class ComparePanel(QWidget):
         return np.array([float(self.results[label][key]) * scale
                          if label in self.results and self.results[label].get(key) is not None
                          else np.nan for label in self.labels])
-
-def _value_text(key: str, value: float) -> str:
-    if key == "gpu_utilisation":
-        return f"{value:.1f}%"
-    if value >= 1000:
-        return f"{value:,.0f}"
-    return f"{value:.3g}"
-
-
-def _small_font(bold: bool = False):
-    from PySide6.QtGui import QFont
-
-    font = QFont()
-    font.setPixelSize(10)
-    font.setBold(bold)
-    return font

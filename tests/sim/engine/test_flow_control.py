@@ -138,6 +138,43 @@ def test_without_the_watchdog_the_storm_blocks_the_innocent_flow():
     assert rate < 1 and eng.totals()["pfc_watchdog_triggers"] == 0
 
 
+# ---------------------------------------------------------------- PFC buffer carve-up
+def test_the_pfc_carve_up_and_what_the_switch_does_do_not_depend_on_the_cell_size():
+    """An 8:1 incast into a 1 MB switch (1 us cables), PFC only.  The switch sets aside the
+    physical headroom C x (2 t_prop + t_resp) + 2 MTU and the 4 KB reserve per ingress at
+    every cell size (it set aside 1.6 MB of its 1 MB at 64 KiB cells: it paused at once and
+    never let the queue reach ECN's Kmin: 0 marks against 41 packet by packet), and the hot
+    queue, the marks it draws and the time the senders spend paused are those of the
+    packet-level (4 KiB) run."""
+    hosts = [f"h{i}" for i in range(8)]
+    seen = []
+    for cell in (4096, 16384, 65536):
+        eng = Engine(star(hosts + ["r"], buffer=1_000_000, length_m=200.0),
+                     EngineConfig(dcqcn=False, cell_bytes=cell))
+        switch = eng.net.switches["s"]
+        ingress = [p for p in eng.ports if p.peer is switch]
+        assert not eng.config_warnings
+        for h in hosts:
+            eng.add_flow(h, "r", 1e12)
+        eng.advance(1e-3)
+        hot = next(s for s in eng.link_stats() if (s["from"], s["to"]) == ("s", "r"))
+        paused = sum(s["paused_time_s"] for s in eng.link_stats())
+        totals = eng.totals()
+        assert totals["drops"] == 0 and totals["pfc_pauses"] > 0
+        seen.append((switch.fixed, [p.headroom for p in ingress], hot["max_queue_bytes"],
+                     totals["ecn_marks"], paused))
+        assert_conserved(eng)
+    (fixed, headroom, queue, marks, paused), *coarse = seen
+    mtu, t_loop = 4096, 2 * 1e-6 + 1e-6  # two 200 m propagations + the PFC response time
+    assert headroom == [int(100e9 / 8 * t_loop + 2 * mtu)] * 9
+    assert fixed == sum(headroom) + 9 * 4096
+    for fixed_c, headroom_c, queue_c, marks_c, paused_c in coarse:
+        assert (fixed_c, headroom_c) == (fixed, headroom)
+        assert queue_c == pytest.approx(queue, rel=0.05)
+        assert marks_c == pytest.approx(marks, rel=0.15, abs=5)
+        assert paused_c == pytest.approx(paused, rel=0.02)
+
+
 # ---------------------------------------------------------------- InfiniBand buffers
 def test_infiniband_switch_never_holds_more_than_its_buffer():
     """A 1 MB switch with 9 ports advertises at most 1 MB / 9 per input port (not 256 KiB

@@ -179,7 +179,7 @@ def test_the_legend_folds_with_a_click_and_fit_keeps_the_fabric_clear_of_overlay
 def test_light_theme_reaches_the_charts_and_the_comparison(qtbot, window):
     sim = run_synthetic(qtbot, window)
     window.set_theme("light")
-    background = sim.compare.charts.backgroundBrush().color().name()
+    background = sim.compare.charts.background.name()
     assert background == window.scene.theme.canvas.name()
     assert sim.plots._colours[0] == window.scene.theme.canvas.name()
 
