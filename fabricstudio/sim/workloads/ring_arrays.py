@@ -30,9 +30,10 @@ per-cell run leaves them.  It declines - and the ring runs cell by cell - unless
   in-band control frames; nothing is in flight and no other flow is active;
 * every stream has its NIC, links and switch egress ports to itself; each unit is one cell;
   the flows are plain or DCQCN at line rate (no marks can slow them: see below);
-* the switch MMU can never PAUSE such a cell (headroom + reserve below the buffer, every
-  ingress alpha < 1, the window's cells within the reserve) and ECN can never draw for it
-  (window's cells + one cell's packets below Kmin): queues hold at most the window;
+* the switch MMU can never PAUSE a ring ingress (each holds at most the window's cells: with
+  every ring ingress of the switch at that, the XOFF threshold is still above it), PFC can
+  never cut its cells finer, and ECN can never draw for it (window's cells + one cell's
+  packets below Kmin): queues hold at most the window;
 * no two events whose order would matter fall on the same instant (the stream's own and
   the upstream arrival that release a unit; a release and the send it may hold; a tick and
   a queue change or delivery): there the per-cell engine's order decides, and the arrays
@@ -134,7 +135,6 @@ class _Rings:
         self.total = np.array(totals, dtype=np.int64)
         self.unit = np.array(units, dtype=np.int64)
         self.owner = np.array(owner, dtype=np.int64)
-        self._alpha: dict[str, float] = {}
         self._check_flows()
         self._paths()
 
@@ -166,6 +166,7 @@ class _Rings:
         self.hops = hops
         self.length = np.array([len(path) for path in self.ports], dtype=np.int64)
         seen: set[int] = set()
+        loads: dict[int, tuple[RoceSwitch, list[int]]] = {}  # cell sizes into each switch
         shape = (n, hops)
         rate = np.ones(shape)
         prop = np.zeros(shape)
@@ -187,10 +188,13 @@ class _Rings:
                         or port.credit_based or port.rx_bytes or port.rx_hdrm
                         or port.rx_paused or (j and port.done_pending)):
                     raise Declined("a port is paused, queued or has PFC history")
+                if size > port.fine_bytes:
+                    raise Declined("PFC could cut the cells finer")
                 if j:
                     switch = port.owner
-                    if not isinstance(switch, RoceSwitch) or not self._safe(switch, size):
+                    if not isinstance(switch, RoceSwitch):
                         raise Declined("a switch could PAUSE")
+                    loads.setdefault(id(switch), (switch, []))[1].append(size)
                     if engine.ecn_enabled and size + (flow.unit_pkts - 1) * mtu > port.kmin:
                         raise Declined("ECN could mark")
                 rate[i, j] = port.rate
@@ -201,6 +205,7 @@ class _Rings:
                     free0[i, j] = port.free_at
             if not path[-1].to_host or any(p.to_host for p in path[:-1]):
                 raise Declined("a path that does not end at a NIC")
+        self._never_pauses(loads)
         self.rate, self.prop, self.fwd, self.arrive, self.free0 = rate, prop, fwd, arrive, free0
         #: flat number of each (stream, hop) port (-1 past the end of a path)
         self.pid = np.full(shape, -1, dtype=np.int64)
@@ -211,19 +216,22 @@ class _Rings:
                 self.flat.append(port)
         self.rows = np.array([port.index for port in self.flat], dtype=np.int64)
 
-    def _safe(self, switch: RoceSwitch, size: int) -> bool:
-        """The MMU never PAUSEs this stream: the window's cells stay within the reserve and
-        the dynamic threshold stays positive (alpha < 1 on every ingress, headroom +
-        reserve below the buffer: each admission takes at most alpha of what is left)."""
-        if not switch.pfc or switch.fixed >= switch.buffer:
-            return False
-        if self.window * size > switch.reserve:
-            return False
-        alpha = self._alpha.get(switch.id)
-        if alpha is None:
-            alpha = max((p.alpha for p in self.engine.ports if p.peer is switch), default=0.0)
-            self._alpha[switch.id] = alpha
-        return alpha < 1.0
+    def _never_pauses(self, loads: dict[int, tuple[RoceSwitch, list[int]]]) -> None:
+        """No switch can PAUSE a ring ingress, nor send one of its cells to the headroom:
+        each ingress holds at most the window's cells of its one stream, so its charge
+        beyond the reserve stays below ``alpha x (buffer - headroom and reserve set aside -
+        everything the rings can hold in the shared pool)``, the XOFF threshold at its
+        lowest (RoceSwitch.admit)."""
+        for switch, sizes in loads.values():
+            if not switch.pfc or switch.used or switch.shared_used:
+                raise Declined("a switch holds cells")
+            reserve = switch.reserve
+            beyond = [max(0, self.window * size - reserve) for size in sizes]
+            ingress = [p for p in self.engine.ports if p.peer is switch]
+            alpha = min((p.alpha for p in ingress), default=0.0)
+            lowest = alpha * (switch.buffer - switch.fixed - sum(beyond))
+            if max(beyond) >= lowest:
+                raise Declined("a switch could PAUSE")
 
     # ------------------------------------------------------------------ ticks
     def _tick_times(self, until: float) -> None:
