@@ -30,8 +30,8 @@ def _run(gpus: int, size: int, cell: int, arrays: bool, fabric: dict[str, Any] |
     sim = build_simulation(design, Scenario.model_validate(spec))
     engine = sim.engine
     assert isinstance(engine, Engine)
-    assert engine.sole_traffic  # a lone collective
-    engine.sole_traffic = arrays
+    assert engine.sole_traffic == ("until_s" not in scenario)  # a lone collective to its end
+    engine.sole_traffic = engine.sole_traffic and arrays
     return engine, sim.run(), engine.ring_arrays
 
 
@@ -72,7 +72,7 @@ def test_arrays_give_the_per_cell_run(gpus: int, size: int, cell: int,
     hops = {len(path) for path, _delay in slow[0]._routes.values() if path}
     assert max(hops) == {0: 2, 1: 4, 2: 6}[len(fabric)]  # NIC + leaf (+ spine (+ core))
     assert fast[2] == [None], fast[2]  # the arrays took the ring
-    assert slow[2] == ["other traffic may share the fabric"]
+    assert slow[2] == ["not sealed: other traffic or a horizon may come"]
     _same_run(fast, slow)
 
 
@@ -97,3 +97,10 @@ def test_declines_where_streams_share_a_link() -> None:
     fast = _run(128, 4 * 2**20, 65536, arrays=True, fabric=fabric)
     assert fast[2] == ["two streams share a link"]
     _same_run(fast, _run(128, 4 * 2**20, 65536, arrays=False, fabric=fabric))
+
+
+def test_a_horizon_keeps_the_ring_cell_by_cell() -> None:
+    """A run stopped by a horizon may stop a ring half-way: no arrays there."""
+    engine, _result, outcome = _run(64, 4 * 2**20, 65536, arrays=True, until_s=2e-5)
+    assert outcome == ["not sealed: other traffic or a horizon may come"]
+    assert not engine.sole_traffic

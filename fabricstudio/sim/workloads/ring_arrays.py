@@ -25,9 +25,10 @@ peak queue, per stream delivered bytes), schedules each stream's completion at i
 instant (the workload's callbacks run as usual) and leaves ports, flows and totals as the
 per-cell run leaves them.  It declines - and the ring runs cell by cell - unless:
 
-* the engine is sealed (:attr:`Engine.sole_traffic`: the scenario's only traffic is this
-  collective; no explicit flows, failures, stalls) and RoCE with PFC on, static paths and no
-  in-band control frames; nothing is in flight and no other flow is active;
+* the engine is sealed (:attr:`Engine.sole_traffic`, set by ``sim.run``: the scenario's
+  only traffic is this collective, run to its end - no horizon, explicit flows, failures,
+  stalls or focus region) and RoCE with PFC on, static paths and no in-band control frames;
+  nothing is in flight and no other flow is active;
 * every stream has its NIC, links and switch egress ports to itself; each unit is one cell;
   the flows are plain or DCQCN at line rate (no marks can slow them: see below);
 * the switch MMU can never PAUSE a ring ingress (each holds at most the window's cells: with
@@ -38,6 +39,12 @@ per-cell run leaves them.  It declines - and the ring runs cell by cell - unless
   the upstream arrival that release a unit; a release and the send it may hold; a tick and
   a queue change or delivery): there the per-cell engine's order decides, and the arrays
   cannot know it.
+
+While the rings run, the ports' own counters stand still: the sampler takes their state
+from the arrays (:class:`~fabricstudio.sim.engine.sampler.PortStates`), so frames are exact
+and ``link_stats`` read between two frames covers up to the last frame; ``totals()``, flow
+records and the workload's progress move at each frame; ports, flows and totals are exact
+again from the instant the last stream completes.
 
 ``tests/sim/test_ring_arrays.py`` runs the same rings both ways and compares completion,
 every flow's finish time, totals, statistics, link statistics and every frame.
@@ -73,7 +80,7 @@ def try_array_rings(engine: Any, runs: list[RingRun]) -> str | None:
     noted in ``engine.ring_arrays``)."""
     why: str | None = None
     if not getattr(engine, "sole_traffic", False):
-        why = "other traffic may share the fabric"
+        why = "not sealed: other traffic or a horizon may come"
     else:
         try:
             solver = _Rings(engine, runs)
@@ -481,7 +488,6 @@ class _Rings:
             flow.limit = 0  # has_data() False: the NIC never takes it
         sampler = engine.sampler
         now = engine.env.t
-        self.tick0 = sampler.count
         # every other port is idle while the rings run (the engine is sealed): its row of
         # the snapshot stays as it is now, with the peak queue reset after the first frame
         self.base = snapshot(engine.ports, now)
@@ -493,23 +499,36 @@ class _Rings:
         self.accounted = np.zeros(len(self.runs), dtype=np.int64)
         self.totals0 = (engine.offered, engine.delivered, engine.in_flight)
         self.ticked = False
-        sampler.provider = self._on_tick
+        self.applied = -1  # the last tick whose frame was taken
+        sampler.provider = self
         clock = engine.clock
         clock.call(end - now, self._finalize)
         for i in np.argsort(self.finish, kind="stable"):
             clock.call(float(self.finish[i]) - now, self._stream_done, int(i))
 
-    def _on_tick(self, now: float) -> np.ndarray | None:
-        """The sampler's snapshot of every port at this tick (None: read the ports)."""
-        j = self.engine.sampler.count - self.tick0 - 1
-        if j < 0 or j >= len(self.ticks) or self.ticks[j] != now:
-            return None  # pragma: no cover - the hook is removed when the rings end
+    def _tick_index(self, now: float) -> int:
+        """Index of the latest tick at or before ``now`` (-1: none yet)."""
+        return int(np.searchsorted(self.ticks, now, side="right")) - 1
+
+    def snapshot(self, now: float) -> np.ndarray:
+        """The sampler's snapshot of every port at the latest tick up to ``now``."""
+        j = self._tick_index(now)
+        if j < 0:
+            return self.base.copy()
         snap = (self.later if j else self.base).copy()
         rows = self.rows
         snap[rows, 0] = self.busy_at[j]
         snap[rows, -2] = self.q_at[j]
         before = self.q_at[j - 1] if j else self.first_peak
         snap[rows, -1] = np.maximum(before, self.q_peak[j])
+        return snap
+
+    def frame(self, now: float) -> None:
+        """A frame at tick ``now``: the streams' delivered bytes, progress and totals."""
+        j = self._tick_index(now)
+        if j <= self.applied or self.ticks[j] != now:
+            return  # pragma: no cover - every tick comes once, in order
+        self.applied = j
         self.ticked = True
         moved = self.delivered[j]
         self.moved += moved
@@ -522,7 +541,6 @@ class _Rings:
             sampler.track(rec)
         self._account()
         self._totals(int((self.sent * self.size).sum()), int((self.moved * self.size).sum()))
-        return snap
 
     def _totals(self, sent: int, arrived: int) -> None:
         """The engine's byte totals with ``sent`` bytes put on the wire and ``arrived``
