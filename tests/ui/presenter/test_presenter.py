@@ -240,3 +240,24 @@ def test_preferences_set_the_presenter_scale_and_contrast_like_the_view_menu(qtb
     menu_action(window, "View", "Presenter", "Presenter mode").trigger()
     assert presenter.active and window.scene.theme.name == "contrast"
     assert window.simulation.overlays.scale == 1.75
+
+
+def test_while_the_story_prepares_its_caption_shows_and_clicks_skip_no_step(qtbot, window):
+    import json
+
+    sim = install_simulation_ui(window, factory(wall_per_frame_s=0.01))
+    sim.scenario.until_complete.setChecked(False)
+    sim.scenario.horizon_us.setValue(12.0)
+    player = sim.presenter.player
+    player.load(parse_story(json.dumps(STORY)))
+    sim.presenter.enter()
+    qtbot.waitUntil(lambda: sim.compare.running, timeout=10_000)
+    assert sim.overlays.caption.text == "First"  # the presenter can start talking
+    for _ in range(2):
+        sim.presenter.handle_key(Qt.Key.Key_Right)
+    sim.presenter.handle_key(Qt.Key.Key_End)
+    qtbot.waitUntil(lambda: player.prepared and not sim.compare.running, timeout=30_000)
+    qtbot.waitUntil(lambda: sim.controller.stream is not None, timeout=10_000)
+    assert player.index == 0
+    sim.presenter.handle_key(Qt.Key.Key_Right)
+    assert player.index == 1
