@@ -9,12 +9,19 @@ RoCE; 3 tiers from 4,096 GPUs):
 
 Per case: simulated time, what the engine did (cell-hops or rate updates), build and run
 wall time, CPU time of the process (the machine is shared: CPU time is the figure to compare),
-peak resident memory, and the growth of run time from the previous size.  Targets (issue 10):
-cell ring on 4,096 GPUs < 120 s and < 1 GB; flow LLM iteration on 8,192 GPUs < 30 s, on
-32,768 < 120 s and < 4 GB.  A case the work estimate refuses prints the estimate's message.
+peak resident memory, and the growth of run time from the previous size.  Then the work
+estimate (:mod:`fabricstudio.sim.work`) against the run: counted cell-hops or rate updates
+against the estimate's, the run's CPU seconds against the predicted ones, and the CPU cost per
+cell-hop next to a bare SimPy timeout loop timed in the same process; with ``--fit`` the
+per-item costs that best explain the runs' CPU time (non-negative least squares on relative
+error over the measured counts) - the source of the constants in ``sim/work.py``.
+
+Targets (issue 10): cell ring on 4,096 GPUs < 120 s and < 1 GB; flow LLM iteration on
+8,192 GPUs < 30 s, on 32,768 < 120 s and < 4 GB.  A case the work estimate refuses prints
+the estimate's message.
 
 Usage: python benchmarks/scale.py [--gpus 1024 4096 8192 32768] [--cases ring llm]
-       [--engines cell flow] [--size 256MiB]
+       [--engines cell flow] [--size 256MiB] [--fit]
 """
 
 from __future__ import annotations
@@ -25,11 +32,21 @@ import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 from fabricstudio.model import Technology
 from fabricstudio.sim import Scenario, ScenarioError, build_simulation, parse_size
+from fabricstudio.sim.work import (
+    CELL_S_PER_CELL_HOP,
+    FLOW_S_PER_TRANSFER,
+    FLOW_S_PER_UPDATE,
+    FLOW_S_PER_UPDATE_ENTRY,
+)
 from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from engine import bare_simpy_events_per_s  # noqa: E402  (benchmarks/engine.py)
 
 LLM = {"type": "llm_training", "model": "llama3-70b", "gpu": "h100", "tp": 8, "pp": 4,
        "seq_len": 8192, "global_batch": 2048}
@@ -43,6 +60,7 @@ def workload(case: str, size: int) -> dict[str, Any]:
 
 def measure(gpus: int, case: str, engine: str, size: int) -> dict[str, Any]:
     """Build and run one case in this process."""
+    bare_per_s = bare_simpy_events_per_s()[1]
     wall0, cpu0 = time.perf_counter(), time.process_time()
     design = build_fabric(RailOptimizedSpec(gpus=gpus, technology=Technology.ROCE)).to_design()
     scenario = Scenario.model_validate({"engine": engine, "cell_bytes": 65536,
@@ -54,7 +72,12 @@ def measure(gpus: int, case: str, engine: str, size: int) -> dict[str, Any]:
     except ScenarioError as exc:
         out["refused"] = str(exc)
         return out
-    wall1 = time.perf_counter()
+    wall1, cpu1 = time.perf_counter(), time.process_time()
+    estimate = sim.engine_info["estimate"]
+    out.update({"predicted_s": estimate[f"{engine}_seconds"],
+                "predicted_updates": estimate["rate_updates"],
+                "predicted_cell_hops": estimate["cell_hops"],
+                "entries": estimate["concurrent_entries"]})
     result = sim.run()
     wall2, cpu2 = time.perf_counter(), time.process_time()
     unfinished = [w for w in result.warnings if "unfinished" in w]
@@ -72,6 +95,7 @@ def measure(gpus: int, case: str, engine: str, size: int) -> dict[str, Any]:
                 "cell_hops": result.engine.cell_hops,
                 "rate_updates": result.engine.rate_updates,
                 "build_s": wall1 - wall0, "run_s": wall2 - wall1, "cpu_s": cpu2 - cpu0,
+                "run_cpu_s": cpu2 - cpu1, "bare_events_per_cpu_s": bare_per_s,
                 "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024})
     return out
 
@@ -83,6 +107,8 @@ def main() -> None:
     parser.add_argument("--engines", nargs="+", default=["cell", "flow"],
                         choices=["cell", "flow"])
     parser.add_argument("--size", type=parse_size, default=256 * 2**20)
+    parser.add_argument("--fit", action="store_true",
+                        help="fit the per-item costs of sim/work.py to the runs' CPU time")
     parser.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -97,6 +123,7 @@ def main() -> None:
     print(header)
     print("-" * len(header))
     times: dict[tuple[str, str, int], float] = {}
+    rows: list[dict[str, Any]] = []
     for case in args.cases:
         engines = args.engines if case == "ring" else ["flow"]
         for engine in engines:
@@ -125,13 +152,64 @@ def main() -> None:
                       f"{r['run_s']:>6.1f}s {r['cpu_s']:>6.1f}s {r['peak_mb']:>6.0f} MB "
                       f"{growth:>7}  {extra}")
                 times[(case, engine, gpus)] = r["sim_s"]
+                rows.append(r)
     both = [(c, g) for (c, e, g) in times if e == "cell" and (c, "flow", g) in times]
     if both:
         print("\nflow vs cell (same scenario): " + ", ".join(
             f"{c} {g:,} GPUs {times[(c, 'flow', g)] / times[(c, 'cell', g)]:.3f}x"
             for c, g in both))
+    _print_predictions(rows)
+    if args.fit:
+        _fit(rows)
     print("targets: cell ring 4,096 GPUs < 120 s, < 1 GB; flow llm 8,192 GPUs < 30 s; "
           "32,768 GPUs < 120 s, < 4 GB")
+
+
+def _print_predictions(rows: list[dict[str, Any]]) -> None:
+    """The work estimate against each run: counts, and predicted against CPU seconds."""
+    if not rows:
+        return
+    print("\nwork estimate against the run (run CPU = the simulation without building the "
+          "fabric):")
+    for r in rows:
+        if r["engine"] == "cell":
+            counted = r["cell_hops"]
+            per_item = f"{r['run_cpu_s'] / counted * 1e6:.1f} us CPU per cell-hop = " \
+                f"{r['bare_events_per_cpu_s'] * r['run_cpu_s'] / counted:.2f} bare SimPy events"
+            count = f"cell-hops {counted:,} counted / {r['predicted_cell_hops']:,} estimated"
+        else:
+            counted = r["rate_updates"]
+            per_item = f"{r['transfers']:,} transfers, {r['entries']:,} entries"
+            count = f"rate updates {counted:,} counted / {r['predicted_updates']:,} estimated"
+        ratio = counted / max(1, r["predicted_cell_hops" if r["engine"] == "cell"
+                                   else "predicted_updates"])
+        print(f"{r['case']:>4} {r['engine']:>6} {r['gpus']:>6} {count} = {ratio:.2f}; run "
+              f"{r['run_cpu_s']:.1f} s CPU / {r['predicted_s']:.1f} s predicted = "
+              f"{r['run_cpu_s'] / r['predicted_s']:.2f}; {per_item}")
+
+
+def _fit(rows: list[dict[str, Any]]) -> None:
+    """Per-item costs that best explain the runs' CPU time from their counted work."""
+    import numpy as np
+    from scipy.optimize import nnls
+
+    flow = [r for r in rows if r["engine"] == "flow"]
+    if len(flow) >= 3:
+        a = np.array([[r["transfers"], r["rate_updates"], r["rate_updates"] * r["entries"]]
+                      for r in flow], dtype=float)
+        y = np.array([r["run_cpu_s"] for r in flow])
+        x, _ = nnls(a / y[:, None], np.ones(len(y)))
+        fitted = a @ x / y
+        print(f"\nflow fit over {len(flow)} runs: {x[0] * 1e6:.1f} us per transfer, "
+              f"{x[1] * 1e6:.0f} us per rate update + {x[2] * 1e9:.2f} ns per update x entry "
+              f"(sim/work.py: {FLOW_S_PER_TRANSFER * 1e6:.1f}, {FLOW_S_PER_UPDATE * 1e6:.0f}, "
+              f"{FLOW_S_PER_UPDATE_ENTRY * 1e9:.2f}); fitted / measured "
+              f"{fitted.min():.2f}-{fitted.max():.2f}")
+    cell = [r for r in rows if r["engine"] == "cell"]
+    if cell:
+        per_hop = sorted(r["run_cpu_s"] / r["cell_hops"] for r in cell)
+        print(f"cell: {per_hop[len(per_hop) // 2] * 1e6:.1f} us CPU per cell-hop (median of "
+              f"{len(cell)}; sim/work.py: {CELL_S_PER_CELL_HOP * 1e6:.1f})")
 
 
 def _run(gpus: int, case: str, engine: str, size: int) -> dict[str, Any] | None:

@@ -166,6 +166,7 @@ class WorkEstimateInfo(ResultPart):
     flow_seconds: Num = Field(description="predicted wall time on the flow engine")
     explicit_flows: int = Field(0, description="entries of the scenario's flows list")
     memory_bytes: int = Field(0, description="predicted peak memory of the explicit flows")
+    cell_hop_s: Num = Field(0.0, description="predicted seconds per cell-hop (cell engine)")
 
 
 class EngineInfo(ResultPart):

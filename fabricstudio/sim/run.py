@@ -33,10 +33,16 @@ from fabricstudio.sim.budget import check_timers, sample_budget
 from fabricstudio.sim.duration import HopTimes, estimate_duration, send_rate_bps
 from fabricstudio.sim.engine import Engine, EngineConfig, EngineError
 from fabricstudio.sim.flow import NOT_MODELLED, FlowEngine
+from fabricstudio.sim.hops import RouteLengths
 from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.sim.result import EngineInfo, Result, throughput_gbps
 from fabricstudio.sim.scenario import Scenario, ScenarioError, fabric_with_overrides
-from fabricstudio.sim.work import LIMIT_S, WorkEstimate, choose_engine
+from fabricstudio.sim.work import (
+    ETHERNET_CELL_HOP_FACTOR,
+    LIMIT_S,
+    WorkEstimate,
+    choose_engine,
+)
 from fabricstudio.sim.workloads import Workload, WorkloadContext, build_workloads, server_of
 from fabricstudio.sim.workloads.collectives import Collective
 from fabricstudio.sim.workloads.training import TrainingStep
@@ -104,7 +110,7 @@ class Simulation:
         self._window_base: dict[int, int] | None = None
         self._planned = sum(w.planned_bytes for w in workloads) or 1
         #: Which engine runs and why: ``kind`` ("cell" or "flow"), ``requested``, ``reason``,
-        #: ``estimate`` (the work estimate, a dict).
+        #: ``estimate`` (the work estimate, a dict) and ``work`` (the WorkEstimate itself).
         self.engine_info: dict[str, Any] = engine_info or {
             "kind": "cell", "requested": "cell", "reason": "cell: chosen by the scenario",
             "estimate": None}
@@ -446,7 +452,8 @@ def build_simulation(design: Design, scenario: Scenario,
                                  HopTimes(frozen, graph, _effective_fabric(frozen, scenario)))
     horizon = scenario.until_s if scenario.until_s is not None else estimate
     samples = sample_budget(frozen, scenario, horizon)
-    work = estimate_work(frozen, graph, workloads, scenario, horizon, samples.period_s)
+    work = estimate_work(frozen, RouteLengths(frozen), workloads, scenario, horizon,
+                         samples.period_s)
     kind, reason = choose_engine(scenario.engine, work)
     region = None
     if scenario.focus is not None:
@@ -468,7 +475,7 @@ def build_simulation(design: Design, scenario: Scenario,
         raise ScenarioError(f"the design cannot be simulated: {exc}") from None
     ctx.engine = engine
     info = {"kind": kind, "requested": scenario.engine, "reason": reason,
-            "estimate": work.as_dict()}
+            "estimate": work.as_dict(), "work": work}
     if scenario.failures:
         from fabricstudio.sim.engine.failures import FailureInjector
         from fabricstudio.sim.flow.failures import FlowFailureInjector
@@ -532,19 +539,10 @@ def check_run_timers(design: Design, config: EngineConfig, workloads: list[Workl
     return check_timers(fabric, technology, dcqcn, concurrent, horizon_s)
 
 
-def _mean_hops(graph: nx.Graph, pairs: list[tuple[str, str]]) -> float:
-    """Mean link count between the servers of ``pairs`` that cross the fabric (sampled)."""
-    fabric_pairs = [(server_of(a), server_of(b)) for a, b in pairs if server_of(a) != server_of(b)]
-    if not fabric_pairs:
-        return 0.0
-    sample = fabric_pairs[::max(1, len(fabric_pairs) // 64)]
-    hops: int = sum(nx.shortest_path_length(graph, a, b) for a, b in sample)
-    return hops / len(sample)
-
-
-def estimate_work(design: Design, graph: nx.Graph, workloads: list[Workload],
+def estimate_work(design: Design, routes: RouteLengths, workloads: list[Workload],
                   scenario: Scenario, horizon_s: float, period_s: float) -> WorkEstimate:
-    """What the run will cost (counted from the workloads' plans, nothing built yet)."""
+    """What the run will cost (counted from the workloads' plans, nothing built yet): cells
+    times the links of their routes (:class:`~fabricstudio.sim.hops.RouteLengths`)."""
     transfers = fabric_transfers = 0
     fabric_bytes = cell_hops = hop_sum = 0.0
     updates = entries = 0
@@ -558,7 +556,7 @@ def estimate_work(design: Design, graph: nx.Graph, workloads: list[Workload],
         capacity = sum(send_rate_bps(design, s) for s in senders) * max(
             0.0, horizon_s - getattr(workload, "at_s", 0.0))
         moved = min(workload.network_bytes, capacity)
-        hops = _mean_hops(graph, workload.hops)
+        hops = routes.mean(workload.route_pairs)
         fabric_bytes += moved
         cell = min(scenario.cell_bytes, workload.unit_bytes_hint or scenario.cell_bytes)
         if per_packet:
@@ -573,7 +571,8 @@ def estimate_work(design: Design, graph: nx.Graph, workloads: list[Workload],
                         mean_hops=hop_sum / fabric_transfers if fabric_transfers else 0.0,
                         frames=int(horizon_s / period) + 1, links=2 * len(design.links),
                         rate_updates=updates, concurrent_entries=entries,
-                        explicit_flows=len(scenario.flows))
+                        explicit_flows=len(scenario.flows),
+                        cell_hop_factor=ETHERNET_CELL_HOP_FACTOR if per_packet else 1.0)
 
 
 def check_work(work: WorkEstimate, engine: str, scenario: Scenario,

@@ -24,12 +24,24 @@ would exceed its limit is refused with the figures and a suggestion.
 
 from __future__ import annotations
 
+import dataclasses
 import resource
 from dataclasses import asdict, dataclass
 from typing import Any
 
-#: Seconds per cell-hop of the cell engine (~330 k cell-hops/s, docs/engine.md "Speed").
-CELL_S_PER_CELL_HOP = 3.0e-6
+#: CPU seconds per cell-hop of the cell engine (RoCE, InfiniBand).  Source: ``benchmarks/
+#: scale.py --cases ring --engines cell --gpus 256 512 --fit`` (256 MiB flat ring, 64 KiB cells,
+#: rail-optimised 400G RoCE; 2026-12-02 03:37, load 2.5-4, nice 5): 12.1 us per cell-hop at 256
+#: GPUs, 16.0 us at 512 (16.8 us at 1,024 GPUs, load ~4) - 10-11.5 bare SimPy timeout events
+#: timed in the same processes (1.2-1.4 us each there, ~0.77 us on a quiet machine: docs/
+#: engine.md "Speed"), so about 8-9 us on an idle machine and more on big fabrics (cache
+#: misses).  The per-cell-hop cost of the small leaf-spine of benchmarks/engine.py (~3 us,
+#: 4.4 bare events) underestimated real fabrics 4-6x.
+CELL_S_PER_CELL_HOP = 1.2e-5
+#: Lossy Ethernet runs TCP per packet (acknowledged, SACKed, timed): cell-hops per bare SimPy
+#: event 0.148 against RoCE's 0.227 and InfiniBand's 0.221 (benchmarks/engine.py, 2026-12-02
+#: 02:42, docs/engine.md "Speed"): 1.5x the cost per cell-hop.
+ETHERNET_CELL_HOP_FACTOR = 1.5
 #: Seconds per engine flow (record, route, start and finish events).
 S_PER_FLOW = 3.0e-5
 #: Seconds per explicit flow of a scenario's ``flows`` list: file read and validation, workload
@@ -46,9 +58,17 @@ BYTES_PER_EXPLICIT_FLOW_TO_RUN = 1_600
 MEMORY_RESERVE_BYTES = 64 * 2**20
 #: Seconds per (frame x directed link) of metric sampling.
 S_PER_SAMPLE = 4.0e-7
-#: Flow engine: seconds per rate update, fixed part and per active (flow x link) entry.
-FLOW_S_PER_UPDATE = 4.0e-4
-FLOW_S_PER_UPDATE_ENTRY = 2.0e-7
+#: Flow engine: CPU seconds per transfer (record, route, start and finish; for an LLM
+#: iteration also the schedule's own SimPy steps), per rate update, and per rate update and
+#: estimated concurrent (flow x link) entry.  Source: ``benchmarks/scale.py --cases llm --gpus
+#: 512 1024 2048 4096 8192 32768 --fit`` (Llama-3-70B iteration, RoCE rail-optimised fabric,
+#: run CPU time against the counted transfers and rate updates, 2026-12-02, load 2-5, nice 5):
+#: 46.6 us, 221 us and 7.12 ns explain every run within 0.90-1.07x.  (Before the incremental
+#: solver these were 400 us + 0.2 us per entry and S_PER_FLOW: 139 s predicted against 28 s
+#: run at 8,192 GPUs.)
+FLOW_S_PER_TRANSFER = 4.7e-5
+FLOW_S_PER_UPDATE = 2.2e-4
+FLOW_S_PER_UPDATE_ENTRY = 7.1e-9
 #: ``engine: "auto"`` uses the cell engine when it is predicted to take at most this long.
 AUTO_CELL_BUDGET_S = 60.0
 #: Runs predicted above this wall time are refused (``--no-limit`` lifts it).
@@ -70,12 +90,22 @@ class WorkEstimate:
     concurrent_entries: int
     #: Entries of the scenario's explicit ``flows`` list (also counted in ``transfers``).
     explicit_flows: int = 0
+    #: Cost of a cell-hop against RoCE's (:data:`ETHERNET_CELL_HOP_FACTOR` for lossy Ethernet).
+    cell_hop_factor: float = 1.0
+
+    @property
+    def cell_hop_s(self) -> float:
+        """Predicted seconds per cell-hop of this run's fabric."""
+        return CELL_S_PER_CELL_HOP * self.cell_hop_factor
 
     @property
     def flow_records_seconds(self) -> float:
         """Predicted wall time of the transfers' records, explicit flows at their own cost."""
+        return self._records_seconds(S_PER_FLOW)
+
+    def _records_seconds(self, per_transfer: float) -> float:
         explicit = min(self.explicit_flows, self.transfers)
-        return (self.transfers - explicit) * S_PER_FLOW + explicit * S_PER_EXPLICIT_FLOW
+        return (self.transfers - explicit) * per_transfer + explicit * S_PER_EXPLICIT_FLOW
 
     @property
     def memory_bytes(self) -> int:
@@ -85,15 +115,13 @@ class WorkEstimate:
     @property
     def cell_seconds(self) -> float:
         """Predicted wall time on the cell engine."""
-        return (self.cell_hops * CELL_S_PER_CELL_HOP + self.flow_records_seconds
+        return (self.cell_hops * self.cell_hop_s + self.flow_records_seconds
                 + self.frames * self.links * S_PER_SAMPLE)
 
     @property
     def flow_seconds(self) -> float:
         """Predicted wall time on the flow engine."""
-        return (self.flow_records_seconds + self.frames * self.links * S_PER_SAMPLE / 4
-                + self.rate_updates * (FLOW_S_PER_UPDATE
-                                       + FLOW_S_PER_UPDATE_ENTRY * self.concurrent_entries))
+        return flow_engine_seconds(self, self.transfers, self.rate_updates)
 
     def seconds(self, engine: str) -> float:
         """Predicted wall time on ``engine`` ("cell" or "flow")."""
@@ -108,6 +136,8 @@ class WorkEstimate:
         out["cell_seconds"] = round(self.cell_seconds, 3)
         out["flow_seconds"] = round(self.flow_seconds, 3)
         out["memory_bytes"] = self.memory_bytes
+        out["cell_hop_s"] = self.cell_hop_s
+        del out["cell_hop_factor"]
         return out
 
     def memory_problem(self) -> str | None:
@@ -124,6 +154,16 @@ class WorkEstimate:
                 f"{_mb(to_come)} of it still to come) and ~{self.flow_records_seconds:,.0f} s, "
                 f"but only {_mb(free)} of memory is available; use fewer flows or a "
                 "workload that generates them (incast, permutation, all-to-all)")
+
+
+def flow_engine_seconds(work: WorkEstimate, transfers: int, rate_updates: int) -> float:
+    """Flow-engine seconds of ``work`` with these transfer and rate-update counts (the
+    estimate's own, or a run's counted ones to check the estimate against)."""
+    records = dataclasses.replace(work, transfers=transfers)._records_seconds(
+        FLOW_S_PER_TRANSFER)
+    return (records + work.frames * work.links * S_PER_SAMPLE / 4
+            + rate_updates * (FLOW_S_PER_UPDATE
+                              + FLOW_S_PER_UPDATE_ENTRY * work.concurrent_entries))
 
 
 def _mb(nbytes: float) -> str:
@@ -154,15 +194,27 @@ def memory_available() -> int | None:
 
 
 def choose_engine(requested: str, estimate: WorkEstimate) -> tuple[str, str]:
-    """(engine, reason) for ``requested`` = "cell", "flow" or "auto"."""
-    cell = estimate.cell_seconds
-    if requested == "cell":
-        return "cell", "cell: chosen by the scenario"
-    if requested == "flow":
-        return "flow", "flow: chosen by the scenario"
+    """(engine, reason) for ``requested`` = "cell", "flow" or "auto".  ``auto`` runs the cell
+    engine when its predicted time fits :data:`AUTO_CELL_BUDGET_S`, else the flow engine; the
+    reason names the choice, why, and both engines' predicted times with their counts."""
+    cell, flow = estimate.cell_seconds, estimate.flow_seconds
+    millions = estimate.cell_hops / 1e6
+    cell_work = (f"{millions:,.0f}" if millions >= 100 else f"{millions:.3g}") + (
+        f" million cell-hops x {estimate.cell_hop_s * 1e6:.3g} us")
+    flow_work = f"{estimate.transfers:,} transfers, {estimate.rate_updates:,} rate updates"
+    if requested in ("cell", "flow"):
+        seconds, work = (cell, cell_work) if requested == "cell" else (flow, flow_work)
+        return requested, (f"{requested}: chosen by the scenario (predicted {_seconds(seconds)}"
+                           f": {work})")
     if cell <= AUTO_CELL_BUDGET_S:
-        return "cell", (f"auto: the cell engine is predicted to take {cell:.3g} s "
-                        f"(budget {AUTO_CELL_BUDGET_S:g} s): packet-level effects included")
-    return "flow", (f"auto: the cell engine would take about {cell:,.0f} s (budget "
-                    f"{AUTO_CELL_BUDGET_S:g} s; {estimate.cell_hops / 1e6:,.0f} million "
-                    f"cell-hops): flow level, {estimate.flow_seconds:.3g} s predicted")
+        return "cell", (f"auto: the cell engine is predicted to take {_seconds(cell)} "
+                        f"({cell_work}), within the {AUTO_CELL_BUDGET_S:g} s budget: "
+                        f"packet-level effects included (flow level: {_seconds(flow)})")
+    return "flow", (f"auto: the cell engine would take {_seconds(cell)} ({cell_work}), "
+                    f"over the {AUTO_CELL_BUDGET_S:g} s budget: flow level instead, "
+                    f"{_seconds(flow)} predicted ({flow_work})")
+
+
+def _seconds(seconds: float) -> str:
+    """``~0.12 s``, ``~42 s``, ``~2,800 s``."""
+    return f"~{seconds:.2g} s" if seconds < 10 else f"~{seconds:,.0f} s"

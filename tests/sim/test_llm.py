@@ -12,6 +12,7 @@ from fabricstudio.sim.llm import formulas as f
 from fabricstudio.sim.llm.plan import make_plan
 from fabricstudio.sim.llm.workload import ideal_iteration
 from fabricstudio.sim.scenario import LlmTrainingSpec
+from fabricstudio.sim.work import flow_engine_seconds
 from fabricstudio.sim.workloads.addresses import all_gpus, server_of
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "scenarios"
@@ -178,5 +179,13 @@ def test_the_flow_engines_rate_updates_are_estimated_per_pipeline_send():
     estimated = sim.engine_info["estimate"]["rate_updates"]
     sends = 32 * 8 * 3 * 2  # replicas x micro-batches x stage boundaries x (forward, backward)
     assert estimated == 2 * (sends + 2 * 4 * 8)  # + ZeRO-1 rings: 2 per stage and rail
-    measured = sim.run().engine.rate_updates
+    result = sim.run()
+    measured = result.engine.rate_updates
     assert estimated / 5 <= measured <= estimated * 5, (measured, estimated)
+    # the predicted seconds follow the counts: every transfer is foreseen, and the prediction
+    # stays within the rate-update count's error of the cost model applied to what was counted
+    work = sim.engine_info["work"]
+    assert result.flow_summary is not None
+    assert work.transfers == result.flow_summary.flows
+    counted = flow_engine_seconds(work, result.flow_summary.flows, measured)
+    assert counted / 5 <= work.flow_seconds <= counted * 5, (work.flow_seconds, counted)

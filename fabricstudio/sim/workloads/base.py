@@ -84,6 +84,12 @@ class Workload:
         raise NotImplementedError
 
     @property
+    def route_pairs(self) -> list[tuple[str, str]]:
+        """(src, dst) pairs whose route lengths stand for the workload's fabric bytes (work
+        estimates): its ``hops`` unless those are only a chain proving reachability."""
+        return self.hops
+
+    @property
     def tag(self) -> str:
         """Tag given to this workload's flows (``"w0:all_reduce"``)."""
         return f"w{self.index}:{self.kind}"

@@ -230,6 +230,7 @@ class Collective(Workload):
             self.planned_flows = n * (n - 1)
             self.planned_fabric_flows = self.planned_concurrent = fabric_pairs
             self.planned_rate_updates = 2 * fabric_pairs
+            self.unit_bytes_hint = math.ceil(size_bytes / n)  # one transfer per pair
             return
         self.algorithm, self.channels, self._phases, self.reason = plan(
             ctx.design, name, ranks, size_bytes, channels, algorithm, nvls)
@@ -258,6 +259,16 @@ class Collective(Workload):
                     pairs.update((run.nodes[v], run.nodes[p])
                                  for v, p in enumerate(run.parents) if p >= 0)
         return sorted(pairs)
+
+    @property
+    def route_pairs(self) -> list[tuple[str, str]]:
+        """The pairs that carry the bytes; an all-to-all's N(N-1) are sampled (every rank
+        to ranks at about 64 spread offsets), not listed."""
+        if self.name != "all_to_all":
+            return self.hops
+        n = len(self.ranks)
+        offsets = range(1, n, max(1, (n - 1) // 64))
+        return [(self.ranks[i], self.ranks[(i + k) % n]) for k in offsets for i in range(n)]
 
     def estimate_s(self, times: HopTimes) -> float:
         """Expected length without contention: the phases one after another (all-to-all:

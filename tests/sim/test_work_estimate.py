@@ -1,0 +1,106 @@
+"""The work estimate against what the engines count, and the ``auto`` engine choice it drives
+(counts and the choice logic only: no timings)."""
+
+from __future__ import annotations
+
+import pytest
+
+from fabricstudio.model import Technology
+from fabricstudio.sim import Scenario, build_simulation
+from fabricstudio.sim.hops import RouteLengths
+from fabricstudio.sim.work import (
+    AUTO_CELL_BUDGET_S,
+    CELL_S_PER_CELL_HOP,
+    ETHERNET_CELL_HOP_FACTOR,
+    WorkEstimate,
+    choose_engine,
+)
+from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
+
+
+@pytest.fixture(scope="module")
+def rail64():
+    """8 servers of 8 GPUs in two scalable units: rail leaves under spines."""
+    return build_fabric(RailOptimizedSpec(gpus=64, servers_per_su=4,
+                                          technology=Technology.ROCE)).to_design()
+
+
+@pytest.mark.parametrize("workload", [
+    {"type": "all_reduce", "size_bytes": 1_000_000, "algorithm": "ring"},
+    {"type": "all_to_all", "size_bytes": 1_000_000},
+    {"type": "permutation", "bytes": 125_000},
+], ids=["ring", "all_to_all", "permutation"])
+def test_cell_hops_are_counted_from_the_routes_each_nic_takes(rail64, workload):
+    """A GPU sends through its own NIC: on a rail fabric GPU 3 of one server reaches GPU 5 of
+    another only through a spine (4 links), not through a leaf both servers share (2).  The
+    old estimate took server-to-server distances and was 2x low for the all-to-all and the
+    permutation; counted per NIC route it lands within a few per cent (a transfer's last cell
+    is partly full; the all-to-all's pairs are sampled)."""
+    scenario = Scenario.model_validate({"engine": "cell", "cell_bytes": 16384, "dcqcn": False,
+                                        "workloads": [workload]})
+    sim = build_simulation(rail64, scenario)
+    estimated = sim.engine_info["estimate"]["cell_hops"]
+    counted = sim.run().engine.cell_hops
+    assert counted is not None
+    assert counted == pytest.approx(estimated, rel=0.06), (counted, estimated)
+
+
+def test_route_lengths_follow_the_nic_of_each_gpu(rail64):
+    routes = RouteLengths(rail64)
+    servers = sorted(d.id for d in rail64.devices.values() if d.kind == "gpu_server")
+    a, b, far = servers[0], servers[1], servers[-1]
+    assert routes.links(f"{a}/gpu0", f"{a}/gpu5") == 0  # NVLink
+    assert routes.links(f"{a}/gpu2", f"{b}/gpu2") == 2  # one rail leaf
+    assert routes.links(f"{a}/gpu2", f"{b}/gpu3") == 4  # leaf, spine, leaf
+    assert routes.links(f"{a}/gpu2", f"{far}/gpu2") == 4  # the other scalable unit
+    assert routes.mean([(f"{a}/gpu2", f"{b}/gpu2"), (f"{a}/gpu2", f"{b}/gpu3"),
+                        (f"{a}/gpu0", f"{a}/gpu1")]) == 3.0
+
+
+def estimate(cell_hops: float, rate_updates: int = 10, factor: float = 1.0) -> WorkEstimate:
+    return WorkEstimate(transfers=100, fabric_transfers=100, fabric_bytes=1e9,
+                        cell_hops=cell_hops, mean_hops=2.0, frames=10, links=8,
+                        rate_updates=rate_updates, concurrent_entries=200,
+                        cell_hop_factor=factor)
+
+
+def test_auto_runs_the_cell_engine_while_its_prediction_fits_the_budget_and_says_why():
+    fits = AUTO_CELL_BUDGET_S / CELL_S_PER_CELL_HOP * 0.9  # cell-hops within the budget
+    kind, reason = choose_engine("auto", estimate(fits))
+    assert kind == "cell"
+    assert reason.startswith("auto: the cell engine is predicted to take ~54 s (")
+    assert "million cell-hops" in reason and "within the 60 s budget" in reason
+    assert "flow level: ~" in reason  # the alternative's prediction too
+    kind, reason = choose_engine("auto", estimate(fits * 1.2))
+    assert kind == "flow"
+    assert reason.startswith("auto: the cell engine would take ~65 s (")
+    assert "over the 60 s budget: flow level instead" in reason and "10 rate updates" in reason
+
+
+def test_lossy_ethernet_cell_hops_cost_more_so_auto_turns_to_flow_level_sooner():
+    hops = AUTO_CELL_BUDGET_S / CELL_S_PER_CELL_HOP * 0.9
+    assert choose_engine("auto", estimate(hops))[0] == "cell"
+    assert ETHERNET_CELL_HOP_FACTOR > 1.2
+    assert choose_engine("auto", estimate(hops, factor=ETHERNET_CELL_HOP_FACTOR))[0] == "flow"
+
+
+@pytest.mark.parametrize("engine", ["cell", "flow"])
+def test_an_engine_the_scenario_names_runs_whatever_its_prediction(engine):
+    kind, reason = choose_engine(engine, estimate(1e12, rate_updates=10**9))
+    assert kind == engine
+    assert reason.startswith(f"{engine}: chosen by the scenario (predicted ~")
+
+
+def test_the_result_and_the_cli_summary_say_why_auto_chose_and_what_it_predicted(rail64):
+    from fabricstudio.cli.simulate_cmd import summary_text
+
+    scenario = Scenario.model_validate({"workloads": [
+        {"type": "all_reduce", "size_bytes": 1_000_000, "algorithm": "ring"}]})
+    sim = build_simulation(rail64, scenario)
+    result = sim.run()
+    assert result.engine.kind == "cell" and result.engine.requested == "auto"
+    assert result.engine.reason == sim.engine_info["reason"]
+    assert result.engine.reason.startswith("auto: the cell engine is predicted to take ~")
+    assert result.engine.estimate is not None
+    assert result.engine.estimate.cell_hop_s == CELL_S_PER_CELL_HOP
+    assert f"engine: {result.engine.reason}" in summary_text(result)
