@@ -12,8 +12,10 @@ it may call :meth:`Worker.check_stop` between steps, which raises :class:`Stoppe
     worker.failed.connect(self._show_error)
     worker.start()
 
-The simulation runs (in a thread or a child process), the fabric comparison, the sweep and
-the autosave writes are Workers too.
+:class:`ChildCall` runs one function in a spawned child process instead (the analysis of a
+large design: pure-Python work that would otherwise share the GUI's GIL for seconds); a stop
+ends the child at once.  The simulation runs (in a thread or a child process), the fabric
+comparison, the sweep and the autosave writes are Workers too.
 
 Running workers are kept here until they finish (:func:`running_workers`), so an owner may let
 go of one still running (:func:`abandon`: a window closing during a long analysis) and
@@ -27,6 +29,9 @@ there, which crashes Qt.
 from __future__ import annotations
 
 import gc
+import pickle
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -106,6 +111,89 @@ class Call(Worker):
 
     def work(self) -> Any:
         return self._function()
+
+
+class ChildCall(Worker):
+    """A Worker running ``function(*args, **kwargs)`` in a child Python process, so its work
+    never holds the GUI's GIL; the function and its arguments must pickle (a module-level
+    function of a Qt-free module, or :class:`~fabricstudio.ui.child_entry.ByName`, keeps the
+    child light).
+
+    The call is pickled and written to the child on the worker thread; the child writes back
+    the result or a one-line error (``failed``); see ``fabricstudio.ui.child_entry``.
+    :meth:`request_stop` kills the child at once, from any thread, even while the call is
+    still being written: the work then ends as stopped.  A plain subprocess, not a
+    multiprocessing one: quitting never waits for a child to be reaped (multiprocessing's exit
+    hook joins every child, and a killed child at low priority on a busy machine took a
+    second to go).
+    """
+
+    def __init__(self, function: Callable[..., Any], *args: Any, parent: QObject | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(parent)
+        self._call: tuple[Any, ...] | None = (function, args, kwargs)
+        self._process: subprocess.Popen[bytes] | None = None
+        # the child is started and signalled under the lock, and never signalled once its
+        # outcome was read (the worker reaps it then: no signal can reach a reused pid)
+        self._lock = threading.Lock()
+        self._settled = False
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id (None before it started)."""
+        process = self._process
+        return None if process is None else process.pid
+
+    @property
+    def exitcode(self) -> int | None:
+        """How the child ended once reaped: 0, or minus the signal that ended it."""
+        process = self._process
+        return None if process is None else process.returncode
+
+    def request_stop(self) -> None:
+        """Stop: the child is killed now (the worker thread then ends)."""
+        super().request_stop()
+        self._kill()
+
+    def work(self) -> Any:
+        payload = pickle.dumps(self._call, protocol=pickle.HIGHEST_PROTOCOL)
+        self._call = None  # the child has its own copy from here on
+        with self._lock:
+            self.check_stop()
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "fabricstudio.ui.child_entry"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        process = self._process
+        assert process.stdin is not None and process.stdout is not None
+        answer = None
+        try:
+            try:
+                process.stdin.write(payload)
+                process.stdin.close()
+                answer = process.stdout.read()  # to the end: the child is done or killed
+            except OSError:  # killed (a stop) or died while the call was written
+                answer = b""
+        finally:
+            self._kill(settle_only=answer is not None)  # read to the end: it exits by itself
+            process.wait()
+            process.stdout.close()
+        self.check_stop()
+        if not answer:
+            raise Reported("the background process ended unexpectedly")
+        kind, value = pickle.loads(answer)
+        if kind == "error":
+            raise Reported(value)
+        return value
+
+    def _kill(self, settle_only: bool = False) -> None:
+        """Kill the child unless its outcome is settled (read to the end, or killed once);
+        ``settle_only``: just mark it settled (no signal from here on)."""
+        with self._lock:
+            if self._process is None or self._settled:
+                return
+            self._settled = True
+            if not settle_only and self._process.poll() is None:
+                self._process.kill()
 
 
 class _Running(QObject):

@@ -55,3 +55,25 @@ def test_with_fabric_and_pickling_keep_the_snapshot_whole():
     assert back.to_data() == ib.to_data() and back.used_ports("gpu1") == {0: "l1"}
     with pytest.raises(DesignError):
         back.remove_link("l1")
+
+
+class _TaggedLink(Link):
+    """A link subclass: pickled as it is, not as a row."""
+
+
+def test_pickled_links_come_back_equal_with_the_fields_they_were_given():
+    design = _design()
+    design.add_device(GpuServer(id="gpu2"))
+    design.add_link(Link(id="l2", a="gpu2", b="leaf1", length_m=7.5, speed_gbps=200.0))
+    design.add_device(GpuServer(id="gpu3"))
+    design.add_link(_TaggedLink(id="l3", a="gpu3", b="leaf1"))
+    frozen = freeze(design)
+    back = pickle.loads(pickle.dumps(frozen))
+    assert list(back.links) == list(frozen.links) and back.links == frozen.links
+    for link_id, link in frozen.links.items():
+        copy = back.links[link_id]
+        assert type(copy) is type(link) and copy.model_fields_set == link.model_fields_set
+        assert copy.model_dump(exclude_unset=True) == link.model_dump(exclude_unset=True)
+    assert back.links["l2"].length_m == 7.5 and back.links["l2"].plane is frozen.links["l2"].plane
+    with pytest.raises(Exception, match="frozen"):
+        back.links["l2"].length_m = 1.0  # still a frozen model
