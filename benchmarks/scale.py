@@ -200,14 +200,14 @@ def _fit(rows: list[dict[str, Any]]) -> None:
     import numpy as np
     from scipy.optimize import nnls
 
-    flow = [r for r in rows if r["engine"] == "flow"]
+    flow = [r for r in rows if r["engine"] == "flow" and r["case"] == "llm"]  # a ring: 2 updates
     if len(flow) >= 3:
         a = np.array([[r["transfers"], r["rate_updates"], r["rate_updates"] * r["entries"]]
                       for r in flow], dtype=float)
         y = np.array([r["run_cpu_s"] for r in flow])
         x, _ = nnls(a / y[:, None], np.ones(len(y)))
         fitted = a @ x / y
-        print(f"\nflow fit over {len(flow)} runs: {x[0] * 1e6:.1f} us per transfer, "
+        print(f"\nflow fit over {len(flow)} LLM runs: {x[0] * 1e6:.1f} us per transfer, "
               f"{x[1] * 1e6:.0f} us per rate update + {x[2] * 1e9:.2f} ns per update x entry "
               f"(sim/work.py: {FLOW_S_PER_TRANSFER * 1e6:.1f}, {FLOW_S_PER_UPDATE * 1e6:.0f}, "
               f"{FLOW_S_PER_UPDATE_ENTRY * 1e9:.2f}); fitted / measured "
