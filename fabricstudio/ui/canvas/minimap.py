@@ -92,6 +92,8 @@ class Minimap:
             -60, -60, 60, 60)
 
     def _picture(self, size: QSizeF, ratio: float) -> QPixmap:
+        """The panel and the design's dots (redrawn when the design, its filters, the theme
+        or the size changed: a pan repaints the minimap at each step)."""
         if self._pixmap is not None and self._pixmap.size() == (size * ratio).toSize():
             return self._pixmap
         scene = self.view.scene()
@@ -99,6 +101,11 @@ class Minimap:
         pixmap.setDevicePixelRatio(ratio)
         pixmap.fill(QColor(0, 0, 0, 0))
         painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(scene.theme.border, 1))
+        painter.setBrush(QColor(scene.theme.panel))  # opaque: the view draws no scene under it
+        painter.drawRoundedRect(QRectF(QPointF(0.5, 0.5), size).adjusted(0, 0, -1, -1), 6, 6)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         world = self._world
         sx = (size.width() - 2 * PAD) / world.width()
         sy = (size.height() - 2 * PAD) / world.height()
@@ -127,12 +134,6 @@ class Minimap:
         if box.isEmpty():
             return
         theme = self.view.scene().theme
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        panel = QColor(theme.panel)
-        panel.setAlpha(245)
-        painter.setPen(QPen(theme.border, 1))
-        painter.setBrush(panel)
-        painter.drawRoundedRect(box, 6, 6)
         ratio = self.view.viewport().devicePixelRatioF()
         painter.drawPixmap(box.topLeft(), self._picture(box.size(), ratio))
         shown = self._to_map(self.view.visible_scene_rect()).intersected(box)
@@ -141,6 +142,7 @@ class Minimap:
         fill = QColor(theme.highlight)
         fill.setAlpha(40)
         pen = QPen(theme.highlight, 1.5)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(pen)
         painter.setBrush(fill)
         painter.drawRect(shown)
