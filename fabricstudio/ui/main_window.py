@@ -28,6 +28,7 @@ from fabricstudio.ui.canvas.view import FabricView
 from fabricstudio.ui.canvas_tools import CanvasTools
 from fabricstudio.ui.editor import Editor
 from fabricstudio.ui.failure_menu import FailureUi
+from fabricstudio.ui.fit import FittedScrollArea
 from fabricstudio.ui.icons import action_icon, app_icon
 from fabricstudio.ui.interop_menu import InteropMenu
 from fabricstudio.ui.model_signals import ModelSignals
@@ -46,6 +47,10 @@ from fabricstudio.ui.window_files import DesignFiles
 FILL_CANVAS_AT_SHOW_FROM = 1000
 #: After another design replaced the open one, its memory is reclaimed this much later (ms).
 RECLAIM_AFTER_MS = 300
+#: Narrowest Devices and Inspector docks: with the canvas they fit 910 logical pixels (1366 x
+#: 768 at 150 %, ui/fit.py); the palette scrolls its longer entries sideways.
+PALETTE_MIN_WIDTH = 170
+INSPECTOR_MIN_WIDTH = 270
 
 
 class MainWindow(QMainWindow):
@@ -193,15 +198,18 @@ class MainWindow(QMainWindow):
         left = Qt.DockWidgetArea.LeftDockWidgetArea
         right = Qt.DockWidgetArea.RightDockWidgetArea
         self.palette_dock = self._dock("palette", "Devices", self.palette, left)
-        self.inspector_dock = self._dock("inspector", "Inspector", self.inspector, right)
-        self.analysis_dock = self._dock("analysis", "Analysis", self.analysis, right)
+        # in scroll areas: a short screen (1366 x 768 at 150 %) scrolls them, see ui/fit.py
+        self.inspector_dock = self._dock("inspector", "Inspector",
+                                         FittedScrollArea(self.inspector), right)
+        self.analysis_dock = self._dock("analysis", "Analysis", FittedScrollArea(self.analysis),
+                                        right)
         history = QUndoView(self.undo_stack)
         history.setEmptyLabel("Opened design")
         self.history_dock = self._dock("history", "History", history, right)
         self.tabifyDockWidget(self.analysis_dock, self.history_dock)
         self.analysis_dock.raise_()
-        self.palette_dock.setMinimumWidth(220)
-        self.inspector_dock.setMinimumWidth(300)
+        self.palette_dock.setMinimumWidth(PALETTE_MIN_WIDTH)
+        self.inspector_dock.setMinimumWidth(INSPECTOR_MIN_WIDTH)
         self.resizeDocks([self.palette_dock], [240], Qt.Orientation.Horizontal)
         self.resizeDocks([self.inspector_dock], [330], Qt.Orientation.Horizontal)
         self.resizeDocks([self.inspector_dock, self.analysis_dock], [380, 420],

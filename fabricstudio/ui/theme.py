@@ -144,6 +144,7 @@ QToolBar {{ background: {window}; border: none; border-bottom: 1px solid {border
 QToolBar QToolButton {{ padding: 4px 7px; border-radius: 5px; }}
 QToolBar QToolButton:hover {{ background: {border}; }}
 QToolBar QToolButton:checked {{ background: {ACCENT.name()}; color: white; }}
+QToolBar QToolButton#qt_toolbar_ext_button {{ padding: 0px; border: 1px solid {border}; }}
 QStatusBar {{ background: {window}; color: {muted}; border-top: 1px solid {border}; }}
 QStatusBar QLabel {{ color: {muted}; padding: 0 8px; }}
 QLineEdit, QComboBox {{ background: {panel}; border: 1px solid {border};

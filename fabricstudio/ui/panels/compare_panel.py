@@ -34,6 +34,7 @@ from fabricstudio.model import Design, freeze
 from fabricstudio.sim.explain import explain_fabrics
 from fabricstudio.sim.recorded import RecordedRun
 from fabricstudio.sim.request import RunRequest
+from fabricstudio.ui.fit import ElidedLabel
 from fabricstudio.ui.panels.compare_charts import Chart, CompareCharts
 from fabricstudio.ui.panels.results_summary import figure_text, figures
 from fabricstudio.ui.simview.process_worker import picklable
@@ -72,8 +73,7 @@ class ComparePanel(QWidget):
         super().__init__(parent)
         self.factory = factory
         self.labels = [label for label, _t, _d in COMPARE_VARIANTS]
-        self.status = QLabel("Press 'Compare fabrics' in the scenario panel.")
-        self.status.setWordWrap(False)
+        self.status = ElidedLabel("Press 'Compare fabrics' in the scenario panel.")
         self.table = self._build_table()
         self.explanation = QLabel()
         self.explanation.setObjectName("compareExplanation")
@@ -122,9 +122,19 @@ class ComparePanel(QWidget):
         table.itemChanged.connect(lambda _item: self._sync_side_button())
         for row in range(table.rowCount()):
             table.setRowHeight(row, 26)  # room for the replay buttons
-        rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
-        table.setFixedHeight(rows + header.sizeHint().height() + 4)
+        table.horizontalScrollBar().rangeChanged.connect(lambda *_: self._fit_table_height())
+        self.table = table
+        self._fit_table_height()
         return table
+
+    def _fit_table_height(self) -> None:
+        """Every row in view, and the horizontal scroll bar below them when the panel is too
+        narrow for every column (1366 x 768 at 150 %)."""
+        table = self.table
+        rows = sum(table.rowHeight(r) for r in range(table.rowCount()))
+        bar = table.horizontalScrollBar()
+        extra = bar.sizeHint().height() if bar.maximum() > 0 else 0
+        table.setFixedHeight(rows + table.horizontalHeader().sizeHint().height() + 4 + extra)
 
     def _layout(self) -> None:
         left = QVBoxLayout()

@@ -63,6 +63,7 @@ class InspectorPanel(QWidget):
         self.icon = QLabel()
         self.title = QLabel()
         self.title.setStyleSheet("font-size: 14px; font-weight: 600;")
+        self.title.setWordWrap(True)  # a long design name must not widen the window
         self.subtitle = QLabel()
         self.subtitle.setStyleSheet("color: palette(placeholder-text);")
         self.subtitle.setWordWrap(True)

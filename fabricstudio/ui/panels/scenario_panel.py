@@ -39,6 +39,7 @@ from fabricstudio.sim.scenario import (
     ScenarioError,
     load_scenario,
 )
+from fabricstudio.ui.fit import narrow_combos
 from fabricstudio.ui.model_signals import ModelSignals
 
 _TECH_CHOICES = tuple((t.label, t) for t in Technology)
@@ -161,7 +162,7 @@ class ScenarioPanel(QWidget):
         self.horizon_us = QDoubleSpinBox(decimals=1, minimum=1.0, maximum=10_000_000,
                                          suffix=" µs")
         self.horizon_us.setValue(2000.0)
-        self.until_complete = QCheckBox("until the traffic completes")
+        self.until_complete = QCheckBox("Run until the traffic completes")
         self.until_complete.setChecked(True)
         self.until_complete.toggled.connect(self._sync_enabled)
         self.run_button = QPushButton("Run")
@@ -207,7 +208,7 @@ class ScenarioPanel(QWidget):
     def _layout(self) -> None:
         form = QFormLayout()
         form.addRow("Fabric", self.technology)
-        form.addRow("", self.dcqcn)
+        form.addRow(self.dcqcn)  # across both columns: the panel stays narrow
         form.addRow("Workload", self.workload)
         form.addRow("Message size", self.size_mib)
         form.addRow("Compute per step", self.compute_ms)
@@ -218,8 +219,9 @@ class ScenarioPanel(QWidget):
         form.addRow("", self.engine_note)
         form.addRow("Cell size", self.cell)
         form.addRow("Seed", self.seed)
-        form.addRow("Run", self.until_complete)
+        form.addRow(self.until_complete)
         form.addRow("Horizon", self.horizon_us)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         self._form = form
         # Run, Stop and Compare first: reachable without scrolling on a 768-pixel screen
         buttons = QHBoxLayout()
@@ -235,6 +237,7 @@ class ScenarioPanel(QWidget):
         outer.addLayout(form)
         outer.addWidget(self.llm)
         outer.addStretch(1)
+        narrow_combos(self)  # fits 1366 x 768 at 150 % (ui/fit.py)
 
     def _sync_enabled(self) -> None:
         self.dcqcn.setEnabled(self._technology() is Technology.ROCE)

@@ -8,13 +8,14 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QDockWidget, QFileDialog, QFrame, QMenu, QScrollArea
+from PySide6.QtWidgets import QDockWidget, QFileDialog, QMenu, QScrollArea
 
 from fabricstudio.model.units import format_time
 from fabricstudio.sim.moments import caption_at
 from fabricstudio.sim.recorded import RecordedRun
 from fabricstudio.sim.result import Result
 from fabricstudio.ui.canvas.items.link_item import LinkItem
+from fabricstudio.ui.fit import FittedScrollArea
 from fabricstudio.ui.panels.compare_panel import ComparePanel
 from fabricstudio.ui.panels.results_panel import ResultsPanel, export_metrics_dialog
 from fabricstudio.ui.panels.scenario_panel import ScenarioPanel
@@ -122,7 +123,7 @@ class SimulationUi(QObject):
     def _fill(self, key: str, widget) -> None:
         area = self.docks[key].widget()
         assert isinstance(area, QScrollArea)
-        area.setWidget(widget)  # a _FittedScrollArea: its width follows the widget's
+        area.setWidget(widget)  # a FittedScrollArea: its width follows the widget's
 
     def _on_charts_visible(self, visible: bool) -> None:
         if visible:
@@ -495,46 +496,13 @@ def install_simulation_ui(window: MainWindow, factory: SourceFactory | None = No
     return ui
 
 
-class _FittedScrollArea(QScrollArea):
-    """A frameless scroll area, never narrower than its widget's minimum width: rows shown
-    later (a workload's own fields, e.g. the Training step's "Compute per step") widen the
-    dock instead of pushing the widget's right edge (the Compare fabrics button) out of view,
-    since it scrolls only vertically.  It may start empty (a panel built at first use)."""
-
-    def __init__(self, widget=None) -> None:
-        super().__init__()
-        self.setWidgetResizable(True)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        if widget is not None:
-            self.setWidget(widget)
-
-    def setWidget(self, widget) -> None:  # noqa: N802 - Qt's name
-        """Show ``widget`` and follow its minimum width from now on."""
-        super().setWidget(widget)
-        widget.installEventFilter(self)
-        self.fit_width()
-
-    def fit_width(self) -> None:
-        """Minimum width = the widget's minimum width plus the vertical scroll bar."""
-        widget = self.widget()
-        if widget is not None:
-            self.setMinimumWidth(widget.minimumSizeHint().width()
-                                 + self.verticalScrollBar().sizeHint().width())
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if watched is self.widget() and event.type() == QEvent.Type.LayoutRequest:
-            self.fit_width()
-        return super().eventFilter(watched, event)
-
-
 def _scrollable(widget) -> QScrollArea:
     """``widget`` in a frameless scroll area, so a dock never forces the window taller than
     a laptop or projector screen (1366 x 768); it scrolls instead, and widens when the
-    widget's minimum width grows (see :class:`_FittedScrollArea`)."""
-    return _FittedScrollArea(widget)
+    widget's minimum width grows (see :class:`~fabricstudio.ui.fit.FittedScrollArea`)."""
+    return FittedScrollArea(widget)
 
 
 def _scrollable_area() -> QScrollArea:
     """An empty frameless scroll area (a dock's content goes in later)."""
-    return _FittedScrollArea()
+    return FittedScrollArea()

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from fabricstudio.sim.moments import caption_at
 from fabricstudio.sim.recorded import RecordedRun
 from fabricstudio.ui.canvas.scene import FabricScene
+from fabricstudio.ui.fit import narrow_combos
 from fabricstudio.ui.simview.controller import MAX_SPAN, window_frame
 from fabricstudio.ui.simview.controls import format_time
 from fabricstudio.ui.simview.gpu_rings import GpuRings
@@ -198,15 +199,18 @@ class SideBySideView(QWidget):
         self.scrubber.setToolTip("One timeline for every pane")
         self.scrubber.valueChanged.connect(self._on_scrub)
         self.time_label = QLabel("t = -")
-        self.time_label.setMinimumWidth(110)
+        self.time_label.setMinimumWidth(self.time_label.fontMetrics().horizontalAdvance(
+            "t = 00.000 ms"))
         self.back_button = QToolButton()
-        self.back_button.setText("Back to the canvas")
+        self.back_button.setText("◀ Canvas")
+        self.back_button.setToolTip("Back to the canvas")
         self.back_button.clicked.connect(lambda _c=False: self.closed.emit())
         for widget in (self.play_button, self.speed_box):
             row.addWidget(widget)
         row.addWidget(self.scrubber, 1)
         row.addWidget(self.time_label)
         row.addWidget(self.back_button)
+        narrow_combos(bar, 6)  # fits 1366 x 768 at 150 % (ui/fit.py)
         return bar
 
     # ------------------------------------------------------------------ runs
