@@ -18,6 +18,8 @@ from fabricstudio.ui.theme import KIND_COLOURS
 MAX_SIZE = QSizeF(200.0, 130.0)
 MARGIN = 14.0
 PAD = 6.0
+#: Smallest size of the mark of the part on screen (px).
+MIN_MARK = 8.0
 
 
 class Minimap:
@@ -136,7 +138,13 @@ class Minimap:
         theme = self.view.scene().theme
         ratio = self.view.viewport().devicePixelRatioF()
         painter.drawPixmap(box.topLeft(), self._picture(box.size(), ratio))
-        shown = self._to_map(self.view.visible_scene_rect()).intersected(box)
+        shown = self._to_map(self.view.visible_scene_rect())
+        if shown.width() < MIN_MARK or shown.height() < MIN_MARK:  # zoomed far in: keep
+            centre = shown.center()  # the view's mark findable (at 100 % on 32k GPUs it
+            shown.setSize(QSizeF(max(shown.width(), MIN_MARK),  # was under a pixel)
+                                 max(shown.height(), MIN_MARK)))
+            shown.moveCenter(centre)
+        shown = shown.intersected(box)
         if shown.isEmpty():
             return
         fill = QColor(theme.highlight)
