@@ -50,7 +50,6 @@ class FabricView(QGraphicsView):
         self._fitted = False
         self._legend_key = None
         self._legend_sections: list = []
-        self._overlays_apart = False  # while the scene's part of a paint is drawn
         self._legend_pixmap: tuple[tuple, QPixmap] | None = None
         super().__init__(scene, parent)
         #: Zoom gestures on a slow canvas show a scaled picture until they pause.
@@ -469,24 +468,12 @@ class FabricView(QGraphicsView):
         full = event.rect().contains(self.viewport().rect())
         region = event.region()
         covered = self._overlay_interiors() & region
-        if covered.isEmpty():
-            self.zoom_preview.timed(lambda: super(FabricView, self).paintEvent(event), full)
-            return
-        # The minimap and the legend are opaque: the scene is not drawn under them (a pan
-        # repaints both, and every long link crossing them, at each step); they are painted
-        # over the scene's part once it is done.
-        self._overlays_apart = True
-        try:
-            scene_part = region - covered
-            if not scene_part.isEmpty():
-                self.zoom_preview.timed(
-                    lambda: super(FabricView, self).paintEvent(QPaintEvent(scene_part)), full)
-        finally:
-            self._overlays_apart = False
-        painter = QPainter(self.viewport())
-        painter.setClipRegion(region)
-        self._paint_overlays(painter)
-        painter.end()
+        if not covered.isEmpty():
+            # The minimap and the legend are opaque: the scene's items under them are not
+            # looked for nor drawn (a pan repaints both, and every long link crossing them,
+            # at each step); drawForeground paints them over what the view draws.
+            event = QPaintEvent(region - covered)
+        self.zoom_preview.timed(lambda: super(FabricView, self).paintEvent(event), full)
 
     def _overlay_interiors(self) -> QRegion:
         """The viewport area the opaque overlays cover whole (their rims and rounded corners
@@ -510,8 +497,6 @@ class FabricView(QGraphicsView):
             return
         if not self.scene().design.devices:
             self._paint_empty_hint(painter)
-            return
-        if self._overlays_apart:  # painted after the scene, see paintEvent
             return
         painter.save()
         painter.resetTransform()
