@@ -4,11 +4,16 @@ fabric (tests/sim/test_cell_sizes.py runs short ones and asserts them).
 Run::
 
     python benchmarks/cells.py [--case examples|incast|parking|demo|transports|all] [--seeds N]
+                               [--dcqcn-seeds N]
 
 ``examples`` - every (scenario, fabric) pair of the agreement test on the short example
 scenarios (incast8, parking-lot, demo-small-training-incast x four fabrics, and
 dcqcn-incast7 on RoCE + DCQCN: thirteen in all), judged by the test's own functions and
-tolerances; the suite runs a subset of them;
+tolerances; the suite runs a subset of them.  DCQCN reacts to randomly drawn marks, so its
+pairs compare the median completion and mean CNPs over ``--dcqcn-seeds`` seeds (15; the
+suite uses 3), and print the packet-level spread over the seeds and the median's shift with
+its bootstrap standard error: a shift within about two standard errors is the seeds, not
+the cell size;
 ``incast`` - the reference cases of issue 9, 8 x 16 MB into one 100G port of a 1 MB
 switch (1 us per hop); ``parking`` - the parking lot with 32 MB per flow; ``demo`` - the full
 64-GPU demo (two training steps meeting a 7:1 MoE burst, docs/simulation.md section 6);
@@ -21,6 +26,7 @@ reference per row; exits 1 if an ``examples`` pair disagrees beyond the test's t
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import time
@@ -84,23 +90,47 @@ def table(case: str, rows: dict[str, dict], seeds: int) -> None:
               f"({time.perf_counter() - started:.0f} s)", flush=True)
 
 
-def examples() -> int:
-    """The agreement test's pairs; the number of pairs that disagree."""
+def median_shift(reference: list[float], other: list[float], draws: int = 2000
+                 ) -> tuple[float, float]:
+    """Shift of the median of ``other`` from the median of ``reference`` (relative) and its
+    standard error from a bootstrap over the seeds (fixed generator: reproducible)."""
+    rng = random.Random(0)
+    ref = statistics.median(reference)
+    shift = statistics.median(other) / ref - 1
+    boot = [statistics.median(rng.choices(other, k=len(other)))
+            / statistics.median(rng.choices(reference, k=len(reference))) - 1
+            for _ in range(draws)]
+    return shift, statistics.stdev(boot)
+
+
+def examples(dcqcn_seeds: int) -> int:
+    """The agreement test's pairs, DCQCN over ``dcqcn_seeds`` seeds (the suite takes three);
+    the number of pairs that disagree."""
     from tests.sim import test_cell_sizes as agreement
 
+    seeds = tuple(range(1, dcqcn_seeds + 1))
     print("\nshort example scenarios, the agreement test's criteria (completion 5%, drops 10% "
           "or 2, DCQCN CNPs and PFC-only ECN marks 15% or 5 of the 4 KiB run); ms / drops / "
-          "CNPs at 4, 16, 64 KiB")
+          f"CNPs at 4, 16, 64 KiB; DCQCN: median completion and mean CNPs of seeds 1-"
+          f"{dcqcn_seeds}")
     failed = 0
     for case, fabric in agreement.PAIRS:
         started = time.perf_counter()
-        figures = [agreement.figures(case, fabric, cell) for cell in agreement.CELLS]
-        problems = agreement.disagreement(case, fabric)
+        figures = [agreement.figures(case, fabric, cell, seeds) for cell in agreement.CELLS]
+        problems = agreement.disagreement(case, fabric, seeds)
         failed += bool(problems)
         cells = "".join(f"{t * 1e3:8.3f} / {d:5.0f} / {c:4.0f}   " for t, d, c, _ in figures)
         suite = "suite" if (case, fabric) in agreement.SUITE else "bench"
         print(f"{case:28s} {fabric:11s} {cells}{'FAIL' if problems else 'ok':4s} {suite} "
               f"({time.perf_counter() - started:.0f} s)", flush=True)
+        if fabric == "roce-dcqcn":  # how far the seeds alone move the median
+            times = {cell: [agreement.run(case, fabric, cell, seed)[0] for seed in seeds]
+                     for cell in agreement.CELLS}
+            ref = times[agreement.CELLS[0]]
+            shifts = [median_shift(ref, times[cell]) for cell in agreement.CELLS[1:]]
+            print(f"    seeds at 4 KiB: {min(ref) * 1e3:.3f}-{max(ref) * 1e3:.3f} ms; median "
+                  "shift at 16 / 64 KiB: " + " / ".join(
+                      f"{m * 100:+.1f}% (bootstrap s.e. {e * 100:.1f}%)" for m, e in shifts))
         for problem in problems:
             print(f"    {problem}")
     return failed
@@ -111,13 +141,15 @@ def main() -> int:
     parser.add_argument("--case", default="all", choices=[
         "examples", "incast", "parking", "demo", "transports", "all"])
     parser.add_argument("--seeds", type=int, default=1, help="seeds per point (median)")
+    parser.add_argument("--dcqcn-seeds", type=int, default=15,
+                        help="seeds per DCQCN point of --case examples (median; the suite: 3)")
     args = parser.parse_args()
     cases = (["examples", "incast", "parking", "transports", "demo"] if args.case == "all"
              else [args.case])
     failed = 0
     for case in cases:
         if case == "examples":
-            failed += examples()
+            failed += examples(args.dcqcn_seeds)
         elif case == "transports":
             table("incast", {f"lossy Ethernet, {t}": {"technology": "ethernet", "transport": t}
                              for t in ("newreno", "sack", "dctcp")}, args.seeds)

@@ -17,8 +17,11 @@ its ``fabricstudio`` package runs the same workload, e.g.::
     git archive <commit> | tar -x -C /tmp/base && python benchmarks/engine.py --baseline /tmp/base
 
 ``--validation`` also prints the long versions of the congestion-control scenarios over several
-seeds and cell sizes (V4 victim flow, V5 DCQCN 2:1 at 100 Gb/s).  Prints figures only; it
-asserts nothing.
+seeds and cell sizes (V4 victim flow, V5 DCQCN 2:1 at 100 Gb/s).  ``--ring GPUS`` runs a lone
+256 MiB flat-ring all-reduce (64 KiB cells, rail-optimised 400G RoCE) twice in fresh
+processes, its rings solved as arrays (``sim/workloads/ring_arrays.py``) and cell by cell,
+and prints cell-hops per CPU second of each next to the bare SimPy loop and whether the two
+runs agree.  Prints figures only; it asserts nothing.
 """
 
 from __future__ import annotations
@@ -160,6 +163,50 @@ def compare(cell: int, sim_s: float, repeats: int, baseline: Path | None) -> Non
                               for t in TECHNOLOGIES))
 
 
+def ring_worker(gpus: int, arrays: bool) -> dict:
+    """A lone flat ring on a rail fabric, its rings as arrays or cell by cell."""
+    from fabricstudio.sim import Scenario, build_simulation
+    from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
+
+    bare, bare_cpu = bare_simpy_events_per_s()
+    design = build_fabric(RailOptimizedSpec(gpus=gpus, technology=Technology.ROCE)).to_design()
+    scenario = Scenario.model_validate({"engine": "cell", "cell_bytes": 65536, "workloads": [
+        {"type": "all_reduce", "size_bytes": 256 * 2**20, "algorithm": "ring"}]})
+    sim = build_simulation(design, scenario)
+    engine = sim.engine
+    assert isinstance(engine, Engine)
+    engine.sole_traffic = arrays
+    cpu = time.process_time()
+    result = sim.run()
+    cpu = time.process_time() - cpu
+    assert result.collective is not None
+    return {"bare_cpu": bare_cpu, "cpu_s": cpu, "cell_hops": result.engine.cell_hops,
+            "sim_s": result.collective.time_s, "arrays": engine.ring_arrays,
+            "totals": {k: v for k, v in engine.totals().items() if k != "deadlock"}}
+
+
+def ring(gpus: int) -> None:
+    """The lone ring with and without arrays, each in a fresh process."""
+    runs = {}
+    for arrays in (True, False):
+        out = subprocess.run([sys.executable, str(HERE), "--ring-worker", str(gpus),
+                              "1" if arrays else "0"], check=True, capture_output=True,
+                             text=True).stdout
+        runs[arrays] = json.loads(out.strip().splitlines()[-1])
+    print(f"lone 256 MiB flat ring, {gpus:,} GPUs (rail-optimised 400G RoCE, 64 KiB cells), "
+          f"process CPU time:")
+    for arrays, r in runs.items():
+        rate = r["cell_hops"] / r["cpu_s"]
+        print(f"  {'arrays' if arrays else 'per cell':9s} {r['sim_s'] * 1e3:.6f} ms simulated, "
+              f"{r['cell_hops']:,} cell-hops in {r['cpu_s']:.1f} s: {rate:,.0f} cell-hops/s = "
+              f"{rate / r['bare_cpu']:.3f} per bare SimPy event ({r['bare_cpu']:,.0f}/s); "
+              f"ring phases {r['arrays']}")
+    same = runs[True]["sim_s"] == runs[False]["sim_s"] and \
+        runs[True]["totals"] == runs[False]["totals"]
+    print(f"  same time and totals: {same}; speed-up "
+          f"{runs[False]['cpu_s'] / runs[True]['cpu_s']:.1f}x")
+
+
 def profile(technology: str, cell: int, sim_s: float) -> None:
     """cProfile summary of one engine run in this process."""
     profiler = cProfile.Profile()
@@ -229,8 +276,18 @@ def main() -> int:
                         help="print a cProfile summary of one technology instead")
     parser.add_argument("--validation", action="store_true",
                         help="also print long V4/V5 runs over seeds and cell sizes")
+    parser.add_argument("--ring", type=int, default=None, metavar="GPUS",
+                        help="a lone flat ring of GPUS GPUs as arrays and cell by cell instead")
     parser.add_argument("--worker", choices=TECHNOLOGIES, help=argparse.SUPPRESS)
+    parser.add_argument("--ring-worker", nargs=2, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.ring_worker:
+        gpus, arrays = args.ring_worker
+        print(json.dumps(ring_worker(gpus, bool(arrays))))
+        return 0
+    if args.ring:
+        ring(args.ring)
+        return 0
     if args.worker:
         print(json.dumps(worker(args.worker, args.cell, args.ms * 1e-3)))
         return 0

@@ -4,7 +4,10 @@ Cases (rail-optimised fabrics: 8 GPUs and 8 x 400G NICs per server, radix-64 400
 RoCE; 3 tiers from 4,096 GPUs):
 
 * ``ring``  - 256 MiB flat-ring all-reduce (``algorithm: ring``, 64 KiB cells) on the cell
-  engine and on the flow engine; the flow/cell time ratio where both run;
+  engine and on the flow engine; the flow/cell time ratio where both run.  A lone ring on
+  the cell engine is solved as arrays (``sim/workloads/ring_arrays.py``, the per-cell
+  engine's exact result); engine ``cells`` runs the same ring cell by cell (every cell an
+  event), for the before/after in one run;
 * ``llm``   - one Llama-3-70B training iteration (TP 8, PP 4, 16M tokens) on the flow engine.
 
 Per case: simulated time, what the engine did (cell-hops or rate updates), build and run
@@ -63,7 +66,8 @@ def measure(gpus: int, case: str, engine: str, size: int) -> dict[str, Any]:
     bare_per_s = bare_simpy_events_per_s()[1]
     wall0, cpu0 = time.perf_counter(), time.process_time()
     design = build_fabric(RailOptimizedSpec(gpus=gpus, technology=Technology.ROCE)).to_design()
-    scenario = Scenario.model_validate({"engine": engine, "cell_bytes": 65536,
+    kind = "cell" if engine == "cells" else engine
+    scenario = Scenario.model_validate({"engine": kind, "cell_bytes": 65536,
                                         "workloads": [workload(case, size)]})
     out: dict[str, Any] = {"gpus": gpus, "case": case, "engine": engine,
                            "links": len(design.links)}
@@ -72,9 +76,11 @@ def measure(gpus: int, case: str, engine: str, size: int) -> dict[str, Any]:
     except ScenarioError as exc:
         out["refused"] = str(exc)
         return out
+    if engine == "cells":  # cell by cell: no arrays
+        sim.engine.sole_traffic = False  # type: ignore[union-attr]
     wall1, cpu1 = time.perf_counter(), time.process_time()
     estimate = sim.engine_info["estimate"]
-    out.update({"predicted_s": estimate[f"{engine}_seconds"],
+    out.update({"predicted_s": estimate[f"{kind}_seconds"],
                 "predicted_updates": estimate["rate_updates"],
                 "predicted_cell_hops": estimate["cell_hops"],
                 "entries": estimate["concurrent_entries"]})
@@ -105,7 +111,8 @@ def main() -> None:
     parser.add_argument("--gpus", type=int, nargs="+", default=[1024, 4096, 8192, 32768])
     parser.add_argument("--cases", nargs="+", default=["ring", "llm"], choices=["ring", "llm"])
     parser.add_argument("--engines", nargs="+", default=["cell", "flow"],
-                        choices=["cell", "flow"])
+                        choices=["cell", "cells", "flow"],
+                        help="cells = the cell engine with every cell an event (no arrays)")
     parser.add_argument("--size", type=parse_size, default=256 * 2**20)
     parser.add_argument("--fit", action="store_true",
                         help="fit the per-item costs of sim/work.py to the runs' CPU time")
@@ -143,7 +150,7 @@ def main() -> None:
                 growth = (f"{r['cpu_s'] / previous[1]:.1f}x/{gpus / previous[0]:.0f}x"
                           if previous else "")
                 previous = (gpus, r["cpu_s"])
-                work = (f"{r['cell_hops']:,} cell-hops" if engine == "cell"
+                work = (f"{r['cell_hops']:,} cell-hops" if engine != "flow"
                         else f"{r['rate_updates']:,} updates")
                 extra = (f"busbw {r['busbw_gbps']:.0f} Gb/s" if case == "ring"
                          else f"MFU {r['mfu'] * 100:.1f}%, tax {r['tax'] * 100:.1f}%")
@@ -172,7 +179,7 @@ def _print_predictions(rows: list[dict[str, Any]]) -> None:
     print("\nwork estimate against the run (run CPU = the simulation without building the "
           "fabric):")
     for r in rows:
-        if r["engine"] == "cell":
+        if r["engine"] != "flow":
             counted = r["cell_hops"]
             per_item = f"{r['run_cpu_s'] / counted * 1e6:.1f} us CPU per cell-hop = " \
                 f"{r['bare_events_per_cpu_s'] * r['run_cpu_s'] / counted:.2f} bare SimPy events"
@@ -181,7 +188,7 @@ def _print_predictions(rows: list[dict[str, Any]]) -> None:
             counted = r["rate_updates"]
             per_item = f"{r['transfers']:,} transfers, {r['entries']:,} entries"
             count = f"rate updates {counted:,} counted / {r['predicted_updates']:,} estimated"
-        ratio = counted / max(1, r["predicted_cell_hops" if r["engine"] == "cell"
+        ratio = counted / max(1, r["predicted_cell_hops" if r["engine"] != "flow"
                                    else "predicted_updates"])
         print(f"{r['case']:>4} {r['engine']:>6} {r['gpus']:>6} {count} = {ratio:.2f}; run "
               f"{r['run_cpu_s']:.1f} s CPU / {r['predicted_s']:.1f} s predicted = "
@@ -193,19 +200,22 @@ def _fit(rows: list[dict[str, Any]]) -> None:
     import numpy as np
     from scipy.optimize import nnls
 
-    flow = [r for r in rows if r["engine"] == "flow"]
+    flow = [r for r in rows if r["engine"] == "flow" and r["case"] == "llm"]  # a ring: 2 updates
     if len(flow) >= 3:
         a = np.array([[r["transfers"], r["rate_updates"], r["rate_updates"] * r["entries"]]
                       for r in flow], dtype=float)
         y = np.array([r["run_cpu_s"] for r in flow])
         x, _ = nnls(a / y[:, None], np.ones(len(y)))
         fitted = a @ x / y
-        print(f"\nflow fit over {len(flow)} runs: {x[0] * 1e6:.1f} us per transfer, "
+        print(f"\nflow fit over {len(flow)} LLM runs: {x[0] * 1e6:.1f} us per transfer, "
               f"{x[1] * 1e6:.0f} us per rate update + {x[2] * 1e9:.2f} ns per update x entry "
               f"(sim/work.py: {FLOW_S_PER_TRANSFER * 1e6:.1f}, {FLOW_S_PER_UPDATE * 1e6:.0f}, "
               f"{FLOW_S_PER_UPDATE_ENTRY * 1e9:.2f}); fitted / measured "
               f"{fitted.min():.2f}-{fitted.max():.2f}")
-    cell = [r for r in rows if r["engine"] == "cell"]
+    # per-cell cost: from runs cell by cell when there are some (a lone ring's arrays cost
+    # far less per cell-hop and are not what the estimate's constant describes)
+    cell = [r for r in rows if r["engine"] == "cells"] or [r for r in rows
+                                                           if r["engine"] == "cell"]
     if cell:
         per_hop = sorted(r["run_cpu_s"] / r["cell_hops"] for r in cell)
         print(f"cell: {per_hop[len(per_hop) // 2] * 1e6:.1f} us CPU per cell-hop (median of "

@@ -483,6 +483,12 @@ def build_simulation(design: Design, scenario: Scenario,
         injector = FlowFailureInjector if kind == "flow" else FailureInjector
         injector(engine, scenario.failures, scenario.failover)
     engine.stream.engine_reason = reason
+    if (isinstance(engine, Engine) and region is None and not scenario.failures
+            and scenario.until_s is None):
+        # a lone collective run to its end is all the traffic there will be: its rings may
+        # be solved as arrays (sim.workloads.ring_arrays), with the same results as cell by
+        # cell (a horizon could stop a ring half-way, where only frames are kept exactly)
+        engine.sole_traffic = len(workloads) == 1 and type(workloads[0]) is Collective
     sim: Simulation
     if region is not None:
         from fabricstudio.sim.focus import FocusedSimulation

@@ -198,9 +198,7 @@ def choose_engine(requested: str, estimate: WorkEstimate) -> tuple[str, str]:
     engine when its predicted time fits :data:`AUTO_CELL_BUDGET_S`, else the flow engine; the
     reason names the choice, why, and both engines' predicted times with their counts."""
     cell, flow = estimate.cell_seconds, estimate.flow_seconds
-    millions = estimate.cell_hops / 1e6
-    cell_work = (f"{millions:,.0f}" if millions >= 100 else f"{millions:.3g}") + (
-        f" million cell-hops x {estimate.cell_hop_s * 1e6:.3g} us")
+    cell_work = f"{_count(estimate.cell_hops)} cell-hops x {estimate.cell_hop_s * 1e6:.3g} us"
     flow_work = f"{estimate.transfers:,} transfers, {estimate.rate_updates:,} rate updates"
     if requested in ("cell", "flow"):
         seconds, work = (cell, cell_work) if requested == "cell" else (flow, flow_work)
@@ -213,6 +211,14 @@ def choose_engine(requested: str, estimate: WorkEstimate) -> tuple[str, str]:
     return "flow", (f"auto: the cell engine would take {_seconds(cell)} ({cell_work}), "
                     f"over the {AUTO_CELL_BUDGET_S:g} s budget: flow level instead, "
                     f"{_seconds(flow)} predicted ({flow_work})")
+
+
+def _count(n: float) -> str:
+    """``1,790``, ``4.32 million``, ``1,343 million``."""
+    if n < 1e6:
+        return f"{n:,.0f}"
+    millions = n / 1e6
+    return (f"{millions:,.0f}" if millions >= 100 else f"{millions:.3g}") + " million"
 
 
 def _seconds(seconds: float) -> str:

@@ -75,6 +75,7 @@ def test_auto_runs_the_cell_engine_while_its_prediction_fits_the_budget_and_says
     assert kind == "flow"
     assert reason.startswith("auto: the cell engine would take ~65 s (")
     assert "over the 60 s budget: flow level instead" in reason and "10 rate updates" in reason
+    assert "(1,790 cell-hops x 12 us)" in choose_engine("auto", estimate(1790))[1]
 
 
 def test_lossy_ethernet_cell_hops_cost_more_so_auto_turns_to_flow_level_sooner():

@@ -100,6 +100,12 @@ class Engine:
             DeadlockWatch(self, self.deadlock_stretch)
         #: The failure injector of the run (sim.engine.failures), told of every new flow.
         self.failures: FailureInjector | None = None
+        #: True when the caller guarantees that the traffic of one workload is all there
+        #: will be (sim.run: a lone collective): its rings may then be solved as arrays
+        #: (sim.workloads.ring_arrays) instead of cell by cell.
+        self.sole_traffic = False
+        #: Per ring phase offered to that solver: None when it took the rings, else why not.
+        self.ring_arrays: list[str | None] = []
 
     # ------------------------------------------------------------------ setup helpers
     @staticmethod

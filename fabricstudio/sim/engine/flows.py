@@ -288,12 +288,15 @@ class DcqcnFlow(Flow):
         self.paced_until = -1.0  # the next cell's booked time, when pacing is what holds it
         rp.flows.append(self)
 
-    def _book(self, rc: float) -> None:
-        """Book the next cell for when ``Rc / line`` of a full cell's packets are due."""
+    def _book(self, rc: float, cut: int = 0) -> None:
+        """Book the next cell for when ``Rc / line`` of a full cell's packets are due (or
+        ``cut`` packets, when the NIC cuts finer cells: PFC is, or is about to be, active)."""
         line = self.rp.line
         when = self.due
         if rc < line:
             cap = int(self.cell_pkts * rc / line) or 1
+            if cut and cut < cap:
+                cap = cut
             when += (cap - 1) * self.pkt_time * line / rc
         self.next_time = self.paced_until = when
 
@@ -313,9 +316,10 @@ class DcqcnFlow(Flow):
         n = int((now - due) / gap) + 1  # packets due by now
         if n > self.cell_pkts:
             n = self.cell_pkts
-        cell = Flow.make_cell(self, now, limit if limit and limit < n else n)
+        cut = limit if limit and limit < n else 0
+        cell = Flow.make_cell(self, now, cut or n)
         self.due = due + cell.wire / rc
-        self._book(rc)
+        self._book(rc, limit)
         rp.sent(cell.bytes)
         return cell
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -37,6 +37,18 @@ def snapshot(ports: list[Port], now: float) -> np.ndarray:
     ) for p in ports], dtype=np.float64).reshape(len(ports), _CUMULATIVE + 2)
 
 
+class PortStates(Protocol):
+    """Stands in for the ports' own counters while something else moves their cells."""
+
+    def frame(self, now: float) -> None:
+        """A frame is taken at ``now`` (a sample instant): bring flows and totals there."""
+
+    def snapshot(self, now: float) -> np.ndarray:
+        """What :func:`snapshot` would read from every port at ``now`` (at the latest sample
+        instant before it when ``now`` is between two)."""
+        ...
+
+
 class Sampler:
     """Writes one :class:`Frame` per sample period into the engine's MetricStream."""
 
@@ -55,6 +67,9 @@ class Sampler:
         #: No frame is written after this time (the run's frame budget, sim.budget); the run
         #: may go on, and window statistics then cover the rest as one tail.
         self.until_s = math.inf
+        #: Gives the snapshot of every port instead of reading the ports (a solver that moves
+        #: cells as arrays: sim.workloads.ring_arrays); None reads them.
+        self.provider: PortStates | None = None
         engine.clock.call(self.period, self._tick)
 
     def track(self, rec: FlowRecord) -> None:
@@ -91,7 +106,12 @@ class Sampler:
         dt = now - self._last_t
         if self._fluid:
             self._advance_fluid(now)
-        snap = snapshot(ports, now)
+        provided = self.provider is not None
+        if self.provider is not None:
+            self.provider.frame(now)
+            snap = self.provider.snapshot(now)
+        else:
+            snap = snapshot(ports, now)
         delta = snap[:, :_CUMULATIVE] - self._last
         self._last = snap[:, :_CUMULATIVE]
         links = {}
@@ -101,8 +121,9 @@ class Sampler:
             links[field] = np.rint(delta[:, k]).astype(np.int32)
         links["queue_bytes"] = snap[:, _CUMULATIVE].astype(np.float32)
         links["queue_max_bytes"] = snap[:, _CUMULATIVE + 1].astype(np.float32)
-        for port in ports:
-            port.frame_max_q = port.q_bytes
+        if not provided:  # (a provider keeps its ports' peaks)
+            for port in ports:
+                port.frame_max_q = port.q_bytes
         ids, delivered, rates = self._flow_columns(dt)
         self.stream.append(Frame(now, links, {"delivered_bytes": delivered, "rate_gbps": rates},
                                  ids))
@@ -141,7 +162,8 @@ class Sampler:
         weight = np.divide(overlap, lengths, out=np.zeros_like(overlap), where=lengths > 0)
         tail_len = now - self._last_t
         tail_w = 1.0 if self._last_t >= start else (now - start) / tail_len if tail_len > 0 else 0
-        snap = snapshot(self.ports, now)
+        snap = (self.provider.snapshot(now) if self.provider is not None
+                else snapshot(self.ports, now))
         tail = (snap[:, :_CUMULATIVE] - self._last) * tail_w
         sums = {}
         for k, field in enumerate(_TIME_FIELDS):

@@ -1,0 +1,612 @@
+"""Pipelined rings on paths of their own, solved as arrays instead of event by event.
+
+A flat ring all-reduce on thousands of GPUs is millions of small cells (256 MiB over 4,096
+GPUs: 8 KiB per step, 8,190 steps, 4,096 fabric hops: 33.5 M cells), each a handful of
+events in the cell engine: ~50 us of Python per cell.  When the ring is the only traffic
+and every fabric hop has its NIC, links and switch ports to itself (a rail-optimised fabric
+puts each channel on its own rail), nothing ever competes with a cell: its times follow
+from its own stream's earlier cells, its upstream stream's arrivals and fixed link
+figures.  :func:`try_array_rings` then computes, unit after unit and for all streams at
+once with numpy, exactly what the per-cell engine computes - the same formulas in the same
+floating-point order:
+
+* the NIC starts unit k at ``max(release, end of unit k-1, next_time)``: the release is the
+  later of the stream's own arrival of unit k - window and the upstream stream's arrival of
+  unit k - lag; the upstream one carries the NVLink delay as ``not_before``, which
+  ``Flow.release`` applies only when the sender had sent everything released (as the
+  engine does);
+* every switch hop is cut-through at an egress no one else uses: start at ``max(head +
+  switch latency, end of the stream's previous cell there)``, end at ``max(start + wire /
+  rate, tail)`` (``Port.enqueue``, ``Port.kick``, ``Port.transmit``);
+* the destination NIC receives it one NIC latency after its tail.
+
+It also records what the sample frames read at every tick (per port busy time, queue and
+peak queue, per stream delivered bytes), schedules each stream's completion at its
+instant (the workload's callbacks run as usual) and leaves ports, flows and totals as the
+per-cell run leaves them.  It declines - and the ring runs cell by cell - unless:
+
+* the engine is sealed (:attr:`Engine.sole_traffic`, set by ``sim.run``: the scenario's
+  only traffic is this collective, run to its end - no horizon, explicit flows, failures,
+  stalls or focus region) and RoCE with PFC on, static paths and no in-band control frames;
+  nothing is in flight and no other flow is active;
+* every stream has its NIC, links and switch egress ports to itself; each unit is one cell;
+  the flows are plain or DCQCN at line rate (no marks can slow them: see below);
+* the switch MMU can never PAUSE a ring ingress (each holds at most the window's cells: with
+  every ring ingress of the switch at that, the XOFF threshold is still above it), PFC can
+  never cut its cells finer, and ECN can never draw for it (window's cells + one cell's
+  packets below Kmin): queues hold at most the window;
+* no two events whose order would matter fall on the same instant (the stream's own and
+  the upstream arrival that release a unit; a release and the send it may hold; a tick and
+  a queue change or delivery): there the per-cell engine's order decides, and the arrays
+  cannot know it.
+
+While the rings run, the ports' own counters stand still: the sampler takes their state
+from the arrays (:class:`~fabricstudio.sim.engine.sampler.PortStates`), so frames are exact
+and ``link_stats`` read between two frames covers up to the last frame; ``totals()``, flow
+records and the workload's progress move at each frame; ports, flows and totals are exact
+again from the instant the last stream completes.
+
+``tests/sim/test_ring_arrays.py`` runs the same rings both ways and compares completion,
+every flow's finish time, totals, statistics, link statistics and every frame.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from fabricstudio.model import Technology
+from fabricstudio.sim.engine.clock import Call
+from fabricstudio.sim.engine.flows import DcqcnFlow, Flow
+from fabricstudio.sim.engine.nodes import RoceSwitch
+from fabricstudio.sim.engine.sampler import snapshot
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fabricstudio.sim.engine.ports import Port
+    from fabricstudio.sim.workloads.pipeline import RingRun
+
+INF = math.inf
+
+
+class Declined(Exception):
+    """The rings cannot be solved as arrays (the reason is the message)."""
+
+
+def try_array_rings(engine: Any, runs: list[RingRun]) -> str | None:
+    """Solve ``runs`` (started ring passes whose streams have not sent yet) as arrays and
+    take their streams over; returns None when done, else why not (nothing changed; also
+    noted in ``engine.ring_arrays``)."""
+    why: str | None = None
+    if not getattr(engine, "sole_traffic", False):
+        why = "not sealed: other traffic or a horizon may come"
+    else:
+        try:
+            solver = _Rings(engine, runs)
+            solver.solve()
+            solver.commit()
+        except Declined as exc:
+            why = str(exc)
+    log = getattr(engine, "ring_arrays", None)
+    if log is not None:
+        log.append(why)
+    return why
+
+
+class _Rings:
+    """The streams of some ring passes as arrays (index i = stream, j = hop on its path)."""
+
+    def __init__(self, engine: Any, runs: list[RingRun]) -> None:
+        from fabricstudio.sim.workloads.pipeline import WINDOW_UNITS
+
+        self.engine = engine
+        self.runs = runs
+        if WINDOW_UNITS != 2:
+            raise Declined("the arrays model a window of two units")
+        self.window = WINDOW_UNITS
+        fabric = engine.fabric
+        if (engine.technology is not Technology.ROCE or not fabric.pfc.enabled
+                or engine.control is not None or engine.failures is not None):
+            raise Declined("only RoCE with PFC, no in-band control frames, no failures")
+        if engine.in_flight:
+            raise Declined("cells are in flight")
+        flows: list[Flow] = []
+        ups: list[int] = []
+        lags: list[int] = []
+        delays: list[float] = []
+        totals: list[int] = []
+        units: list[int] = []
+        owner: list[int] = []
+        for r, run in enumerate(runs):
+            base = len(flows)
+            n = len(run.flow_ids)
+            if n == 0:
+                raise Declined("a ring without fabric hops")
+            for i, fid in enumerate(run.flow_ids):
+                flow = engine._streams.get(fid)
+                if flow is None:
+                    raise Declined("a stream is not live")
+                flows.append(flow)
+                ups.append(base + (i - 1) % n)
+                lags.append((run._before[i] + 1) * run.per_chunk)
+                delays.append(run._chain_before[i])
+                totals.append(run.total_units)
+                units.append(run.unit)
+                owner.append(r)
+        self.flows = flows
+        self.n = len(flows)
+        self.up = np.array(ups, dtype=np.int64)
+        self.lag = np.array(lags, dtype=np.int64)
+        self.delay = np.array(delays, dtype=np.float64)
+        self.total = np.array(totals, dtype=np.int64)
+        self.unit = np.array(units, dtype=np.int64)
+        self.owner = np.array(owner, dtype=np.int64)
+        self._check_flows()
+        self._paths()
+
+    # ------------------------------------------------------------------ conditions
+    def _check_flows(self) -> None:
+        engine = self.engine
+        ours = {id(f) for f in self.flows}
+        nics: set[int] = set()
+        for flow in self.flows:
+            if type(flow) not in (Flow, DcqcnFlow) or flow.path is None:
+                raise Declined("flows with their own pacing or adaptive routing")
+            if isinstance(flow, DcqcnFlow) and flow.rp.rc < flow.rp.line:
+                raise Declined("a DCQCN queue pair below line rate")
+            if flow.unit_pkts > flow.cell_pkts or flow.seq or flow.progress_mark != -1:
+                raise Declined("units of more than one cell")
+            if id(flow.nic) in nics:
+                raise Declined("two streams share a NIC")
+            nics.add(id(flow.nic))
+        for ep in engine.net.endpoints:
+            if any(id(f) not in ours for f in ep.up.flows):
+                raise Declined("another flow is active")
+
+    def _paths(self) -> None:
+        """Per stream and hop: the port and its figures (padded to the longest path)."""
+        engine = self.engine
+        n = self.n
+        self.ports: list[list[Port]] = [list(f.path or ()) for f in self.flows]
+        hops = max(len(path) for path in self.ports)
+        self.hops = hops
+        self.length = np.array([len(path) for path in self.ports], dtype=np.int64)
+        seen: set[int] = set()
+        loads: dict[int, tuple[RoceSwitch, list[int]]] = {}  # cell sizes into each switch
+        shape = (n, hops)
+        rate = np.ones(shape)
+        prop = np.zeros(shape)
+        fwd = np.zeros(shape)
+        arrive = np.zeros(shape)
+        free0 = np.full(shape, -INF)
+        self.size = np.zeros(n, dtype=np.int64)
+        self.wire = np.zeros(n, dtype=np.float64)
+        mtu = engine.mtu
+        for i, (flow, path) in enumerate(zip(self.flows, self.ports, strict=True)):
+            size = flow.span_bytes(0, flow.unit_pkts)
+            self.size[i] = size
+            self.wire[i] = size + flow.unit_pkts * flow.overhead
+            for j, port in enumerate(path):
+                if id(port) in seen:
+                    raise Declined("two streams share a link")
+                seen.add(id(port))
+                if (port.paused or port.queue or port.pfc_frames or port.wd_state
+                        or port.credit_based or port.rx_bytes or port.rx_hdrm
+                        or port.rx_paused or (j and port.done_pending)):
+                    raise Declined("a port is paused, queued or has PFC history")
+                if size > port.fine_bytes:
+                    raise Declined("PFC could cut the cells finer")
+                if j:
+                    switch = port.owner
+                    if not isinstance(switch, RoceSwitch):
+                        raise Declined("a switch could PAUSE")
+                    loads.setdefault(id(switch), (switch, []))[1].append(size)
+                    if engine.ecn_enabled and size + (flow.unit_pkts - 1) * mtu > port.kmin:
+                        raise Declined("ECN could mark")
+                rate[i, j] = port.rate
+                prop[i, j] = port.prop
+                fwd[i, j] = port.fwd
+                arrive[i, j] = port.arrive_delay
+                if port.busy:
+                    free0[i, j] = port.free_at
+            if not path[-1].to_host or any(p.to_host for p in path[:-1]):
+                raise Declined("a path that does not end at a NIC")
+        self._never_pauses(loads)
+        self.rate, self.prop, self.fwd, self.arrive, self.free0 = rate, prop, fwd, arrive, free0
+        #: flat number of each (stream, hop) port (-1 past the end of a path)
+        self.pid = np.full(shape, -1, dtype=np.int64)
+        self.flat: list[Port] = []
+        for i, path in enumerate(self.ports):
+            for j, port in enumerate(path):
+                self.pid[i, j] = len(self.flat)
+                self.flat.append(port)
+        self.rows = np.array([port.index for port in self.flat], dtype=np.int64)
+
+    def _never_pauses(self, loads: dict[int, tuple[RoceSwitch, list[int]]]) -> None:
+        """No switch can PAUSE a ring ingress, nor send one of its cells to the headroom:
+        each ingress holds at most the window's cells of its one stream, so its charge
+        beyond the reserve stays below ``alpha x (buffer - headroom and reserve set aside -
+        everything the rings can hold in the shared pool)``, the XOFF threshold at its
+        lowest (RoceSwitch.admit)."""
+        for switch, sizes in loads.values():
+            if not switch.pfc or switch.used or switch.shared_used:
+                raise Declined("a switch holds cells")
+            reserve = switch.reserve
+            beyond = [max(0, self.window * size - reserve) for size in sizes]
+            ingress = [p for p in self.engine.ports if p.peer is switch]
+            alpha = min((p.alpha for p in ingress), default=0.0)
+            lowest = alpha * (switch.buffer - switch.fixed - sum(beyond))
+            if max(beyond) >= lowest:
+                raise Declined("a switch could PAUSE")
+
+    # ------------------------------------------------------------------ ticks
+    def _tick_times(self, until: float) -> None:
+        """Sample instants after now up to the first at or after ``until``, as the sampler
+        schedules them (each from the previous one)."""
+        sampler = self.engine.sampler
+        times = list(getattr(self, "ticks", []))
+        last = times[-1] if times else sampler._last_t
+        count = sampler.count + len(times)
+        limit = sampler.until_s * (1 + 1e-9)
+        while not times or times[-1] < until:
+            following = (count + 1) * sampler.period
+            if following > limit:
+                break
+            last = last + (following - last)
+            times.append(last)
+            count += 1
+        self.ticks = np.array(times, dtype=np.float64)
+
+    # ------------------------------------------------------------------ solving
+    def solve(self) -> None:
+        """Two passes: the times (and the end), then the same again recording the ticks."""
+        self.ticks = np.zeros(0)
+        end = self._sweep(record=False)
+        self._tick_times(end)
+        self._sweep(record=True)
+
+    def _sweep(self, record: bool) -> float:
+        engine = self.engine
+        n, hops = self.n, self.hops
+        window = self.window
+        start_s = engine.env.t + engine.fabric.nic_latency_ns * 1e-9  # Engine._start
+        total = self.total
+        kmax = int(total.max())
+        lag = self.lag
+        wire = self.wire
+        rate, prop, fwd, arrive = self.rate, self.prop, self.fwd, self.arrive
+        last_hop = self.length - 1
+        hist = int(max(int(lag.max()), window)) + 1
+        arrived = np.full((n, hist), -INF)  # arrival of unit k at slot k % hist
+        sent_prev = np.full(n, -INF)  # NIC start of unit k - 1
+        end_prev = self.free0.copy()  # per hop: end of the stream's previous cell there
+        start_prev = np.full((n, hops), -INF)
+        queued_prev = np.zeros((n, hops), dtype=bool)
+        deq_prev = np.full((n, hops), -INF)  # when the previous cell left the queue
+        nt = np.array([f.next_time for f in self.flows], dtype=np.float64)
+        finish = np.zeros(n)
+        valid_hop = np.arange(hops)[None, :] < self.length[:, None]
+        if record:
+            self._init_record()
+        head = np.zeros((n, hops))
+        starts = np.zeros((n, hops))
+        ends = np.zeros((n, hops))
+        for k in range(kmax):
+            live = k < total
+            # ---- release of unit k: own window and upstream arrival
+            own_t = arrived[:, (k - window) % hist] if k >= window else np.full(n, -INF)
+            up_ok = k >= lag
+            up_t = np.where(up_ok, arrived[self.up, (k - lag) % hist], -INF)
+            both = (k >= window) & up_ok & live
+            if np.any(both & (own_t == up_t)):
+                raise Declined("a unit is released by two arrivals at one instant")
+            by_up = up_t > own_t
+            rel = np.maximum(np.maximum(own_t, up_t), start_s)
+            nb = np.where(by_up & up_ok, up_t + self.delay, -INF)
+            starved = sent_prev < rel
+            raise_nt = by_up & up_ok & live & (nb > nt)
+            if np.any(raise_nt & (sent_prev == rel)):
+                raise Declined("a release at the instant the previous unit is sent")
+            nt = np.where(raise_nt & starved, nb, nt)
+            send = np.maximum(np.maximum(rel, end_prev[:, 0]), nt)
+            # ---- the NIC and the switch hops
+            end = send + wire / rate[:, 0]
+            starts[:, 0] = send
+            ends[:, 0] = end
+            tail = end + prop[:, 0]
+            h = send + arrive[:, 0]
+            arrival = h
+            for j in range(1, hops):
+                head[:, j] = h
+                free = end_prev[:, j]
+                queued = h < free
+                begin = np.maximum(h + fwd[:, j], free)
+                finish_j = begin + wire / rate[:, j]
+                finish_j = np.maximum(finish_j, tail)
+                starts[:, j] = begin
+                ends[:, j] = finish_j
+                if record:
+                    self._queue_record(k, j, h, free, queued, queued_prev[:, j], deq_prev[:, j],
+                                       live & valid_hop[:, j])
+                deq_prev[:, j] = np.where(queued, free, h)
+                queued_prev[:, j] = queued
+                tail = finish_j + prop[:, j]
+                to_host = j == last_hop
+                h = np.where(to_host, tail + arrive[:, j], begin + arrive[:, j])
+                arrival = np.where(to_host, h, arrival)
+            if record:
+                self._busy_record(k, starts, ends, start_prev, end_prev, live)
+                self._deliver_record(arrival, live, send)
+            # ---- keep what the next units need (finished streams keep their last values)
+            arrived[:, k % hist] = np.where(live, arrival, arrived[:, k % hist])
+            keep = live[:, None] & valid_hop
+            start_prev = np.where(keep, starts, start_prev)
+            end_prev = np.where(keep, ends, end_prev)
+            sent_prev = np.where(live, send, sent_prev)
+            finish = np.where(live, arrival, finish)
+        self.finish = finish
+        self.last_start = start_prev
+        self.last_end = end_prev
+        if record:
+            self._busy_tail()
+        return float(finish.max())
+
+    # ------------------------------------------------------------------ recording frames
+    def _init_record(self) -> None:
+        n, hops = self.n, self.hops
+        t = len(self.ticks)
+        ports = len(self.flat)
+        self.busy_at = np.zeros((t, ports))
+        self.busy_ptr = np.zeros((n, hops), dtype=np.int64)
+        self.busy_sum = np.array([[p.busy_time for p in path] + [0.0] * (hops - len(path))
+                                  for path in self.ports])
+        self.q_at = np.zeros((t, ports), dtype=np.int32)
+        self.q_peak = np.zeros((t, ports), dtype=np.int32)
+        self.delivered = np.zeros((t, n), dtype=np.int32)
+        self.sent_by = np.zeros((t, n), dtype=np.int32)
+        self.init_busy = [[(p.busy, p.tx_start, p.free_at) for p in path] for path in self.ports]
+
+    def _tick_of(self, times: np.ndarray, mask: np.ndarray, what: str) -> np.ndarray:
+        """Index of the first tick at or after each time; a time on a tick declines."""
+        ticks = self.ticks
+        j = np.searchsorted(ticks, times, side="left")
+        inside = mask & (j < len(ticks))
+        if np.any(inside & (ticks[np.minimum(j, len(ticks) - 1)] == times)):
+            raise Declined(f"a {what} falls on a sample instant")
+        return j
+
+    def _queue_record(self, k: int, j: int, head: np.ndarray, free: np.ndarray,
+                      queued: np.ndarray, queued_prev: np.ndarray, deq_prev: np.ndarray,
+                      live: np.ndarray) -> None:
+        """A queued cell adds its bytes to the queue from its head's arrival until the
+        previous cell ends (Port.enqueue / Port.kick); the peak counts the previous cell if it
+        still waits."""
+        m = queued & live
+        if not np.any(m):
+            return
+        rows = np.nonzero(m)[0]
+        h, f = head[rows], free[rows]
+        if np.any(queued_prev[rows] & (deq_prev[rows] == h)):
+            raise Declined("a cell joins a queue the instant the one ahead leaves it")
+        t = self._tick_of(h, np.ones(len(rows), dtype=bool), "queue change")
+        self._tick_of(f, np.ones(len(rows), dtype=bool), "queue change")
+        size = self.size[rows]
+        with_prev = size + np.where(queued_prev[rows] & (deq_prev[rows] > h), size, 0)
+        ticks = self.ticks
+        nt = len(ticks)
+        ok = t < nt
+        cols = self.pid[rows, j]
+        np.maximum.at(self.q_peak, (t[ok], cols[ok]), with_prev[ok])
+        cur = t.copy()
+        while True:
+            inside = (cur < nt) & (ticks[np.minimum(cur, nt - 1)] < f)
+            if not np.any(inside):
+                break
+            np.add.at(self.q_at, (cur[inside], cols[inside]), size[inside])
+            cur = cur + 1
+
+    def _busy_record(self, k: int, starts: np.ndarray, ends: np.ndarray,
+                     start_prev: np.ndarray, end_prev: np.ndarray, live: np.ndarray) -> None:
+        """Busy time read at each tick up to this cell's start: the previous cell's running
+        interval on top of the time summed before it (Sampler's snapshot); then this cell's
+        predecessor is summed in (Port.enqueue / Port._tx_done)."""
+        ticks = self.ticks
+        nt = len(ticks)
+        valid = live[:, None] & (np.arange(self.hops)[None, :] < self.length[:, None])
+        ptr = self.busy_ptr
+        while True:
+            t = ticks[np.minimum(ptr, nt - 1)]
+            m = valid & (ptr < nt) & (t <= starts)
+            if not np.any(m):
+                break
+            rows, cols = np.nonzero(m)
+            tk = t[rows, cols]
+            if k == 0:
+                vals = np.array([self._initial_busy(int(r), int(c), float(tt))
+                                 for r, c, tt in zip(rows, cols, tk, strict=True)])
+            else:
+                sp, ep = start_prev[rows, cols], end_prev[rows, cols]
+                vals = self.busy_sum[rows, cols] + (np.minimum(ep, tk) - sp)
+            self.busy_at[ptr[rows, cols], self.pid[rows, cols]] = vals
+            ptr[rows, cols] += 1
+        if k == 0:
+            rows, cols = np.nonzero(valid)
+            for r, c in zip(rows, cols, strict=True):
+                busy, tx_start, free_at = self.init_busy[r][c]
+                if busy:
+                    self.busy_sum[r, c] += free_at - tx_start
+        else:
+            with np.errstate(invalid="ignore"):  # -inf - -inf where there is no hop
+                self.busy_sum = np.where(valid, self.busy_sum + (end_prev - start_prev),
+                                         self.busy_sum)
+
+    def _initial_busy(self, r: int, c: int, tick: float) -> float:
+        busy, tx_start, free_at = self.init_busy[r][c]
+        base = float(self.busy_sum[r, c])
+        if busy and tick > tx_start:
+            return base + ((free_at if free_at < tick else tick) - tx_start)
+        return base
+
+    def _busy_tail(self) -> None:
+        """Ticks after each port's last cell (until the rings end): that cell's interval."""
+        ticks = self.ticks
+        nt = len(ticks)
+        ptr = self.busy_ptr
+        valid = np.arange(self.hops)[None, :] < self.length[:, None]
+        end_all = float(self.finish.max())
+        while True:
+            t = ticks[np.minimum(ptr, nt - 1)]
+            m = valid & (ptr < nt) & (t < end_all)
+            if not np.any(m):
+                break
+            rows, cols = np.nonzero(m)
+            tk = t[rows, cols]
+            vals = self.busy_sum[rows, cols] + (
+                np.minimum(self.last_end[rows, cols], tk) - self.last_start[rows, cols])
+            self.busy_at[ptr[rows, cols], self.pid[rows, cols]] = vals
+            ptr[rows, cols] += 1
+
+    def _deliver_record(self, arrival: np.ndarray, live: np.ndarray, send: np.ndarray) -> None:
+        rows = np.nonzero(live)[0]
+        t = self._tick_of(arrival[rows], np.ones(len(rows), dtype=bool), "delivery")
+        ok = t < len(self.ticks)
+        np.add.at(self.delivered, (t[ok], rows[ok]), 1)
+        s = np.searchsorted(self.ticks, send[rows], side="left")
+        ok = s < len(self.ticks)
+        np.add.at(self.sent_by, (s[ok], rows[ok]), 1)
+
+    # ------------------------------------------------------------------ taking over
+    def commit(self) -> None:
+        """Hold the streams (their cells are the arrays'), provide the frames' port state,
+        schedule each stream's completion and the final port state."""
+        engine = self.engine
+        end = float(self.finish.max())
+        if np.any(self.ticks == end):
+            raise Declined("the rings end on a sample instant")  # pragma: no cover
+        for flow in self.flows:
+            flow.limit = 0  # has_data() False: the NIC never takes it
+        sampler = engine.sampler
+        now = engine.env.t
+        # every other port is idle while the rings run (the engine is sealed): its row of
+        # the snapshot stays as it is now, with the peak queue reset after the first frame
+        self.base = snapshot(engine.ports, now)
+        self.later = self.base.copy()
+        self.later[:, -1] = self.later[:, -2]
+        self.first_peak = self.base[self.rows, -1].copy()
+        self.moved = np.zeros(self.n, dtype=np.int64)  # units delivered up to the last tick
+        self.sent = np.zeros(self.n, dtype=np.int64)
+        self.accounted = np.zeros(len(self.runs), dtype=np.int64)
+        self.totals0 = (engine.offered, engine.delivered, engine.in_flight)
+        self.ticked = False
+        self.applied = -1  # the last tick whose frame was taken
+        sampler.provider = self
+        clock = engine.clock
+        clock.call(end - now, self._finalize)
+        for i in np.argsort(self.finish, kind="stable"):
+            clock.call(float(self.finish[i]) - now, self._stream_done, int(i))
+
+    def _tick_index(self, now: float) -> int:
+        """Index of the latest tick at or before ``now`` (-1: none yet)."""
+        return int(np.searchsorted(self.ticks, now, side="right")) - 1
+
+    def snapshot(self, now: float) -> np.ndarray:
+        """The sampler's snapshot of every port at the latest tick up to ``now``."""
+        j = self._tick_index(now)
+        if j < 0:
+            return self.base.copy()
+        snap = (self.later if j else self.base).copy()
+        rows = self.rows
+        snap[rows, 0] = self.busy_at[j]
+        snap[rows, -2] = self.q_at[j]
+        before = self.q_at[j - 1] if j else self.first_peak
+        snap[rows, -1] = np.maximum(before, self.q_peak[j])
+        return snap
+
+    def frame(self, now: float) -> None:
+        """A frame at tick ``now``: the streams' delivered bytes, progress and totals."""
+        j = self._tick_index(now)
+        if j <= self.applied or self.ticks[j] != now:
+            return  # pragma: no cover - every tick comes once, in order
+        self.applied = j
+        self.ticked = True
+        moved = self.delivered[j]
+        self.moved += moved
+        self.sent += self.sent_by[j]
+        sampler = self.engine.sampler
+        for i in np.nonzero(moved)[0]:
+            rec = self.flows[i].rec
+            if rec.finish_s is None:
+                rec.delivered_bytes = int(self.moved[i]) * int(self.size[i])
+            sampler.track(rec)
+        self._account()
+        self._totals(int((self.sent * self.size).sum()), int((self.moved * self.size).sum()))
+
+    def _totals(self, sent: int, arrived: int) -> None:
+        """The engine's byte totals with ``sent`` bytes put on the wire and ``arrived``
+        delivered by the streams (offered = delivered + dropped + in flight holds)."""
+        engine = self.engine
+        offered0, delivered0, in_flight0 = self.totals0
+        engine.offered = offered0 + sent
+        engine.delivered = delivered0 + arrived
+        engine.in_flight = in_flight0 + sent - arrived
+
+    def _account(self) -> None:
+        """Report the bytes that arrived so far to the passes' progress callbacks."""
+        got = self.moved * self.size
+        for r, run in enumerate(self.runs):
+            done = int(got[self.owner == r].sum())
+            if run.on_bytes is not None and done > self.accounted[r]:
+                run.on_bytes(done - int(self.accounted[r]))
+                self.accounted[r] = done
+
+    def _stream_done(self, event: Call) -> None:
+        """Stream ``i`` delivered its last unit: the flow finishes as the per-cell run's."""
+        i = event.arg
+        flow = self.flows[i]
+        npk = flow.npk
+        flow.seq = flow.max_sent = flow.rcv_nxt = flow.limit = npk
+        flow.units_done = int(self.total[i])
+        flow.active = False
+        rec = flow.rec
+        rec.delivered_bytes = rec.size_bytes
+        engine = self.engine
+        engine.sampler.track(rec)
+        flow.finish(engine.env.t)
+
+    def _finalize(self, _event: Call) -> None:
+        """Every stream is done: the ports hold what the per-cell run leaves."""
+        engine = self.engine
+        sampler = engine.sampler
+        sampler.provider = None
+        if self.ticked:  # the sampler's reset of the peak queues after the last frame
+            for port in engine.ports:
+                port.frame_max_q = port.q_bytes
+        # the period the rings end in: its peak so far counts the cells queued in it
+        last = int(np.searchsorted(self.ticks, engine.env.t, side="left"))
+        j = last - 1
+        for k, port in enumerate(self.flat):
+            if j >= 0 and self.ticked:
+                port.frame_max_q = int(self.q_at[j, k])
+            if last < len(self.ticks) and self.q_peak[last, k] > port.frame_max_q:
+                port.frame_max_q = int(self.q_peak[last, k])
+        for i, path in enumerate(self.ports):
+            units = int(self.total[i])
+            size = int(self.size[i])
+            for c, port in enumerate(path):
+                port.tx_cells += units
+                port.tx_bytes += units * size
+                port.q_bytes = 0
+                port.tx_start = float(self.last_start[i, c])
+                port.free_at = float(self.last_end[i, c])
+                port.busy_time = float(self.busy_sum[i, c])
+                port.done_pending = False
+                if c == 0:  # the NIC's end-of-transmission event has summed its last cell
+                    port.busy = False
+                    port.busy_time += port.free_at - port.tx_start
+                else:
+                    port.busy = True
+        self.moved = self.total.copy()
+        self._account()
+        everything = int((self.total * self.size).sum())
+        self._totals(everything, everything)

@@ -1,0 +1,106 @@
+"""Rings solved as arrays (sim.workloads.ring_arrays) give exactly the per-cell engine's run.
+
+Each case runs the same scenario twice - once with the engine sealed for the lone collective
+(its rings go to the arrays), once cell by cell - and compares everything a user or the
+Result sees: the collective's time, every flow's finish time and bytes, the engine totals
+and statistics, the link statistics and every frame (per link and per flow), bit for bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from fabricstudio.model import Technology
+from fabricstudio.sim import Scenario, build_simulation
+from fabricstudio.sim.engine import Engine
+from fabricstudio.sim.metrics import LINK_FIELDS
+from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
+
+
+def _run(gpus: int, size: int, cell: int, arrays: bool, fabric: dict[str, Any] | None = None,
+         **scenario: Any) -> tuple[Any, Any, list]:
+    spec_fabric = RailOptimizedSpec(gpus=gpus, technology=Technology.ROCE, **(fabric or {}))
+    design = build_fabric(spec_fabric).to_design()
+    spec = {"engine": "cell", "cell_bytes": cell,
+            "workloads": [{"type": "all_reduce", "size_bytes": size, "algorithm": "ring"}]}
+    spec.update(scenario)
+    sim = build_simulation(design, Scenario.model_validate(spec))
+    engine = sim.engine
+    assert isinstance(engine, Engine)
+    assert engine.sole_traffic == ("until_s" not in scenario)  # a lone collective to its end
+    engine.sole_traffic = engine.sole_traffic and arrays
+    return engine, sim.run(), engine.ring_arrays
+
+
+def _same_run(fast: Any, slow: Any) -> None:
+    (ea, ra, _), (eb, rb, _) = fast, slow
+    assert ra.collective.time_s == rb.collective.time_s
+    assert ea.totals() == eb.totals()
+    assert ea.stats()["cell_hops"] == eb.stats()["cell_hops"]
+    assert [(f.id, f.start_s, f.finish_s, f.delivered_bytes) for f in ea.flows] == \
+        [(f.id, f.start_s, f.finish_s, f.delivered_bytes) for f in eb.flows]
+    assert ea.link_stats() == eb.link_stats()
+    assert ea.link_stats(measure_from_s=ea.now / 3) == eb.link_stats(measure_from_s=eb.now / 3)
+    sa, sb = ea.stream, eb.stream
+    assert list(sa.times) == list(sb.times)
+    for field in LINK_FIELDS:
+        assert np.array_equal(sa.link_series(field), sb.link_series(field)), field
+    for k in range(len(sa.times)):
+        ta, ids_a, flows_a = sa.flow_frame(k)
+        tb, ids_b, flows_b = sb.flow_frame(k)
+        assert (ta, ids_a) == (tb, ids_b)
+        for name in flows_a:
+            assert np.array_equal(flows_a[name], flows_b[name]), (k, name)
+    for port_a, port_b in zip(ea.ports, eb.ports, strict=True):
+        assert (port_a.busy_time, port_a.tx_cells, port_a.tx_bytes, port_a.free_at,
+                port_a.frame_max_q) == (port_b.busy_time, port_b.tx_cells, port_b.tx_bytes,
+                                        port_b.free_at, port_b.frame_max_q)
+
+
+@pytest.mark.parametrize(("gpus", "size", "cell", "fabric"), [
+    (64, 16 * 2**20, 65536, {}),  # 32 KiB units, one cell each: queues at every switch
+    (128, 8 * 2**20, 16384, {"servers_per_su": 4}),  # 8 KiB units, some paths via spines
+    (256, 8 * 2**20, 65536, {"servers_per_su": 4, "tiers": 3}),  # and via cores
+])
+def test_arrays_give_the_per_cell_run(gpus: int, size: int, cell: int,
+                                      fabric: dict[str, Any]) -> None:
+    fast = _run(gpus, size, cell, arrays=True, fabric=fabric)
+    slow = _run(gpus, size, cell, arrays=False, fabric=fabric)
+    hops = {len(path) for path, _delay in slow[0]._routes.values() if path}
+    assert max(hops) == {0: 2, 1: 4, 2: 6}[len(fabric)]  # NIC + leaf (+ spine (+ core))
+    assert fast[2] == [None], fast[2]  # the arrays took the ring
+    assert slow[2] == ["not sealed: other traffic or a horizon may come"]
+    _same_run(fast, slow)
+
+
+def test_dcqcn_off_and_a_horizon_cutting_frames() -> None:
+    """PFC only, and a sample period fine enough that frames fall inside queue waits."""
+    kwargs: dict[str, Any] = {"dcqcn": False, "sample_period_s": 3e-7}
+    fast = _run(64, 4 * 2**20, 65536, arrays=True, **kwargs)
+    slow = _run(64, 4 * 2**20, 65536, arrays=False, **kwargs)
+    assert fast[2] in ([None], ["a queue change falls on a sample instant"])
+    _same_run(fast, slow)
+
+
+def test_declines_where_cells_span_several_units() -> None:
+    """Units of several cells (big chunks) are left to the per-cell engine."""
+    fast = _run(16, 64 * 2**20, 16384, arrays=True)
+    assert fast[2] == ["units of more than one cell"]
+
+
+def test_declines_where_streams_share_a_link() -> None:
+    """ECMP puts two rings' hops on one core link: they compete, so cell by cell."""
+    fabric = {"servers_per_su": 2, "tiers": 3}
+    engine, result, outcome = _run(128, 4 * 2**20, 65536, arrays=True, fabric=fabric)
+    assert outcome == ["two streams share a link"]
+    assert result.collective.time_s and engine.stats()["cell_hops"] > 0  # ran cell by cell
+
+
+def test_a_horizon_keeps_the_ring_cell_by_cell() -> None:
+    """A run stopped by a horizon may stop a ring half-way: no arrays there."""
+    engine, _result, outcome = _run(64, 4 * 2**20, 65536, arrays=True, until_s=2e-5)
+    assert outcome == ["not sealed: other traffic or a horizon may come"]
+    assert not engine.sole_traffic
