@@ -80,6 +80,7 @@ class MainWindow(QMainWindow):
         self.closed = False
         self._theme_applied = False
         self._fitted = False
+        self._layout_restored = False  # the user's saved dock layout was applied
         if needs_layout(self.design):
             self.design.move_devices(design_layout(self.design))
         self.setWindowIcon(app_icon())
@@ -210,10 +211,16 @@ class MainWindow(QMainWindow):
         self.analysis_dock.raise_()
         self.palette_dock.setMinimumWidth(PALETTE_MIN_WIDTH)
         self.inspector_dock.setMinimumWidth(INSPECTOR_MIN_WIDTH)
-        self.resizeDocks([self.palette_dock], [240], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.inspector_dock], [330], Qt.Orientation.Horizontal)
+        self._default_dock_widths()
         self.resizeDocks([self.inspector_dock, self.analysis_dock], [380, 420],
                          Qt.Orientation.Vertical)
+
+    def _default_dock_widths(self) -> None:
+        """Devices 240 and the right column 330 px wide (less on a small screen, down to
+        their minimums): set when the docks are built and again at the first show, since
+        making the window smaller takes the width from the docks first."""
+        self.resizeDocks([self.palette_dock], [240], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.inspector_dock], [330], Qt.Orientation.Horizontal)
 
     def _build_status_bar(self) -> None:
         status = self.statusBar()
@@ -400,6 +407,7 @@ class MainWindow(QMainWindow):
         if isinstance(state, QByteArray) and self.settings.value("windowDocks") == \
                 self._dock_signature():
             self.restoreState(state)  # only a layout saved with the same set of docks
+            self._layout_restored = True
         theme = self.settings.value("theme", "dark")
         self.set_theme(theme if theme in THEMES else "dark")
 
@@ -423,6 +431,8 @@ class MainWindow(QMainWindow):
         super().showEvent(event)
         if not self._fitted:
             self._fitted = True
+            if not self._layout_restored:
+                self._default_dock_widths()
             self.scene.populate(self.view.predicted_fit_zoom())
             self.view.fit()
             # the design analysis (its snapshot is taken on this thread) waits for the first

@@ -62,3 +62,19 @@ def test_what_if_docks_keep_the_window_on_a_small_screen(qtbot, demo_window):
         panel.dock.raise_()
         qtbot.wait(50)
         _fits(demo_window)
+
+
+def test_at_1366_by_768_the_devices_dock_keeps_its_width(qtbot, examples_dir, settings):
+    """Shrinking the window takes width from the docks first: the Devices entries ("GPU server
+    (800G)", "8 GPUs, 8 x 800G NICs") were cut at 170 px on a 1366 x 768 screen at 100 %."""
+    from fabricstudio.ui.main_window import MainWindow
+
+    window = MainWindow(load_design(examples_dir / "scenarios" / "demo-rail64.design.json"),
+                        settings=settings)
+    qtbot.addWidget(window)
+    window.resize(1366, 768)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: window.palette_dock.width() >= 230, timeout=2000)
+    assert window.inspector_dock.width() >= 320
+    window.simulation.shutdown()

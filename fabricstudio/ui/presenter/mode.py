@@ -132,6 +132,8 @@ class PresenterMode(QObject):
             "actions": self._lock_actions(),
             "theme": window.scene.theme,
             "context": window.view.contextMenuPolicy(),
+            "scroll_bars": (window.view.horizontalScrollBarPolicy(),
+                            window.view.verticalScrollBarPolicy()),
         }
         self.active = True
         for dock in self._saved["docks"]:
@@ -142,6 +144,9 @@ class PresenterMode(QObject):
         window.statusBar().hide()
         window.view.setInteractive(False)
         window.view.setContextMenuPolicy(Qt.ContextMenuPolicy.NoContextMenu)
+        for set_policy in (window.view.setHorizontalScrollBarPolicy,
+                           window.view.setVerticalScrollBarPolicy):  # no editing chrome
+            set_policy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         window.view.legend_suppressed = True
         window.scene.set_port_badges(False)  # editing chrome
         self.ui.stage.side_by_side.controls.hide()
@@ -179,6 +184,8 @@ class PresenterMode(QObject):
             action.setEnabled(enabled)
         window.view.setInteractive(True)
         window.view.setContextMenuPolicy(saved["context"])
+        window.view.setHorizontalScrollBarPolicy(saved["scroll_bars"][0])
+        window.view.setVerticalScrollBarPolicy(saved["scroll_bars"][1])
         if saved["theme"] is not window.scene.theme:
             window.scene.set_theme(saved["theme"])
             apply_theme(QApplication.instance(), saved["theme"])

@@ -88,6 +88,10 @@ class StoryPlayer(QObject):
                 self.ui.stop()
             self._waiting = True
             self.notice.emit("Preparing the demo: simulating the fabrics…")
+            # the presenter can start talking: the step's own words over the bare fabric
+            step = self.story.steps[max(0, self.index)]
+            self.ui.overlays.set_story_caption(step.caption or None)
+            self.ui.refresh_caption()
             self.step_changed.emit(-1, self.count)
             self._prepared_key = self._current_key()
             self.ui.scenario.compare_button.click()
@@ -144,8 +148,10 @@ class StoryPlayer(QObject):
             self.ui.controller.seek_index(len(self.ui.controller.stream or ()) - 1)
 
     def show(self, index: int) -> None:
-        """Show step ``index`` (waits for the runs first when they are missing)."""
-        if self.story is None or not self.count:
+        """Show step ``index`` (waits for the runs first when they are missing).  Nothing
+        while the runs are being prepared: an impatient clicker would otherwise skip the
+        first steps once they are ready."""
+        if self.story is None or not self.count or self._waiting:
             return
         self.index = min(max(index, 0), self.count - 1)
         if not self.prepare():

@@ -208,7 +208,8 @@ def pane_header_height(scale: float = 1.0) -> float:
 def paint_pane_header(painter: QPainter, rect: QRectF, label: str, data: GaugeData,
                       dark: bool = True, scale: float = 1.0) -> None:
     """A side-by-side pane's header: the fabric, its GPU utilisation so far in large type
-    and a bar of its GPUs by state now."""
+    and a bar of its GPUs by state now (once the run is over and every GPU idle: a bar
+    filled to the utilisation, as the gauge's figure reads)."""
     background, border, text, muted = _panel(dark)
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -238,6 +239,20 @@ def paint_pane_header(painter: QPainter, rect: QRectF, label: str, data: GaugeDa
                   26 * scale)
     painter.drawText(note, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
                      "GPU utilisation")
-    _paint_state_bar(painter, QRectF(rect.left() + pad, rect.bottom() - 14 * scale,
-                                     rect.width() - 2 * pad, 8 * scale), data.counts)
+    bar = QRectF(rect.left() + pad, rect.bottom() - 14 * scale, rect.width() - 2 * pad,
+                 8 * scale)
+    if any(data.counts[:3]):
+        _paint_state_bar(painter, bar, data.counts)
+    else:  # the run is over (every GPU idle): the bar shows the figure beside it
+        _paint_share_bar(painter, bar, data.utilisation, border)
     painter.restore()
+
+
+def _paint_share_bar(painter: QPainter, rect: QRectF, share: float, track: QColor) -> None:
+    """``share`` (0..1) of the bar in the computing colour over a ``track`` of the rest."""
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(track)
+    painter.drawRect(rect)
+    painter.setBrush(STATE_COLOURS[0])
+    painter.drawRect(QRectF(rect.left(), rect.top(), rect.width() * min(1.0, max(0.0, share)),
+                            rect.height()))

@@ -37,6 +37,10 @@ def test_f5_enters_presenter_mode_without_chrome_and_esc_restores_it(qtbot, wind
     assert sim.overlays.scale == presenter.scale >= 1.0
     item = next(iter(window.scene.device_items.values()))
     assert _badge_pixels(window, item) == 0  # port badges are editing chrome
+    window.view.zoom_by(8.0)  # zoomed in: the scroll bars would show; not while presenting
+    qtbot.wait(20)
+    assert not window.view.horizontalScrollBar().isVisible()
+    assert not window.view.verticalScrollBar().isVisible()
     qtbot.keyClick(window.view, Qt.Key.Key_Escape)
     assert not presenter.active
     assert window.menuBar().isVisible() and window.act.toolbar.isVisible()
@@ -44,6 +48,7 @@ def test_f5_enters_presenter_mode_without_chrome_and_esc_restores_it(qtbot, wind
     assert window.act.delete.isEnabled() and window.view.isInteractive()
     assert sim.overlays.scale == 1.0
     assert _badge_pixels(window, item) > 20
+    qtbot.waitUntil(window.view.horizontalScrollBar().isVisible, timeout=2000)
 
 
 def _badge_pixels(window, item) -> int:
@@ -235,3 +240,24 @@ def test_preferences_set_the_presenter_scale_and_contrast_like_the_view_menu(qtb
     menu_action(window, "View", "Presenter", "Presenter mode").trigger()
     assert presenter.active and window.scene.theme.name == "contrast"
     assert window.simulation.overlays.scale == 1.75
+
+
+def test_while_the_story_prepares_its_caption_shows_and_clicks_skip_no_step(qtbot, window):
+    import json
+
+    sim = install_simulation_ui(window, factory(wall_per_frame_s=0.01))
+    sim.scenario.until_complete.setChecked(False)
+    sim.scenario.horizon_us.setValue(12.0)
+    player = sim.presenter.player
+    player.load(parse_story(json.dumps(STORY)))
+    sim.presenter.enter()
+    qtbot.waitUntil(lambda: sim.compare.running, timeout=10_000)
+    assert sim.overlays.caption.text == "First"  # the presenter can start talking
+    for _ in range(2):
+        sim.presenter.handle_key(Qt.Key.Key_Right)
+    sim.presenter.handle_key(Qt.Key.Key_End)
+    qtbot.waitUntil(lambda: player.prepared and not sim.compare.running, timeout=30_000)
+    qtbot.waitUntil(lambda: sim.controller.stream is not None, timeout=10_000)
+    assert player.index == 0
+    sim.presenter.handle_key(Qt.Key.Key_Right)
+    assert player.index == 1
