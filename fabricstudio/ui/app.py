@@ -65,11 +65,23 @@ def run_gui(design: Design | None = None, path: str | None = None) -> int:
     return code  # pragma: no cover - leave() does not return
 
 
+#: How long quitting waits for background work still running (a stopped analysis child's
+#: worker, an autosave write) before it ends the process anyway (seconds).
+QUIT_WAIT_S = 0.5
+
+
 def leave(code: int) -> None:
     """End the process now: run the atexit hooks and flush the output, then skip Python's
     teardown of every object one by one (seconds for a 32,768-GPU design; the window has
-    already saved its settings and closed its files)."""
-    atexit._run_exitfuncs()
+    already saved its settings and closed its files).
+
+    Background work still running gets QUIT_WAIT_S to end; if some still runs then, the
+    atexit hooks are skipped: PySide's hook deletes every QObject Python owns, and a QThread
+    deleted while it runs aborts the process."""
+    from fabricstudio.ui.background import wait_for_background_work
+
+    if wait_for_background_work(QUIT_WAIT_S):
+        atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -44,6 +44,8 @@ from fabricstudio.model.bulk import pause_collector, resume_collector
 
 #: How often the GUI thread collects garbage while workers run (milliseconds).
 COLLECT_EVERY_MS = 250
+#: How long a ChildCall's thread waits for its ended child to be gone (seconds).
+REAP_WAIT_S = 0.2
 
 
 class Stopped(Exception):
@@ -146,9 +148,13 @@ class ChildCall(Worker):
 
     @property
     def exitcode(self) -> int | None:
-        """How the child ended once reaped: 0, or minus the signal that ended it."""
+        """How the child ended: 0, or minus the signal that ended it (None while it runs
+        or before it started)."""
         process = self._process
-        return None if process is None else process.returncode
+        if process is None:
+            return None
+        with self._lock:  # once settled no signal is sent: polling (reaping) is safe
+            return process.poll() if self._settled else process.returncode
 
     def request_stop(self) -> None:
         """Stop: the child is killed now (the worker thread then ends)."""
@@ -175,7 +181,10 @@ class ChildCall(Worker):
                 answer = b""
         finally:
             self._kill(settle_only=answer is not None)  # read to the end: it exits by itself
-            process.wait()
+            try:  # a killed child at low priority on a busy machine may take a second to
+                process.wait(REAP_WAIT_S)  # go: exitcode or Popen's own clean-up reaps it
+            except subprocess.TimeoutExpired:
+                pass
             process.stdout.close()
         self.check_stop()
         if not answer:

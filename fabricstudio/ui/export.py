@@ -235,6 +235,7 @@ def _hidden(scene: FabricScene, options: ExportOptions, vector: bool):
             item.setCacheMode(QGraphicsItem.CacheMode.NoCache)
     batching = scene.batching
     scene.set_batching(False)  # exports draw every link antialiased at export scale
+    fine = scene.fine_batching(False)  # and by itself (an SVG keeps one element per link)
     brush = scene.backgroundBrush()
     old_draw = scene.drawBackground
     scene.drawBackground = lambda painter, rect: None  # no grid in exports
@@ -243,6 +244,7 @@ def _hidden(scene: FabricScene, options: ExportOptions, vector: bool):
     finally:
         scene.drawBackground = old_draw
         scene.set_batching(batching)
+        scene.fine_batching(fine)
         scene.setBackgroundBrush(brush)
         for item, mode in cached:
             item.setCacheMode(mode)

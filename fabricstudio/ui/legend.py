@@ -89,10 +89,8 @@ def paint_legend(painter: QPainter, top_left: QPointF, sections, theme: Theme) -
     box = QRectF(top_left, size)
     painter.save()
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    panel = QColor(theme.panel)
-    panel.setAlpha(248)
     painter.setPen(QPen(theme.border, 1))
-    painter.setBrush(panel)
+    painter.setBrush(QColor(theme.panel))  # opaque: the canvas draws no scene under it
     painter.drawRoundedRect(box, 8, 8)
     y = box.top() + PAD
     x = box.left() + PAD

@@ -64,7 +64,7 @@ def test_a_change_during_the_analysis_ends_its_child_and_analyses_again(
     first = panel.worker
     cable = next(iter(window.design.links))
     window.design.remove_link(cable)  # the child is still starting: far from done
-    qtbot.waitUntil(first.isFinished, timeout=10_000)
+    qtbot.waitUntil(lambda: first.isFinished() and first.exitcode is not None, timeout=10_000)
     assert first.stopped and first.exitcode == -signal.SIGKILL
     qtbot.waitUntil(lambda: _reported(panel, window.design), timeout=60_000)
     assert panel.worker is not first
@@ -80,6 +80,7 @@ def test_closing_the_window_during_the_analysis_ends_its_child_at_once(
     worker = panel.worker
     window.close()
     assert wait_for_background_work(10)
+    qtbot.waitUntil(lambda: worker.exitcode is not None, timeout=10_000)
     assert worker.stopped and worker.exitcode == -signal.SIGKILL  # ended, not finished
 
 
@@ -93,5 +94,39 @@ def test_a_child_call_reports_an_error_in_one_line_and_a_stop_ends_it(qtbot):
     qtbot.waitUntil(lambda: sleeper.pid is not None, timeout=10_000)
     sleeper.request_stop()
     qtbot.waitUntil(sleeper.isFinished, timeout=10_000)  # not the 600 s of its call
+    qtbot.waitUntil(lambda: sleeper.exitcode is not None, timeout=10_000)
     assert sleeper.stopped and sleeper.exitcode == -signal.SIGKILL
     assert wait_for_background_work(10)
+
+
+QUIT_SCRIPT = """
+import sys
+from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
+from fabricstudio.ui import app as app_module
+from fabricstudio.ui.app import ensure_app
+from fabricstudio.ui.main_window import MainWindow
+from fabricstudio.ui.panels import analysis
+
+analysis.CHILD_PROCESS_FROM = 1
+app = ensure_app()
+window = MainWindow(build_fabric(RailOptimizedSpec(gpus=64)).to_design(),
+                    recovery_dir=__import__("pathlib").Path(sys.argv[1]))
+window.show()
+while not (window.analysis.worker is not None and window.analysis.worker.pid):
+    app.processEvents()
+window.close()
+app_module.leave(0)
+"""
+
+
+def test_quitting_during_a_child_analysis_ends_the_process_cleanly(tmp_path):
+    """leave() with the analysis child just killed: no 'QThread destroyed while running'
+    abort, and the process is gone (the child too)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", QUIT_SCRIPT, str(tmp_path)],
+                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen"},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "QThread: Destroyed" not in done.stderr

@@ -163,10 +163,18 @@ def modified_window(make_window, settings):
     return window
 
 
-def test_autosave_writes_a_recovery_file_off_the_ui_thread(modified_window):
+@pytest.mark.parametrize("in_child", [False, True], ids=["thread", "child process"])
+def test_autosave_writes_a_recovery_file_off_the_ui_thread(modified_window, monkeypatch,
+                                                           in_child):
+    from fabricstudio.ui import autosave
+    from fabricstudio.ui.background import ChildCall
+
+    if in_child:  # as for a large design: written by a child process
+        monkeypatch.setattr(autosave, "CHILD_PROCESS_FROM", 1)
     window = modified_window
     assert window.autosave.save_now()
-    window.autosave.wait()
+    assert isinstance(window.autosave._worker, ChildCall) == in_child
+    window.autosave.wait(60)
     QApplication.processEvents()
     recovered = load_design(window.autosave.path)
     assert recovered.to_data() == window.design.to_data()

@@ -41,7 +41,10 @@ class LinkLayer:
         self.key_of: dict[str, StrandKey] = {}
         self.pair_keys: dict[Pair, set[StrandKey]] = defaultdict(set)
         self.node_pairs: dict[str, set[Pair]] = defaultdict(set)
+        #: Zoomed out: every unselected link is drawn by the batch item (coarse).
         self.batching = False
+        #: Zoomed in on a large design: plain unselected links are drawn by it (fine).
+        self.fine = False
         self._batch: LinkBatchItem | None = None
         self._bundles = 0
         self._labels_on = True
@@ -118,7 +121,7 @@ class LinkLayer:
         for pair in {key[:2] for key in touched}:
             self._lay_out_pair(pair)
         self._update_bundle_labels()
-        if self.batching:
+        if self.batching or self.fine:
             self._apply_batching(changed)
 
     def _is_group(self, node: str) -> bool:
@@ -188,7 +191,7 @@ class LinkLayer:
         colour = self.scene.link_colour(link)
         item = (BundleItem(link, bundle_of, colour) if bundle_of
                 else LinkItem(link, colour=colour))
-        if self.batching:
+        if self.batched(item):
             item.setFlag(QGraphicsItem.GraphicsItemFlag.ItemHasNoContents, True)
         self.scene.addItem(item)
         return item
@@ -197,8 +200,7 @@ class LinkLayer:
         self._selected.discard(item)
         if item.scene() is not None:
             self.scene.removeItem(item)
-        if self.batching:
-            self.invalidate_batch()
+        self.invalidate_batch()
 
     # ----------------------------------------------------------------- layout
     def _lay_out_pair(self, pair: Pair) -> None:
@@ -225,8 +227,7 @@ class LinkLayer:
         a = self.scene.anchor(rep.get(item.link.a, item.link.a))
         b = self.scene.anchor(rep.get(item.link.b, item.link.b))
         item.set_ends(QPointF(a), QPointF(b))
-        if self.batching:
-            self.invalidate_batch()
+        self.invalidate_batch()
 
     def route_node(self, node: str) -> None:
         """Re-place every line ending at ``node`` (it moved)."""
@@ -277,36 +278,67 @@ class LinkLayer:
             if item.show_count != show:
                 item.show_count = show
                 item.update()
+        if self.fine:
+            self._apply_batching(bundles)
 
     # --------------------------------------------------------------- batching
     def set_batching(self, on: bool) -> None:
-        """Draw plain links through one LinkBatchItem (on) or each by itself (off)."""
+        """Draw links through one LinkBatchItem (on: coarse) or each by itself (off)."""
         if on == self.batching:
             return
         self.batching = on
-        if on and self._batch is None:
+        self._switch()
+
+    def set_fine(self, on: bool) -> None:
+        """Draw plain links through the batch item when not coarse (on) or not (off)."""
+        if on == self.fine:
+            return
+        self.fine = on
+        self._switch()
+
+    def _switch(self) -> None:
+        active = self.batching or self.fine
+        if active and self._batch is None:
             self._batch = LinkBatchItem(self)
             self.scene.addItem(self._batch)
         if self._batch is not None:
-            self._batch.setVisible(on)
+            self._batch.setVisible(active)
         self._apply_batching(self.all_items())
+
+    def batched(self, item: LinkItem) -> bool:
+        """True when the batch item draws ``item`` (it has no contents of its own then):
+        coarse, every link but the selected ones; fine, plain links and bundles without
+        their count, unless selected or under the mouse."""
+        if item.isSelected():
+            return False
+        if self.batching:
+            return True
+        return self.fine and not item.hovered and (item.bundle_size == 1
+                                                   or not item.show_count)
+
+    def hover_changed(self, item: LinkItem) -> None:
+        """The mouse entered or left ``item``: a bundle under it draws itself (its count)."""
+        if self.fine and not self.batching:
+            self._apply_batching([item])
 
     def _apply_batching(self, items: Iterable[LinkItem]) -> None:
         flag = QGraphicsItem.GraphicsItemFlag.ItemHasNoContents
         for item in items:
-            batched = self.batching and not item.isSelected()
+            batched = self.batched(item)
             if bool(item.flags() & flag) != batched:
                 item.setFlag(flag, batched)
+                if not batched:
+                    item.update()
         self.invalidate_batch()
 
     def invalidate_batch(self) -> None:
-        """Plain links changed: the batch redraws them at its next paint."""
-        if self.batching and self._batch is not None:
+        """Links changed: the batch redraws them at its next paint."""
+        if (self.batching or self.fine) and self._batch is not None:
             self._batch.invalidate()
 
     def selection_changed(self, selected: set[LinkItem]) -> None:
-        """Selected plain links draw themselves (highlighted) instead of through the batch."""
+        """Selected links draw themselves (highlighted) instead of through the batch."""
         flipped = selected ^ self._selected
         self._selected = selected
-        if self.batching and flipped:
+        if (self.batching or self.fine) and flipped:
             self._apply_batching(i for i in flipped if i.scene() is not None)

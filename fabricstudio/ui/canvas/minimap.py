@@ -18,6 +18,8 @@ from fabricstudio.ui.theme import KIND_COLOURS
 MAX_SIZE = QSizeF(200.0, 130.0)
 MARGIN = 14.0
 PAD = 6.0
+#: Smallest size of the mark of the part on screen (px).
+MIN_MARK = 8.0
 
 
 class Minimap:
@@ -92,6 +94,8 @@ class Minimap:
             -60, -60, 60, 60)
 
     def _picture(self, size: QSizeF, ratio: float) -> QPixmap:
+        """The panel and the design's dots (redrawn when the design, its filters, the theme
+        or the size changed: a pan repaints the minimap at each step)."""
         if self._pixmap is not None and self._pixmap.size() == (size * ratio).toSize():
             return self._pixmap
         scene = self.view.scene()
@@ -99,6 +103,11 @@ class Minimap:
         pixmap.setDevicePixelRatio(ratio)
         pixmap.fill(QColor(0, 0, 0, 0))
         painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setPen(QPen(scene.theme.border, 1))
+        painter.setBrush(QColor(scene.theme.panel))  # opaque: the view draws no scene under it
+        painter.drawRoundedRect(QRectF(QPointF(0.5, 0.5), size).adjusted(0, 0, -1, -1), 6, 6)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
         world = self._world
         sx = (size.width() - 2 * PAD) / world.width()
         sy = (size.height() - 2 * PAD) / world.height()
@@ -127,20 +136,21 @@ class Minimap:
         if box.isEmpty():
             return
         theme = self.view.scene().theme
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        panel = QColor(theme.panel)
-        panel.setAlpha(245)
-        painter.setPen(QPen(theme.border, 1))
-        painter.setBrush(panel)
-        painter.drawRoundedRect(box, 6, 6)
         ratio = self.view.viewport().devicePixelRatioF()
         painter.drawPixmap(box.topLeft(), self._picture(box.size(), ratio))
-        shown = self._to_map(self.view.visible_scene_rect()).intersected(box)
+        shown = self._to_map(self.view.visible_scene_rect())
+        if shown.width() < MIN_MARK or shown.height() < MIN_MARK:  # zoomed far in: keep
+            centre = shown.center()  # the view's mark findable (at 100 % on 32k GPUs it
+            shown.setSize(QSizeF(max(shown.width(), MIN_MARK),  # was under a pixel)
+                                 max(shown.height(), MIN_MARK)))
+            shown.moveCenter(centre)
+        shown = shown.intersected(box)
         if shown.isEmpty():
             return
         fill = QColor(theme.highlight)
         fill.setAlpha(40)
         pen = QPen(theme.highlight, 1.5)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setPen(pen)
         painter.setBrush(fill)
         painter.drawRect(shown)

@@ -55,6 +55,9 @@ GRID = 15.0
 COLOUR_MODES = ("speed", "plane", "rail", "tier")
 #: The view size a design is assumed to be fitted into before a view says otherwise.
 ASSUMED_VIEW = (1280.0, 800.0)
+#: Designs with this many links draw their plain links zoomed in through one batch item (a
+#: Python paint call per link cost ~30 us: 300 of them for each pan step at 100 % at 32k).
+FINE_BATCH_FROM = 2_000
 
 
 class FabricScene(ItemScene):
@@ -283,6 +286,7 @@ class FabricScene(ItemScene):
             for tile in self.group_items.values():
                 tile.set_lod(scale)
         self.links.set_batching(scale < THIN_BELOW_LOD)
+        self.links.set_fine(len(self.design.links) >= FINE_BATCH_FROM)
         if self.semantic_zoom and self.design.groups:
             self._refold()
 
@@ -306,8 +310,21 @@ class FabricScene(ItemScene):
             self._refold()
 
     def set_batching(self, on: bool) -> None:
-        """Draw plain links through one batch item (on) or each by itself (off)."""
+        """Draw plain links through one batch item (on) or each by itself (off: zoomed in on
+        a large design, plain links are still drawn by it, exactly as they would draw
+        themselves; see ``fine_batching``)."""
         self.links.set_batching(on)
+
+    def link_hovered(self, item: QGraphicsItem) -> None:
+        if isinstance(item, LinkItem) and item.scene() is self:
+            self.links.hover_changed(item)
+
+    def fine_batching(self, on: bool) -> bool:
+        """Let the batch item draw plain links when zoomed in (on: the default for designs
+        of FINE_BATCH_FROM links or more) or not (off: exports); returns the state before."""
+        before = self.links.fine
+        self.links.set_fine(on and len(self.design.links) >= FINE_BATCH_FROM)
+        return before
 
     def set_semantic_zoom(self, on: bool) -> None:
         """Fold small groups automatically while zoomed out (on) or never (off)."""
@@ -646,9 +663,9 @@ class FabricScene(ItemScene):
         if self._built:  # a rebuild: every item goes (overlays make themselves again)
             self.clear()
         self._built = True  # the first fill keeps what others added (overlay layers)
-        batching = self.links.batching
+        batching, fine = self.links.batching, self.links.fine
         self.links.clear()
-        self.links.batching = False
+        self.links.batching = self.links.fine = False
         self.device_items.clear()
         self.group_items.clear()
         self.frame_items.clear()
@@ -667,6 +684,7 @@ class FabricScene(ItemScene):
         self.links.rebuild()
         self._sync_frames()
         self.links.set_batching(batching)
+        self.links.set_fine(fine)
         self.extent_changed.emit()
 
     def _on_device_added(self, device_id: str) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QFont, QPainter, QPen
+from PySide6.QtGui import QFont, QPainter, QPaintEvent, QPen, QPixmap, QRegion
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsView, QInputDialog
 
 from fabricstudio.ui.canvas.interactions import NewLinkInteraction
@@ -24,6 +24,8 @@ DEVICE_MIME = "application/x-fabricstudio-device"
 #: A 32,768-GPU fabric fits a 1,366-px screen at about 1 %.
 MIN_ZOOM, MAX_ZOOM = 0.002, 6.0
 MAX_DROP_COUNT = 1024
+#: The overlays' corner radius and rim the scene still draws under them (px).
+OVERLAY_CORNER = 9
 NUDGE_STEPS = {Qt.Key.Key_Left: (-1, 0), Qt.Key.Key_Right: (1, 0), Qt.Key.Key_Up: (0, -1),
                Qt.Key.Key_Down: (0, 1)}
 EMPTY_TITLE = "Start a fabric"
@@ -48,6 +50,7 @@ class FabricView(QGraphicsView):
         self._fitted = False
         self._legend_key = None
         self._legend_sections: list = []
+        self._legend_pixmap: tuple[tuple, QPixmap] | None = None
         super().__init__(scene, parent)
         #: Zoom gestures on a slow canvas show a scaled picture until they pause.
         self.zoom_preview = ZoomPreview(self, self._tell_scene)
@@ -463,7 +466,31 @@ class FabricView(QGraphicsView):
             painter.end()
             return
         full = event.rect().contains(self.viewport().rect())
+        region = event.region()
+        covered = self._overlay_interiors() & region
+        if not covered.isEmpty():
+            # The minimap and the legend are opaque: the scene's items under them are not
+            # looked for nor drawn (a pan repaints both, and every long link crossing them,
+            # at each step); drawForeground paints them over what the view draws.
+            event = QPaintEvent(region - covered)
         self.zoom_preview.timed(lambda: super(FabricView, self).paintEvent(event), full)
+
+    def _overlay_interiors(self) -> QRegion:
+        """The viewport area the opaque overlays cover whole (their rims and rounded corners
+        are left to the scene, and painted over it)."""
+        interiors = QRegion()
+        if not self.scene().design.devices:
+            return interiors
+        boxes = [self.minimap.rect() if self.minimap.visible else QRectF()]
+        if self.show_legend and not self.legend_suppressed:
+            boxes.append(self.legend_rect())
+        for box in boxes:
+            if box.isEmpty():
+                continue
+            rect = box.toAlignedRect()
+            interiors |= QRegion(rect.adjusted(OVERLAY_CORNER, 2, -OVERLAY_CORNER, -2))
+            interiors |= QRegion(rect.adjusted(2, OVERLAY_CORNER, -2, -OVERLAY_CORNER))
+        return interiors
 
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802
         if self.zoom_preview.grabbing:  # the preview's picture: overlays stay put, unscaled
@@ -473,12 +500,33 @@ class FabricView(QGraphicsView):
             return
         painter.save()
         painter.resetTransform()
+        self._paint_overlays(painter)
+        painter.restore()
+
+    def _paint_overlays(self, painter: QPainter) -> None:
+        """The minimap and the legend, in viewport coordinates."""
         if self.minimap.visible:
             self.minimap.paint(painter)
         sections = self._legend() if self.show_legend and not self.legend_suppressed else []
         if sections:
-            paint_legend(painter, self._legend_rect().topLeft(), sections, self.scene().theme)
-        painter.restore()
+            painter.drawPixmap(self._legend_rect().topLeft(), self._legend_picture(sections))
+
+    def _legend_picture(self, sections) -> QPixmap:
+        """The legend drawn once per content, theme and pixel ratio (a pan repaints it at
+        each step: its text took a few milliseconds)."""
+        theme = self.scene().theme
+        ratio = self.viewport().devicePixelRatioF()
+        key = (id(sections), theme.name, ratio)
+        if self._legend_pixmap is None or self._legend_pixmap[0] != key:
+            size = legend_size(sections)
+            pixmap = QPixmap((size * ratio).toSize())
+            pixmap.setDevicePixelRatio(ratio)
+            pixmap.fill(Qt.GlobalColor.transparent)
+            painter = QPainter(pixmap)
+            paint_legend(painter, QPointF(0, 0), sections, theme)
+            painter.end()
+            self._legend_pixmap = (key, pixmap)
+        return self._legend_pixmap[1]
 
     def _paint_empty_hint(self, painter: QPainter) -> None:
         """What to do on an empty canvas (the first minute matters)."""
@@ -528,7 +576,9 @@ class FabricView(QGraphicsView):
         self._tell_scene_soon()
         self._update_large_tiles()
         if self.minimap.visible:  # its view rectangle moved; the rest scrolls by blitting
-            self.viewport().update(self.minimap.rect().toAlignedRect().adjusted(-2, -2, 2, 2))
+            rect = self.minimap.rect().toAlignedRect().adjusted(-2, -2, 2, 2)
+            self.viewport().update(rect)
+            self.viewport().update(rect.translated(dx, dy))  # where the blit moved its copy
         if self.show_legend:
             rect = self._legend_rect().toAlignedRect().adjusted(-2, -2, 2, 2)
             self.viewport().update(rect)

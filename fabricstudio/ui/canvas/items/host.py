@@ -53,6 +53,11 @@ class ItemScene(QGraphicsScene):
         """Select everything drawn for a group (its frame was clicked)."""
         raise NotImplementedError
 
+    def link_hovered(self, item: QGraphicsItem) -> None:
+        """The mouse entered or left a link item (a batched bundle then draws itself, with
+        its count)."""
+        raise NotImplementedError
+
 
 def item_scene(item: QGraphicsItem) -> ItemScene | None:
     """The canvas scene ``item`` is on, or None."""

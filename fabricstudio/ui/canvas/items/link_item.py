@@ -138,6 +138,20 @@ class LinkItem(HoverHighlight, QGraphicsLineItem):
         # Built on hover (thousands of links open faster); the technology may have changed.
         self.setToolTip(self.tooltip_text())
         super().hoverEnterEvent(event)
+        scene = item_scene(self)
+        if scene is not None:
+            scene.link_hovered(self)
+
+    def hoverLeaveEvent(self, event) -> None:  # noqa: N802 - Qt override
+        super().hoverLeaveEvent(event)
+        scene = item_scene(self)
+        if scene is not None:
+            scene.link_hovered(self)
+
+    @property
+    def hovered(self) -> bool:
+        """True while the mouse is over the item."""
+        return self._hovered
 
     def set_ends(self, a: QPointF, b: QPointF) -> None:
         """Place the line between two points, shifted by ``offset`` perpendicular to it."""
