@@ -215,6 +215,7 @@ class PresenterMode(QObject):
         self.ui.stage.side_by_side.banner.setContentsMargins(0, 0, 0, 0)
         self.ui.overlays.set_scale(1.0)
         self.ui.overlays.set_story_caption(None)
+        self.ui.refresh_caption()  # the run's own caption again (none without a run)
         self.ui.stage.side_by_side.set_ui_scale(1.0)
         self.badge.hide()
         self.toggled.emit(False)

@@ -238,7 +238,10 @@ class CanvasOverlays(QObject):
         right = viewport.width()
         wanted = {self.gauge: self.active and self.show_gauge and self.legend.gpus,
                   self.legend: self.active,
-                  self.caption: self.active and self.show_caption and bool(self.caption.text)}
+                  # a story step's caption also shows before its run does (while the
+                  # presenter's runs are prepared)
+                  self.caption: ((self.active or bool(self.story_caption)) and self.show_caption
+                                 and bool(self.caption.text))}
         for widget, shown in wanted.items():
             if shown:
                 widget.resize(widget.sizeHint())

@@ -273,6 +273,7 @@ def test_while_the_story_prepares_its_caption_shows_and_clicks_skip_no_step(qtbo
     sim.presenter.enter()
     qtbot.waitUntil(lambda: sim.compare.running, timeout=10_000)
     assert sim.overlays.caption.text == "First"  # the presenter can start talking
+    assert sim.overlays.caption.isVisible()
     for _ in range(2):
         sim.presenter.handle_key(Qt.Key.Key_Right)
     sim.presenter.handle_key(Qt.Key.Key_End)
@@ -281,3 +282,7 @@ def test_while_the_story_prepares_its_caption_shows_and_clicks_skip_no_step(qtbo
     assert player.index == 0
     sim.presenter.handle_key(Qt.Key.Key_Right)
     assert player.index == 1
+    sim.presenter.handle_key(Qt.Key.Key_Left)
+    assert sim.overlays.caption.text == "First"
+    sim.presenter.leave()
+    assert sim.overlays.caption.text != "First"  # the run's own caption, not the story's
