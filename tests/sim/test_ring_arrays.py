@@ -21,7 +21,7 @@ from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
 
 
 def _run(gpus: int, size: int, cell: int, arrays: bool, fabric: dict[str, Any] | None = None,
-         **scenario: Any) -> tuple[Any, Any, list]:
+         frames_until: float | None = None, **scenario: Any) -> tuple[Any, Any, list]:
     spec_fabric = RailOptimizedSpec(gpus=gpus, technology=Technology.ROCE, **(fabric or {}))
     design = build_fabric(spec_fabric).to_design()
     spec = {"engine": "cell", "cell_bytes": cell,
@@ -32,6 +32,8 @@ def _run(gpus: int, size: int, cell: int, arrays: bool, fabric: dict[str, Any] |
     assert isinstance(engine, Engine)
     assert engine.sole_traffic == ("until_s" not in scenario)  # a lone collective to its end
     engine.sole_traffic = engine.sole_traffic and arrays
+    if frames_until is not None:  # the run's frame budget ends before the ring does
+        engine.sampler.until_s = frames_until
     return engine, sim.run(), engine.ring_arrays
 
 
@@ -83,6 +85,19 @@ def test_dcqcn_off_and_a_horizon_cutting_frames() -> None:
     slow = _run(64, 4 * 2**20, 65536, arrays=False, **kwargs)
     assert fast[2] in ([None], ["a queue change falls on a sample instant"])
     _same_run(fast, slow)
+
+
+def test_frames_end_before_the_ring() -> None:
+    """The frame budget stops frames half-way: the rest still ends in the same state (the
+    peak queue after the last frame reaches link_stats)."""
+    fast = _run(64, 16 * 2**20, 65536, arrays=True, frames_until=3e-5)
+    slow = _run(64, 16 * 2**20, 65536, arrays=False, frames_until=3e-5)
+    assert fast[2] == [None]
+    assert slow[0].stream.times[-1] < 0.5 * slow[1].collective.time_s
+    _same_run(fast, slow)
+    fast = _run(64, 16 * 2**20, 65536, arrays=True, frames_until=1e-9)  # no more frames
+    assert fast[2] == [None] and len(fast[0].stream.times) <= 1  # the one already due
+    _same_run(fast, _run(64, 16 * 2**20, 65536, arrays=False, frames_until=1e-9))
 
 
 def test_declines_where_cells_span_several_units() -> None:

@@ -245,17 +245,21 @@ class _Rings:
         """Sample instants after now up to the first at or after ``until``, as the sampler
         schedules them (each from the previous one)."""
         sampler = self.engine.sampler
-        times = list(getattr(self, "ticks", []))
+        times = [t for t in getattr(self, "ticks", []) if t < INF]
         last = times[-1] if times else sampler._last_t
         count = sampler.count + len(times)
         limit = sampler.until_s * (1 + 1e-9)
         while not times or times[-1] < until:
             following = (count + 1) * sampler.period
-            if following > limit:
+            if following > limit and count:  # (the first tick is due whatever the budget)
                 break
             last = last + (following - last)
             times.append(last)
             count += 1
+        if not times or times[-1] < until:
+            # the frame budget ends first: what happens after its last frame is collected
+            # in one period that is never sampled (the peak queue link_stats reads at the end)
+            times.append(INF)
         self.ticks = np.array(times, dtype=np.float64)
 
     # ------------------------------------------------------------------ solving

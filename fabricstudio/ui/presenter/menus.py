@@ -114,6 +114,7 @@ def present(window, ui, presenter: PresenterMode, demo: Demo) -> bool:
         ui.scenario.use_scenario(demo.scenario, demo.story.scenario or demo.name)
     presenter.player.load(demo.story)
     presenter.enter()
+    presenter.fit_on_leave = True  # the demo's fabric was never shown outside the presenter
     return True
 
 

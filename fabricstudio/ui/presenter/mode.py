@@ -10,6 +10,7 @@ Home / End, P plays or pauses, K starts or stops the kiosk loop.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer, Signal
@@ -36,6 +37,9 @@ FORWARD = {Qt.Key.Key_Right, Qt.Key.Key_Down, Qt.Key.Key_PageDown, Qt.Key.Key_Sp
            Qt.Key.Key_Return, Qt.Key.Key_Enter}
 BACK = {Qt.Key.Key_Left, Qt.Key.Key_Up, Qt.Key.Key_PageUp, Qt.Key.Key_Backspace}
 SETTING_SCALE = "presenter/ui_scale"
+#: After leaving, the canvas view is put back again on every resize for this long (s): the
+#: window settles back to its size in a few steps.
+VIEW_SETTLE_S = 1.0
 SETTING_CONTRAST = "presenter/high_contrast"
 
 
@@ -102,6 +106,10 @@ class PresenterMode(QObject):
         self.chosen_scale = ui_scale_setting(settings)
         self.high_contrast = str(settings.value(SETTING_CONTRAST, "false")).lower() == "true"
         self._saved: dict = {}
+        #: Set when presenting opened its own design (a demo): leaving fits that fabric.
+        self.fit_on_leave = False
+        self._fit_view = False
+        self._settle_until = 0.0
         self.badge = Badge(simulation_ui.stage)
         self._notice = ""
         self._badge_timer = QTimer(self)
@@ -134,6 +142,8 @@ class PresenterMode(QObject):
             "context": window.view.contextMenuPolicy(),
             "scroll_bars": (window.view.horizontalScrollBarPolicy(),
                             window.view.verticalScrollBarPolicy()),
+            "view": (window.view.zoom(),
+                     window.view.mapToScene(window.view.viewport().rect().center())),
         }
         self.active = True
         for dock in self._saved["docks"]:
@@ -186,6 +196,7 @@ class PresenterMode(QObject):
         window.view.setContextMenuPolicy(saved["context"])
         window.view.setHorizontalScrollBarPolicy(saved["scroll_bars"][0])
         window.view.setVerticalScrollBarPolicy(saved["scroll_bars"][1])
+        QTimer.singleShot(0, self._restore_view)  # once the window has its size back
         if saved["theme"] is not window.scene.theme:
             window.scene.set_theme(saved["theme"])
             apply_theme(QApplication.instance(), saved["theme"])
@@ -207,6 +218,29 @@ class PresenterMode(QObject):
         self.ui.stage.side_by_side.set_ui_scale(1.0)
         self.badge.hide()
         self.toggled.emit(False)
+
+    def _restore_view(self) -> None:
+        """The canvas as it was before presenting (zoom and centre), or the whole fabric
+        when presenting opened another design (a demo); again whenever the canvas is
+        resized in the next second, while the window settles back to its size."""
+        self._fit_view = self.fit_on_leave
+        self.fit_on_leave = False
+        self._settle_until = time.monotonic() + VIEW_SETTLE_S
+        self.window.view.viewport().installEventFilter(self)
+        self._apply_view()
+
+    def _apply_view(self) -> None:
+        view = self.window.view
+        if self.active:
+            return
+        if time.monotonic() > self._settle_until:
+            view.viewport().removeEventFilter(self)
+        if self._fit_view:
+            view.fit()
+            return
+        zoom, centre = self._saved["view"]
+        view.set_zoom(zoom)
+        view.centerOn(centre)
 
     def _lock_actions(self) -> list[tuple[QAction, bool]]:
         """Disable every action except the presenter's own and the view-only ones; returns
@@ -290,6 +324,9 @@ class PresenterMode(QObject):
     # ------------------------------------------------------------------ keys
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
         if not self.active:
+            if (watched is self.window.view.viewport() and event.type() == QEvent.Type.Resize
+                    and time.monotonic() <= self._settle_until):
+                QTimer.singleShot(0, self, self._apply_view)
             return False
         if watched is self.window and event.type() == QEvent.Type.Resize:
             QTimer.singleShot(0, self, self._apply_look)  # the automatic scale follows

@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QDockWidget
 from fabricstudio.formats.story import Story, parse_story
 from fabricstudio.model.footprint import TILE
 from fabricstudio.sim.activity import GpuState
+from fabricstudio.ui.presenter.mode import VIEW_SETTLE_S
 from fabricstudio.ui.simview import install_simulation_ui
 from tests.ui.conftest import menu_action, run_synthetic
 from tests.ui.simview.synthetic import factory
@@ -26,6 +27,7 @@ def test_f5_enters_presenter_mode_without_chrome_and_esc_restores_it(qtbot, wind
     docks_before = [d for d in window.findChildren(QDockWidget) if d.isVisible()]
     assert docks_before
     window.view.setFocus()
+    zoom_before = window.view.zoom()
     qtbot.keyClick(window.view, Qt.Key.Key_F5)
     presenter = sim.presenter
     assert presenter.active
@@ -48,7 +50,25 @@ def test_f5_enters_presenter_mode_without_chrome_and_esc_restores_it(qtbot, wind
     assert window.act.delete.isEnabled() and window.view.isInteractive()
     assert sim.overlays.scale == 1.0
     assert _badge_pixels(window, item) > 20
-    qtbot.waitUntil(window.view.horizontalScrollBar().isVisible, timeout=2000)
+    # the canvas comes back as it was: zoom (and centre), scroll bars as needed
+    qtbot.waitUntil(lambda: window.view.zoom() == pytest.approx(zoom_before), timeout=2000)
+    assert window.view.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAsNeeded
+
+
+def test_leaving_a_demo_shows_its_whole_fabric(qtbot, window):
+    sim = run_synthetic(qtbot, window)
+    presenter = sim.presenter
+    presenter.enter()
+    presenter.fit_on_leave = True  # as present() sets it for a demo
+    window.view.zoom_by(8.0)
+    zoomed = window.view.zoom()
+    presenter.leave()
+    qtbot.wait(round(VIEW_SETTLE_S * 1000) + 200)  # the window settles back to its size
+    fitted = window.view.zoom()
+    assert fitted != zoomed
+    window.view.fit()
+    assert window.view.zoom() == pytest.approx(fitted)
+    assert not presenter.fit_on_leave
 
 
 def _badge_pixels(window, item) -> int:
