@@ -25,7 +25,7 @@ from fabricstudio.ui.simview import style
 
 SIDE_OFFSET = 2.6  # scene units between the two directions of a cable
 #: Where links leave a device on the canvas: half the name's width (less its rounded ends),
-#: half the tile's height (model.footprint).
+#: half the tile's height (model.footprint); downwards, the bottom of the name box.
 BOX_HALF = (footprint.LABEL_WIDTH / 2 - 8.0, footprint.TILE_HALF)
 DROP_FADE_S = 0.8  # wall seconds a drop flash lasts
 PULSE_HZ = 1.6
@@ -122,8 +122,12 @@ class SimOverlay(QGraphicsItem):
         normal = np.stack([-unit[:, 1], unit[:, 0]], axis=1)
         self._geom = geom + np.hstack([normal, normal]) * SIDE_OFFSET
         self._unit = unit
+        # downwards a link leaves under the name box, not the tile: markers and queue bars
+        # must not cover the device's name (su1-rail1's, which the demo's captions quote)
+        below = np.where(unit[:, 1] > 0, footprint.NAME_BOTTOM + QUEUE_BAR / 2 + 2.0,
+                         BOX_HALF[1])
         with np.errstate(divide="ignore", invalid="ignore"):
-            exit_t = np.minimum(BOX_HALF[0] / np.abs(unit[:, 0]), BOX_HALF[1] / np.abs(unit[:, 1]))
+            exit_t = np.minimum(BOX_HALF[0] / np.abs(unit[:, 0]), below / np.abs(unit[:, 1]))
         self._port = self._geom[:, :2] + unit * np.minimum(exit_t, length / 3)[:, None]
         self._n_geom = n
         finite = self._geom[np.isfinite(self._geom).all(axis=1)]

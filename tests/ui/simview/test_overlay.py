@@ -98,3 +98,30 @@ def test_a_later_settings_edit_does_not_rescale_a_recorded_run(qtbot, examples_d
         assert after[0] != queue_reference(design.fabric, speed)
     finally:
         sim.shutdown()
+
+
+def test_queue_bars_leave_the_name_under_a_device_readable(qtbot, examples_dir):
+    """A leaf's queues towards the servers below it were drawn over its name ("su1-rail1",
+    which the demo's captions quote): downwards, queue bars and markers start under the
+    name box."""
+    from PySide6.QtCore import QRectF
+
+    from fabricstudio.model import footprint
+
+    window, design = _window(qtbot, examples_dir)
+    overlay = SimOverlay(window.scene, design)
+    links = directed_links(design)
+    overlay.bind(links, design.fabric)
+    arrays = empty_link_arrays(len(links))
+    arrays["queue_bytes"][:] = 1e9
+    overlay.apply_frame(Frame(1e-6, arrays))
+    assert len(overlay._queue_frames) == len(links)
+    names = {}
+    for device_id, item in window.scene.device_items.items():
+        at = item.pos()
+        names[device_id] = QRectF(at.x() - footprint.LABEL_WIDTH / 2,
+                                  at.y() + footprint.TILE_HALF + footprint.LABEL_GAP,
+                                  footprint.LABEL_WIDTH, footprint.LABEL_HEIGHT)
+    for frame in overlay._queue_frames:
+        for device_id, name in names.items():
+            assert not frame.intersects(name), device_id
