@@ -124,18 +124,27 @@ class _Groups:
         return freeze | (active & self.members & hit[self.group_of])
 
 
+def _start(inc: Incidence, capacity: np.ndarray, caps: np.ndarray | None
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What both fillings start from: (rates 0, bottleneck -1, caps with inf for none, the
+    links' remaining capacity (a copy), the tolerance under which a link counts as full)."""
+    n_flows = inc.n_flows
+    rates = np.zeros(n_flows)
+    bottleneck = np.full(n_flows, -1, dtype=np.int64)
+    caps = np.full(n_flows, np.inf) if caps is None else np.asarray(caps, dtype=np.float64)
+    remaining = np.asarray(capacity, dtype=np.float64).copy()
+    tol = REL_TOL * np.maximum(remaining, 1.0)
+    return rates, bottleneck, caps, remaining, tol
+
+
 def _fill_recomputing(inc: Incidence, capacity: np.ndarray, caps: np.ndarray | None,
                       groups: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
     """Progressive filling that recomputes the unfrozen load from every entry at each level:
     the least set-up, the fastest for small problems."""
     n_flows = inc.n_flows
-    rates = np.zeros(n_flows)
-    bottleneck = np.full(n_flows, -1, dtype=np.int64)
+    rates, bottleneck, caps, remaining, tol = _start(inc, capacity, caps)
     if n_flows == 0:
         return rates, bottleneck
-    caps = np.full(n_flows, np.inf) if caps is None else np.asarray(caps, dtype=np.float64)
-    remaining = np.asarray(capacity, dtype=np.float64).copy()
-    tol = REL_TOL * np.maximum(remaining, 1.0)
     frozen = np.zeros(n_flows, dtype=bool)
     together = _Groups(groups)
     level = 0.0
@@ -178,13 +187,9 @@ def _fill_incremental(inc: Incidence, capacity: np.ndarray, caps: np.ndarray | N
     that fills are found through the entries sorted by link, and links without unfrozen
     flows leave the working set."""
     n_flows, n_links = inc.n_flows, inc.n_links
-    rates = np.zeros(n_flows)
-    bottleneck = np.full(n_flows, -1, dtype=np.int64)
+    rates, bottleneck, caps, remaining, tol = _start(inc, capacity, caps)
     if n_flows == 0:
         return rates, bottleneck
-    caps = np.full(n_flows, np.inf) if caps is None else np.asarray(caps, dtype=np.float64)
-    remaining = np.asarray(capacity, dtype=np.float64).copy()
-    tol = REL_TOL * np.maximum(remaining, 1.0)
     link, flow, weight = inc.link, inc.flow, inc.weight
     by_link = np.argsort(link, kind="stable")
     link_start = np.searchsorted(link[by_link], np.arange(n_links))
