@@ -400,9 +400,8 @@ class MainWindow(QMainWindow):
     def _restore_state(self) -> None:
         geometry = self.settings.value("geometry")
         if isinstance(geometry, QByteArray):
-            self.restoreGeometry(geometry)
-        else:
-            self._fit_to_screen()
+            self.restoreGeometry(geometry)  # may come from a bigger screen: fitted below
+        self._fit_to_screen()
         state = self.settings.value("windowState")
         if isinstance(state, QByteArray) and self.settings.value("windowDocks") == \
                 self._dock_signature():
@@ -412,14 +411,20 @@ class MainWindow(QMainWindow):
         self.set_theme(theme if theme in THEMES else "dark")
 
     def _fit_to_screen(self) -> None:
-        """Shrink to 92 % of a screen smaller than the window."""
+        """Shrink to 92 % of a screen smaller than the window, and move it onto that screen
+        if a restored position puts it (partly) off."""
         screen = self.screen()
-        width, height = self.width(), self.height()
-        if screen is not None:
-            area = screen.availableGeometry()
-            width = min(width, int(area.width() * 0.92))
-            height = min(height, int(area.height() * 0.92))
-        self.resize(width, height)
+        if screen is None:
+            return
+        area = screen.availableGeometry()
+        if self.width() > area.width() or self.height() > area.height():
+            self.resize(min(self.width(), int(area.width() * 0.92)),
+                        min(self.height(), int(area.height() * 0.92)))
+        frame = self.frameGeometry()
+        if not area.contains(frame):
+            x = max(area.left(), min(frame.left(), area.right() + 1 - frame.width()))
+            y = max(area.top(), min(frame.top(), area.bottom() + 1 - frame.height()))
+            self.move(x, y)
 
     def _dock_signature(self) -> str:
         """The docks and toolbars present, so a layout saved by another set is not applied."""
