@@ -24,7 +24,7 @@ Targets (issue 10): cell ring on 4,096 GPUs < 120 s and < 1 GB; flow LLM iterati
 the estimate's message.
 
 Usage: python benchmarks/scale.py [--gpus 1024 4096 8192 32768] [--cases ring llm]
-       [--engines cell flow] [--size 256MiB] [--fit]
+       [--engines cell flow] [--size 256MiB] [--seed 1] [--fit]
 """
 
 from __future__ import annotations
@@ -61,13 +61,13 @@ def workload(case: str, size: int) -> dict[str, Any]:
     return LLM
 
 
-def measure(gpus: int, case: str, engine: str, size: int) -> dict[str, Any]:
+def measure(gpus: int, case: str, engine: str, size: int, seed: int = 1) -> dict[str, Any]:
     """Build and run one case in this process."""
     bare_per_s = bare_simpy_events_per_s()[1]
     wall0, cpu0 = time.perf_counter(), time.process_time()
     design = build_fabric(RailOptimizedSpec(gpus=gpus, technology=Technology.ROCE)).to_design()
     kind = "cell" if engine == "cells" else engine
-    scenario = Scenario.model_validate({"engine": kind, "cell_bytes": 65536,
+    scenario = Scenario.model_validate({"engine": kind, "cell_bytes": 65536, "seed": seed,
                                         "workloads": [workload(case, size)]})
     out: dict[str, Any] = {"gpus": gpus, "case": case, "engine": engine,
                            "links": len(design.links)}
@@ -97,6 +97,9 @@ def measure(gpus: int, case: str, engine: str, size: int) -> dict[str, Any]:
         t = result.llm_training
         assert t is not None
         out.update({"sim_s": t.iteration_time_s, "mfu": t.mfu, "tax": t.network_tax_fraction})
+    log = getattr(sim.engine, "ring_arrays", None)
+    if log:  # the cell engine's arrays: taken (None) or why not, per ring phase
+        out["arrays"] = next((why for why in log if why is not None), "taken")
     out.update({"transfers": result.flow_summary.flows if result.flow_summary else None,
                 "cell_hops": result.engine.cell_hops,
                 "rate_updates": result.engine.rate_updates,
@@ -114,17 +117,20 @@ def main() -> None:
                         choices=["cell", "cells", "flow"],
                         help="cells = the cell engine with every cell an event (no arrays)")
     parser.add_argument("--size", type=parse_size, default=256 * 2**20)
+    parser.add_argument("--seed", type=int, default=1,
+                        help="the scenario's seed (ECMP hash): which links the ring shares")
     parser.add_argument("--fit", action="store_true",
                         help="fit the per-item costs of sim/work.py to the runs' CPU time")
     parser.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
         gpus, case, engine = args.one
-        print(json.dumps(measure(int(gpus), case, engine, args.size)))
+        print(json.dumps(measure(int(gpus), case, engine, args.size, args.seed)))
         return
-    print("rail-optimised 8 x 400G per server, RoCE; ring = 256 MiB flat ring all-reduce "
-          "(64 KiB cells), llm = one Llama-3-70B iteration (TP 8, PP 4, 2,048 x 8,192 "
-          "tokens); one process per case; cpu = process CPU time (the machine is shared)")
+    print(f"seed {args.seed}; rail-optimised 8 x 400G per server, RoCE; ring = 256 MiB flat "
+          "ring all-reduce (64 KiB cells), llm = one Llama-3-70B iteration (TP 8, PP 4, "
+          "2,048 x 8,192 tokens); one process per case; cpu = process CPU time (the machine "
+          "is shared)")
     header = (f"{'case':>4} {'engine':>6} {'GPUs':>6} {'sim time':>11} {'transfers':>10} "
               f"{'work':>18} {'build':>7} {'run':>7} {'cpu':>7} {'peak RSS':>9} {'growth':>7}")
     print(header)
@@ -136,7 +142,7 @@ def main() -> None:
         for engine in engines:
             previous = None
             for gpus in args.gpus:
-                r = _run(gpus, case, engine, args.size)
+                r = _run(gpus, case, engine, args.size, args.seed)
                 if r is None:
                     continue
                 if "refused" in r:
@@ -154,6 +160,8 @@ def main() -> None:
                         else f"{r['rate_updates']:,} updates")
                 extra = (f"busbw {r['busbw_gbps']:.0f} Gb/s" if case == "ring"
                          else f"MFU {r['mfu'] * 100:.1f}%, tax {r['tax'] * 100:.1f}%")
+                if "arrays" in r:
+                    extra += f", arrays: {r['arrays']}"
                 print(f"{case:>4} {engine:>6} {gpus:>6} {r['sim_s'] * 1e3:>8.3f} ms "
                       f"{r['transfers']:>10,} {work:>18} {r['build_s']:>6.1f}s "
                       f"{r['run_s']:>6.1f}s {r['cpu_s']:>6.1f}s {r['peak_mb']:>6.0f} MB "
@@ -222,9 +230,10 @@ def _fit(rows: list[dict[str, Any]]) -> None:
               f"{len(cell)}; sim/work.py: {CELL_S_PER_CELL_HOP * 1e6:.1f})")
 
 
-def _run(gpus: int, case: str, engine: str, size: int) -> dict[str, Any] | None:
+def _run(gpus: int, case: str, engine: str, size: int, seed: int) -> dict[str, Any] | None:
     out = subprocess.run([sys.executable, __file__, "--one", str(gpus), case, engine,
-                          "--size", str(size)], capture_output=True, text=True, check=False)
+                          "--size", str(size), "--seed", str(seed)],
+                         capture_output=True, text=True, check=False)
     if out.returncode:
         lines = out.stderr.strip().splitlines() or ["no output"]
         print(f"{case:>4} {engine:>6} {gpus:>6} failed: {lines[-1]}")

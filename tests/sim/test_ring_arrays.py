@@ -17,6 +17,7 @@ from fabricstudio.model import Technology
 from fabricstudio.sim import Scenario, build_simulation
 from fabricstudio.sim.engine import Engine
 from fabricstudio.sim.metrics import LINK_FIELDS
+from fabricstudio.sim.workloads import ring_arrays
 from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
 
 
@@ -106,12 +107,38 @@ def test_declines_where_cells_span_several_units() -> None:
     assert fast[2] == ["units of more than one cell"]
 
 
-def test_declines_where_streams_share_a_link() -> None:
-    """ECMP puts two rings' hops on one core link: they compete, so cell by cell."""
+@pytest.mark.parametrize(("seed", "size", "cell", "extra"), [
+    (1, 2 * 2**20, 65536, {}),
+    (2, 4 * 2**20, 65536, {"sample_period_s": 3e-7}),  # three shared links, fine frames
+    (4, 4 * 2**20, 65536, {"dcqcn": False}),
+    (1, 2 * 2**20, 16384, {}),
+])
+def test_streams_sharing_a_link_first_come_first_served(
+        seed: int, size: int, cell: int, extra: dict[str, Any],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """ECMP puts two rings' hops on one core link: they queue behind each other's cells, and
+    cells of twin rings reach it at the same instants (the ring made first goes first)."""
     fabric = {"servers_per_su": 2, "tiers": 3}
-    engine, result, outcome = _run(128, 4 * 2**20, 65536, arrays=True, fabric=fabric)
-    assert outcome == ["two streams share a link"]
-    assert result.collective.time_s and engine.stats()["cell_hops"] > 0  # ran cell by cell
+    seen = {"together": 0, "behind": 0}
+    serve = ring_arrays.SharedLink.serve
+
+    def counting(link: Any, k: int, h: Any, *args: Any) -> None:
+        users = link.rows[args[-1][link.rows]]
+        heads = np.sort(h[users])
+        seen["together"] += int(np.sum(heads[1:] == heads[:-1]))
+        before = link.last_end
+        serve(link, k, h, *args)
+        seen["behind"] += int(link.record and heads[0] < before)
+
+    monkeypatch.setattr(ring_arrays.SharedLink, "serve", counting)
+    fast = _run(128, size, cell, arrays=True, fabric=fabric, seed=seed, **extra)
+    assert fast[2] == [None], fast[2]
+    assert seen["together"] and seen["behind"]  # ties resolved; cells queued at the link
+    slow = _run(128, size, cell, arrays=False, fabric=fabric, seed=seed, **extra)
+    shared = [port for port in slow[0].ports if sum(
+        port in path for path, _delay in slow[0]._routes.values() if path) > 1]
+    assert shared  # (the routes the per-cell run took share a link)
+    _same_run(fast, slow)
 
 
 def test_a_horizon_keeps_the_ring_cell_by_cell() -> None:

@@ -29,7 +29,10 @@ per-cell run leaves them.  It declines - and the ring runs cell by cell - unless
   only traffic is this collective, run to its end - no horizon, explicit flows, failures,
   stalls or focus region) and RoCE with PFC on, static paths and no in-band control frames;
   nothing is in flight and no other flow is active;
-* every stream has its NIC, links and switch egress ports to itself; each unit is one cell;
+* every stream has its NIC to itself; a switch egress several streams cross (ECMP can put
+  two rings' hops on one core link) serves their cells first come, first served, exactly as
+  the port does (:class:`SharedLink`: in service order, ties between twin rings in the
+  engine's event order, any other tie declines); each unit is one cell;
   the flows are plain or DCQCN at line rate (no marks can slow them: see below);
 * the switch MMU can never PAUSE a ring ingress (each holds at most the window's cells: with
   every ring ingress of the switch at that, the XOFF threshold is still above it), PFC can
@@ -197,11 +200,54 @@ class _Rings:
         #: flat number of each (stream, hop) port (-1 past the end of a path)
         self.pid = np.full(shape, -1, dtype=np.int64)
         self.flat: list[Port] = []
+        number: dict[int, int] = {}
+        users: dict[int, list[int]] = {}
         for i, path in enumerate(self.ports):
             for j, port in enumerate(path):
-                self.pid[i, j] = len(self.flat)
-                self.flat.append(port)
+                k = number.setdefault(id(port), len(self.flat))
+                if k == len(self.flat):
+                    self.flat.append(port)
+                self.pid[i, j] = k
+                users.setdefault(k, []).append(i)
         self.rows = np.array([port.index for port in self.flat], dtype=np.int64)
+        #: (stream, hop) slots whose port is theirs alone (the others: :class:`SharedLink`)
+        self.solo = np.ones(shape, dtype=bool)
+        self.shared_at: list[list[tuple[int, np.ndarray]]] = [[] for _ in range(hops)]
+        for k, streams in users.items():
+            if len(streams) > 1:
+                port = self.flat[k]
+                (j,) = {int(np.flatnonzero(self.pid[i] == k)[0]) for i in streams}
+                if port.busy or not j:
+                    raise Declined("a shared link is busy")  # pragma: no cover
+                rows = np.array(streams, dtype=np.int64)
+                self.solo[rows, j] = False
+                self.shared_at[j].append((k, rows))
+        self.sharing = any(self.shared_at)
+        if self.sharing:
+            self._twins()
+
+    def _twins(self) -> None:
+        """Streams at the same position of rings that are built alike (same per-position
+        figures): until cells of two rings meet at a shared link, their events fall at the
+        same instants, each ring's in the order its streams were created (see
+        :class:`SharedLink`).  ``twin[i]`` numbers stream i's class; ``ring[i]`` its ring."""
+        classes: dict[tuple[Any, ...], int] = {}
+        twin = np.zeros(self.n, dtype=np.int64)
+        for r in range(len(self.runs)):
+            rows = np.flatnonzero(self.owner == r)
+            if not len(rows):
+                continue
+            base = int(rows[0])
+            shape = tuple(
+                (int(self.up[i]) - base, int(self.lag[i]), float(self.delay[i]),
+                 int(self.total[i]), int(self.size[i]), float(self.wire[i]),
+                 int(self.length[i]), float(self.flows[i].next_time),
+                 self.rate[i].tobytes(), self.prop[i].tobytes(), self.fwd[i].tobytes(),
+                 self.arrive[i].tobytes(), self.free0[i].tobytes())
+                for i in rows)
+            first = classes.setdefault(shape, len(classes))
+            twin[rows] = first * self.n + (rows - base)
+        self.twin = twin
 
     # ------------------------------------------------------------------ ticks
     def _tick_times(self, until: float) -> None:
@@ -259,6 +305,16 @@ class _Rings:
         head = np.zeros((n, hops))
         starts = np.zeros((n, hops))
         ends = np.zeros((n, hops))
+        sharing = self.sharing
+        links = [[SharedLink(self, col, rows, j, record) for col, rows in at]
+                 for j, at in enumerate(self.shared_at)]
+        self.links = [link for at in links for link in at]
+        # purity (only where links are shared): the cell's times and the events that set
+        # them are those of a run without the other rings (see SharedLink)
+        a_pure = np.ones((n, hist), dtype=bool)
+        nic_pure = np.ones(n, dtype=bool)
+        port_pure = np.ones((n, hops), dtype=bool)
+        pure = nic_pure
         for k in range(kmax):
             live = k < total
             # ---- release of unit k: own window and upstream arrival
@@ -277,6 +333,13 @@ class _Rings:
                 raise Declined("a release at the instant the previous unit is sent")
             nt = np.where(raise_nt & starved, nb, nt)
             send = np.maximum(np.maximum(rel, end_prev[:, 0]), nt)
+            if sharing:
+                pure = nic_pure.copy()
+                if k >= window:
+                    pure &= a_pure[:, (k - window) % hist]
+                pure &= ~up_ok | a_pure[self.up, (k - lag) % hist]
+                nic_pure = np.where(live, pure, nic_pure)
+                arrival_pure = pure
             # ---- the NIC and the switch hops
             end = send + wire / rate[:, 0]
             starts[:, 0] = send
@@ -291,17 +354,27 @@ class _Rings:
                 begin = np.maximum(h + fwd[:, j], free)
                 finish_j = begin + wire / rate[:, j]
                 finish_j = np.maximum(finish_j, tail)
+                if sharing:
+                    came = pure  # the heads' arrivals (their order at a shared link)
+                    pure = pure & ~(queued & ~port_pure[:, j])
+                    for link in links[j]:
+                        link.serve(k, h, tail, begin, finish_j, came, pure, live)
+                    port_pure[:, j] = np.where(live, pure, port_pure[:, j])
                 starts[:, j] = begin
                 ends[:, j] = finish_j
                 if record:
                     self._queue_record(k, j, h, free, queued, queued_prev[:, j], deq_prev[:, j],
-                                       live & valid_hop[:, j])
+                                       live & valid_hop[:, j] & self.solo[:, j])
                 deq_prev[:, j] = np.where(queued, free, h)
                 queued_prev[:, j] = queued
                 tail = finish_j + prop[:, j]
                 to_host = j == last_hop
                 h = np.where(to_host, tail + arrive[:, j], begin + arrive[:, j])
                 arrival = np.where(to_host, h, arrival)
+                if sharing:
+                    arrival_pure = np.where(to_host, pure, arrival_pure)
+            if sharing:
+                a_pure[:, k % hist] = np.where(live, arrival_pure, a_pure[:, k % hist])
             if record:
                 self._busy_record(k, starts, ends, start_prev, end_prev, live)
                 self._deliver_record(arrival, live, send)
@@ -380,7 +453,8 @@ class _Rings:
         predecessor is summed in (Port.enqueue / Port._tx_done)."""
         ticks = self.ticks
         nt = len(ticks)
-        valid = live[:, None] & (np.arange(self.hops)[None, :] < self.length[:, None])
+        valid = (live[:, None] & (np.arange(self.hops)[None, :] < self.length[:, None])
+                 & self.solo)
         ptr = self.busy_ptr
         while True:
             t = ticks[np.minimum(ptr, nt - 1)]
@@ -420,8 +494,10 @@ class _Rings:
         ticks = self.ticks
         nt = len(ticks)
         ptr = self.busy_ptr
-        valid = np.arange(self.hops)[None, :] < self.length[:, None]
+        valid = (np.arange(self.hops)[None, :] < self.length[:, None]) & self.solo
         end_all = float(self.finish.max())
+        for link in self.links:
+            link.tail(end_all)
         while True:
             t = ticks[np.minimum(ptr, nt - 1)]
             m = valid & (ptr < nt) & (t < end_all)
@@ -573,7 +649,133 @@ class _Rings:
                     port.busy_time += port.free_at - port.tx_start
                 else:
                     port.busy = True
+        for link in self.links:
+            link.finalize()
         self.moved = self.total.copy()
         self._account()
         everything = int((self.total * self.size).sum())
         self._totals(everything, everything)
+
+
+class SharedLink:
+    """A switch egress several ring streams cross (each at the same hop): it serves their
+    cells first come, first served, as ``Port.enqueue`` / ``Port.kick`` do, one unit's cells
+    at a time.
+
+    Which of two cells whose heads arrive at the same instant goes first is the engine's
+    event order (SimPy's heap: time, then the order the events were scheduled in).  It is
+    known here only for *twins*: streams at the same position of two rings built alike
+    (:meth:`_Rings._twins`) whose cells are still *pure* - no input of theirs was ever
+    changed by a cell of another ring.  Then every event of both histories has a twin at the
+    same instant, scheduled by the twin of its own parent; by induction from the streams'
+    start events (scheduled in the order the flows were made) the ring made first is always
+    scheduled first.  Any other tie - two units crossing, a cell arriving the instant the
+    link frees - declines.  Busy time, queue and peak queue are summed in service order, as
+    the port sums them.
+    """
+
+    def __init__(self, rings: _Rings, col: int, rows: np.ndarray, j: int, record: bool) -> None:
+        self.rings = rings
+        self.col = col  # flat port number
+        self.rows = rows
+        self.j = j
+        self.record = record
+        port = rings.flat[col]
+        self.port = port
+        self.last_start = -INF
+        self.last_end = -INF
+        self.last_stream = -1
+        self.last_pure = True
+        self.last_head = -INF  # latest head of an earlier unit
+        self.busy_sum = float(port.busy_time)
+        self.ptr = 0  # next tick to read busy time at
+        self.waiting: list[tuple[float, int]] = []  # (leaves the queue, bytes) of queued cells
+
+    def serve(self, k: int, h: np.ndarray, tail: np.ndarray, begin: np.ndarray,
+              finish: np.ndarray, came: np.ndarray, pure: np.ndarray, live: np.ndarray) -> None:
+        """Unit ``k``'s cells at this link: their begin and finish (and purity after it) in
+        place; ``came``: their arrivals are pure."""
+        rings = self.rings
+        users = self.rows[live[self.rows]]
+        if not len(users):
+            return
+        heads = h[users]
+        if heads.min() <= self.last_head:
+            raise Declined("cells of two units cross at a shared link")
+        ring = rings.owner[users]
+        order = np.lexsort((ring, heads))
+        users, heads = users[order], heads[order]
+        same = heads[1:] == heads[:-1]
+        if np.any(same):
+            a, b = users[:-1][same], users[1:][same]
+            if np.any((rings.twin[a] != rings.twin[b]) | ~came[a] | ~came[b]):
+                raise Declined("two cells reach a shared link at one instant")
+        j = self.j
+        fwd, rate = rings.fwd[:, j], rings.rate[:, j]
+        for i, hi in zip(users.tolist(), heads.tolist(), strict=True):
+            free = self.last_end
+            if hi == free:
+                raise Declined("a cell reaches a shared link the instant it frees")
+            queued = hi < free
+            b = max(hi + float(fwd[i]), free)
+            f = b + float(rings.wire[i] / rate[i])
+            t = float(tail[i])
+            if t > f:
+                f = t
+            if queued and (self.last_stream != i or not self.last_pure):
+                pure[i] = False
+            if self.record:
+                self._record(i, hi, free, queued, b)
+            begin[i] = b
+            finish[i] = f
+            self.last_start, self.last_end = b, f
+            self.last_stream, self.last_pure = i, bool(pure[i])
+        self.last_head = float(heads[-1])
+
+    def _record(self, i: int, head: float, free: float, queued: bool, start: float) -> None:
+        rings = self.rings
+        ticks = rings.ticks
+        nt = len(ticks)
+        col = self.col
+        size = int(rings.size[i])
+        if queued:
+            if any(leave == head for leave, _ in self.waiting):
+                raise Declined("a cell joins a queue the instant the one ahead leaves it")
+            self.waiting = [(leave, b) for leave, b in self.waiting if leave > head]
+            t = int(rings._tick_of(np.array([head]), np.ones(1, dtype=bool),
+                                   "queue change")[0])
+            rings._tick_of(np.array([free]), np.ones(1, dtype=bool), "queue change")
+            held = size + sum(b for _, b in self.waiting)
+            if t < nt and held > rings.q_peak[t, col]:
+                rings.q_peak[t, col] = held
+            while t < nt and ticks[t] < free:
+                rings.q_at[t, col] += size
+                t += 1
+            self.waiting.append((free, size))
+        # busy time read at each tick up to this cell's start, then its predecessor summed in
+        first = self.last_stream < 0
+        while self.ptr < nt and ticks[self.ptr] <= start:
+            tick = float(ticks[self.ptr])
+            value = self.busy_sum if first else self.busy_sum + (
+                min(self.last_end, tick) - self.last_start)
+            rings.busy_at[self.ptr, col] = value
+            self.ptr += 1
+        if not first:
+            self.busy_sum = self.busy_sum + (self.last_end - self.last_start)
+
+    def tail(self, end_all: float) -> None:
+        """Ticks after the link's last cell until the rings end: that cell's interval."""
+        ticks = self.rings.ticks
+        while self.ptr < len(ticks) and ticks[self.ptr] < end_all:
+            tick = float(ticks[self.ptr])
+            self.rings.busy_at[self.ptr, self.col] = self.busy_sum + (
+                min(self.last_end, tick) - self.last_start)
+            self.ptr += 1
+
+    def finalize(self) -> None:
+        """The port as the per-cell run leaves it (its last cell not yet summed)."""
+        port = self.port
+        port.tx_start = self.last_start
+        port.free_at = self.last_end
+        port.busy_time = self.busy_sum
+        port.busy = True

@@ -110,20 +110,29 @@ def decline(plan: Plan) -> str | None:
 
 
 def _routes(plan: Plan) -> str | None:
-    seen: set[int] = set()
+    """Every link a ring crosses: each of its users at the same depth (hop) of its route
+    (a shared link serves its cells first come, first served - see :mod:`.ring_arrays`),
+    cells PFC never cuts finer, a RoCE switch that ECN never makes mark, routes that end at
+    a NIC."""
+    depth: dict[int, int] = {}
+    queued: dict[int, int] = {}  # link -> bytes its queue can hold (every user's window)
+    for stream in plan.streams:
+        for j, hop in enumerate(stream.hops or ()):
+            if depth.setdefault(hop.link, j) != j:
+                return "a link shared at different depths of the routes"
+            queued[hop.link] = queued.get(hop.link, 0) + plan.window * stream.unit_bytes
     for stream in plan.streams:
         hops = stream.hops or ()
         size = stream.unit_bytes
         for j, hop in enumerate(hops):
-            if hop.link in seen:
-                return "two streams share a link"
-            seen.add(hop.link)
             if size > hop.fine_bytes:
                 return "PFC could cut the cells finer"
             if j:
                 if hop.switch is None:
                     return "a switch could PAUSE"
-                if plan.ecn and size + (stream.unit_pkts - 1) * plan.mtu > hop.kmin:
+                # at its dequeue a cell leaves at most the others' windows behind it
+                behind = queued[hop.link] - size + (stream.unit_pkts - 1) * plan.mtu
+                if plan.ecn and behind > hop.kmin:
                     return "ECN could mark"
         if not hops or not hops[-1].to_host or any(h.to_host for h in hops[:-1]):
             return "a path that does not end at a NIC"
@@ -132,20 +141,24 @@ def _routes(plan: Plan) -> str | None:
 
 def _never_pauses(plan: Plan) -> str | None:
     """No switch can PAUSE a ring ingress, nor send one of its cells to the headroom: each
-    ingress holds at most the window's cells of its one stream, so its charge beyond the
-    reserve stays below ``alpha x (buffer - headroom and reserve set aside - everything the
-    rings can hold in the shared pool)``, the XOFF threshold at its lowest
-    (RoceSwitch.admit)."""
-    loads: dict[int, list[int]] = {}
+    ingress holds at most the window's cells of each stream entering through it, so its
+    charge beyond the reserve stays below ``alpha x (buffer - headroom and reserve set
+    aside - everything the rings can hold in the shared pool)``, the XOFF threshold at its
+    lowest (RoceSwitch.admit)."""
+    loads: dict[int, dict[int, int]] = {}  # switch -> ingress link -> bytes it can hold
     for stream in plan.streams:
-        for hop in (stream.hops or ())[1:]:
-            if hop.switch is not None:
-                loads.setdefault(hop.switch, []).append(stream.unit_bytes)
-    for index, sizes in loads.items():
+        hops = stream.hops or ()
+        for j in range(1, len(hops)):
+            owner = hops[j].switch
+            if owner is not None:
+                into = loads.setdefault(owner, {})
+                link = hops[j - 1].link
+                into[link] = into.get(link, 0) + plan.window * stream.unit_bytes
+    for index, ingress in loads.items():
         switch = plan.switches[index]
         if not switch.pfc:
             return "a switch could PAUSE"
-        beyond = [max(0, plan.window * size - switch.reserve) for size in sizes]
+        beyond = [max(0, held - switch.reserve) for held in ingress.values()]
         lowest = switch.alpha * (switch.buffer - switch.fixed - sum(beyond))
         if max(beyond) >= lowest:
             return "a switch could PAUSE"
