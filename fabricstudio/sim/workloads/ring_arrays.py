@@ -665,13 +665,14 @@ class SharedLink:
     Which of two cells whose heads arrive at the same instant goes first is the engine's
     event order (SimPy's heap: time, then the order the events were scheduled in).  It is
     known here only for *twins*: streams at the same position of two rings built alike
-    (:meth:`_Rings._twins`) whose cells are still *pure* - no input of theirs was ever
-    changed by a cell of another ring.  Then every event of both histories has a twin at the
-    same instant, scheduled by the twin of its own parent; by induction from the streams'
-    start events (scheduled in the order the flows were made) the ring made first is always
-    scheduled first.  Any other tie - two units crossing, a cell arriving the instant the
-    link frees - declines.  Busy time, queue and peak queue are summed in service order, as
-    the port sums them.
+    (:meth:`_Rings._twins`) whose cells are still *pure*: nothing in their history waited in
+    a shared link's queue (such a wait ends with an end-of-transmission event that another
+    ring's cell may have scheduled, so it may come at another place in the heap).  Then every
+    event of both histories has a twin at the same instant, scheduled by the twin of its own
+    parent; by induction from the streams' start events (scheduled in the order the flows were
+    made) the ring made first is always scheduled first.  Any other tie - two units
+    crossing, a cell arriving the instant the link frees - declines.  Busy time, queue and
+    peak queue are summed in service order, as the port sums them.
     """
 
     def __init__(self, rings: _Rings, col: int, rows: np.ndarray, j: int, record: bool) -> None:
@@ -685,7 +686,6 @@ class SharedLink:
         self.last_start = -INF
         self.last_end = -INF
         self.last_stream = -1
-        self.last_pure = True
         self.last_head = -INF  # latest head of an earlier unit
         self.busy_sum = float(port.busy_time)
         self.ptr = 0  # next tick to read busy time at
@@ -722,14 +722,14 @@ class SharedLink:
             t = float(tail[i])
             if t > f:
                 f = t
-            if queued and (self.last_stream != i or not self.last_pure):
-                pure[i] = False
+            if queued:  # started by the end of the cell ahead, whose end-of-transmission
+                pure[i] = False  # event the other rings' cells may have scheduled earlier
             if self.record:
                 self._record(i, hi, free, queued, b)
             begin[i] = b
             finish[i] = f
             self.last_start, self.last_end = b, f
-            self.last_stream, self.last_pure = i, bool(pure[i])
+            self.last_stream = i
         self.last_head = float(heads[-1])
 
     def _record(self, i: int, head: float, free: float, queued: bool, start: float) -> None:
