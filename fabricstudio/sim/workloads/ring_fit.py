@@ -34,8 +34,8 @@ if TYPE_CHECKING:  # pragma: no cover
 #: Why a run that is not a lone collective run to its end never uses the arrays.
 NOT_SEALED = "not sealed: other traffic or a horizon may come"
 #: The pre-check's answer where the plan fits.
-FITS = ("a lone ring on routes of its own: its cells are solved as arrays, exactly as cell "
-        "by cell (unless two of its events fall on one instant, which only the run tells)")
+FITS = ("a lone ring collective: its cells are solved as arrays, exactly as cell by cell "
+        "(unless two of its events fall on one instant in an order only the run can tell)")
 
 
 @dataclass(frozen=True)
