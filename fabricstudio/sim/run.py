@@ -45,6 +45,7 @@ from fabricstudio.sim.work import (
 )
 from fabricstudio.sim.workloads import Workload, WorkloadContext, build_workloads, server_of
 from fabricstudio.sim.workloads.collectives import Collective
+from fabricstudio.sim.workloads.ring_fit import sole_collective
 from fabricstudio.sim.workloads.training import TrainingStep
 from fabricstudio.topology.graph import design_graph
 
@@ -483,12 +484,12 @@ def build_simulation(design: Design, scenario: Scenario,
         injector = FlowFailureInjector if kind == "flow" else FailureInjector
         injector(engine, scenario.failures, scenario.failover)
     engine.stream.engine_reason = reason
-    if (isinstance(engine, Engine) and region is None and not scenario.failures
-            and scenario.until_s is None):
+    if isinstance(engine, Engine):
         # a lone collective run to its end is all the traffic there will be: its rings may
         # be solved as arrays (sim.workloads.ring_arrays), with the same results as cell by
-        # cell (a horizon could stop a ring half-way, where only frames are kept exactly)
-        engine.sole_traffic = len(workloads) == 1 and type(workloads[0]) is Collective
+        # cell (a horizon could stop a ring half-way, where only frames are kept exactly);
+        # sim.workloads.ring_fit.arrays_precheck tells beforehand
+        engine.sole_traffic = sole_collective(scenario, workloads)
     sim: Simulation
     if region is not None:
         from fabricstudio.sim.focus import FocusedSimulation

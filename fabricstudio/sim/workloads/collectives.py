@@ -199,9 +199,8 @@ def run_phase(engine: Any, runs: list[Any], slice_bytes: int, tag: str,
         engine, spec, slice_bytes, tag, one_done, on_bytes=on_bytes) for spec in runs]
     for run in started:
         run.start()
-    rings = [run for run in started if isinstance(run, RingRun) and run.flow_ids]
-    if rings and len(rings) == len(started) and getattr(engine, "kind", "cell") == "cell":
-        try_array_rings(engine, rings)  # the same times without an event per cell, or no-op
+    if any(run.flow_ids for run in started) and getattr(engine, "kind", "cell") == "cell":
+        try_array_rings(engine, started)  # the same times without an event per cell, or no-op
     if flow_ids is not None:
         for run in started:
             flow_ids.extend(run.flow_ids)
