@@ -247,6 +247,8 @@ class Collective(Workload):
         self.planned_rate_updates = 2 * len(runs)
         self.planned_concurrent = max(sum(_transfers(run) for run in phase)
                                       for phase in self._phases)
+        self.planned_array_steps = sum(max(_units(run, slice_bytes) for run in phase)
+                                       for phase in self._phases if phase)
 
     @property
     def hops(self) -> list[tuple[str, str]]:
@@ -395,6 +397,13 @@ def _all_bytes(run: RingSpec | TreeSpec, slice_bytes: int) -> int:
     if isinstance(run, RingSpec):
         return len(run.hops) * _stream_bytes(run, slice_bytes)
     return _fabric_bytes(run, slice_bytes) + 2 * len(run.nodes) * run.intra_hops * run.size_bytes
+
+
+def _units(run: RingSpec | TreeSpec, slice_bytes: int) -> int:
+    """Units each stream of a ring pass or tree sends (RingRun / TreeRun ``total_units``)."""
+    if isinstance(run, RingSpec):
+        return run.steps * ring_units(run, slice_bytes)[1]
+    return max(1, math.ceil(run.size_bytes / max(1, slice_bytes)))
 
 
 def _transfers(run: Any) -> int:
