@@ -30,6 +30,7 @@ Usage: python benchmarks/scale.py [--gpus 1024 4096 8192 32768] [--cases ring ll
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import resource
 import subprocess
@@ -41,6 +42,8 @@ from typing import Any
 from fabricstudio.model import Technology
 from fabricstudio.sim import Scenario, ScenarioError, build_simulation, parse_size
 from fabricstudio.sim.work import (
+    ARRAY_S_PER_CELL_HOP,
+    ARRAY_S_PER_STEP,
     CELL_S_PER_CELL_HOP,
     FLOW_S_PER_TRANSFER,
     FLOW_S_PER_UPDATE,
@@ -80,11 +83,20 @@ def measure(gpus: int, case: str, engine: str, size: int) -> dict[str, Any]:
         sim.engine.sole_traffic = False  # type: ignore[union-attr]
     wall1, cpu1 = time.perf_counter(), time.process_time()
     estimate = sim.engine_info["estimate"]
-    out.update({"predicted_s": estimate[f"{kind}_seconds"],
+    work = sim.engine_info["work"]
+    if engine == "cells":  # priced cell by cell, whatever the arrays pre-check said
+        work = dataclasses.replace(work, ring_arrays=False)
+    out.update({"predicted_s": work.seconds(kind),
                 "predicted_updates": estimate["rate_updates"],
                 "predicted_cell_hops": estimate["cell_hops"],
+                "predicted_arrays": estimate["ring_arrays"],
+                "array_steps": estimate["array_steps"],
                 "entries": estimate["concurrent_entries"]})
     result = sim.run()
+    declined = getattr(sim.engine, "ring_arrays", None)
+    if declined is not None and engine == "cell":  # None per phase solved as arrays
+        out["arrays"] = bool(declined) and all(why is None for why in declined)
+        out["arrays_declined"] = next((why for why in declined if why), None)
     wall2, cpu2 = time.perf_counter(), time.process_time()
     unfinished = [w for w in result.warnings if "unfinished" in w]
     if unfinished:
@@ -184,6 +196,9 @@ def _print_predictions(rows: list[dict[str, Any]]) -> None:
             per_item = f"{r['run_cpu_s'] / counted * 1e6:.1f} us CPU per cell-hop = " \
                 f"{r['bare_events_per_cpu_s'] * r['run_cpu_s'] / counted:.2f} bare SimPy events"
             count = f"cell-hops {counted:,} counted / {r['predicted_cell_hops']:,} estimated"
+            if "arrays" in r:
+                count += (f" ({'as arrays' if r['arrays'] else 'cell by cell'}, predicted "
+                          f"{'arrays' if r['predicted_arrays'] else 'cell by cell'})")
         else:
             counted = r["rate_updates"]
             per_item = f"{r['transfers']:,} transfers, {r['entries']:,} entries"
@@ -212,10 +227,19 @@ def _fit(rows: list[dict[str, Any]]) -> None:
               f"(sim/work.py: {FLOW_S_PER_TRANSFER * 1e6:.1f}, {FLOW_S_PER_UPDATE * 1e6:.0f}, "
               f"{FLOW_S_PER_UPDATE_ENTRY * 1e9:.2f}); fitted / measured "
               f"{fitted.min():.2f}-{fitted.max():.2f}")
-    # per-cell cost: from runs cell by cell when there are some (a lone ring's arrays cost
-    # far less per cell-hop and are not what the estimate's constant describes)
-    cell = [r for r in rows if r["engine"] == "cells"] or [r for r in rows
-                                                           if r["engine"] == "cell"]
+    arrays = [r for r in rows if r.get("arrays")]
+    if len(arrays) >= 2:
+        a = np.array([[r["array_steps"], r["cell_hops"]] for r in arrays], dtype=float)
+        y = np.array([r["run_cpu_s"] for r in arrays])
+        x, _ = nnls(a / y[:, None], np.ones(len(y)))
+        fitted = a @ x / y
+        print(f"ring arrays fit over {len(arrays)} runs: {x[0] * 1e3:.3g} ms per unit step + "
+              f"{x[1] * 1e6:.3g} us per cell-hop (sim/work.py: {ARRAY_S_PER_STEP * 1e3:.3g}, "
+              f"{ARRAY_S_PER_CELL_HOP * 1e6:.3g}); fitted / measured "
+              f"{fitted.min():.2f}-{fitted.max():.2f}")
+    # per-cell cost: from runs cell by cell (a lone ring's arrays cost far less per cell-hop
+    # and have their own constants)
+    cell = [r for r in rows if r["engine"] in ("cell", "cells") and not r.get("arrays")]
     if cell:
         per_hop = sorted(r["run_cpu_s"] / r["cell_hops"] for r in cell)
         print(f"cell: {per_hop[len(per_hop) // 2] * 1e6:.1f} us CPU per cell-hop (median of "

@@ -280,6 +280,8 @@ def run(args: argparse.Namespace) -> int:
         result = sim.run(bar)
     except EngineError as exc:  # a flow the checks let through but the engine cannot route
         raise CliError(f"the run stopped: {exc}") from None
+    except ScenarioError as exc:  # known only once the run got there (a focused region)
+        raise CliError(str(exc)) from None
     finally:
         if bar is not None:
             bar.close()

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from fabricstudio.model import Design, GpuServer, Link
+from fabricstudio.model.units import format_seconds
 from fabricstudio.sim.engine import Engine, EngineConfig, EngineError
 from fabricstudio.sim.metrics import MetricStream
 from fabricstudio.sim.run import MAX_CELL_HOPS, Simulation
@@ -209,10 +210,13 @@ def run_region(sub: Design, config: EngineConfig, replay: Replay, start_s: float
     work = (sum(r[3] for r in replay.foreground)
             + sum((b[3] - b[2]) * b[4] for b in replay.background)) / cell_bytes * 3
     if max_cell_hops is not None and work > max_cell_hops:
+        fits = (end_s - start_s) * max_cell_hops / work  # the window at the same pace
         raise ScenarioError(
             f"focus: the region's cell-level run is too big: about {work / 1e6:,.0f} million "
-            f"cell-hops (limit {max_cell_hops / 1e6:,.0f} million); use a smaller region or "
-            "a shorter window (focus.until_s)")
+            f"cell-hops from {format_seconds(start_s)} to {format_seconds(end_s)} (limit "
+            f"{max_cell_hops / 1e6:,.0f} million); use a smaller region (a scalable unit or "
+            f"a rack) or a window of about {format_seconds(fits)} (focus.from_s / until_s in "
+            "the scenario, --until on the command line)")
     engine = Engine(sub, config)
     engine.advance(start_s)
     results: dict[int, float] = {}

@@ -167,6 +167,9 @@ class WorkEstimateInfo(ResultPart):
     explicit_flows: int = Field(0, description="entries of the scenario's flows list")
     memory_bytes: int = Field(0, description="predicted peak memory of the explicit flows")
     cell_hop_s: Num = Field(0.0, description="predicted seconds per cell-hop (cell engine)")
+    array_steps: int = Field(0, description="unit steps the cell engine's ring arrays sweep")
+    ring_arrays: bool = Field(False, description="the cell engine will solve the run's ring "
+                              "as arrays (its prediction is theirs)")
 
 
 class EngineInfo(ResultPart):

@@ -45,6 +45,7 @@ from fabricstudio.sim.work import (
 )
 from fabricstudio.sim.workloads import Workload, WorkloadContext, build_workloads, server_of
 from fabricstudio.sim.workloads.collectives import Collective
+from fabricstudio.sim.workloads.ring_fit import sole_collective
 from fabricstudio.sim.workloads.training import TrainingStep
 from fabricstudio.topology.graph import design_graph
 
@@ -483,12 +484,12 @@ def build_simulation(design: Design, scenario: Scenario,
         injector = FlowFailureInjector if kind == "flow" else FailureInjector
         injector(engine, scenario.failures, scenario.failover)
     engine.stream.engine_reason = reason
-    if (isinstance(engine, Engine) and region is None and not scenario.failures
-            and scenario.until_s is None):
+    if isinstance(engine, Engine):
         # a lone collective run to its end is all the traffic there will be: its rings may
         # be solved as arrays (sim.workloads.ring_arrays), with the same results as cell by
-        # cell (a horizon could stop a ring half-way, where only frames are kept exactly)
-        engine.sole_traffic = len(workloads) == 1 and type(workloads[0]) is Collective
+        # cell (a horizon could stop a ring half-way, where only frames are kept exactly);
+        # sim.workloads.ring_fit.arrays_precheck tells beforehand
+        engine.sole_traffic = sole_collective(scenario, workloads)
     sim: Simulation
     if region is not None:
         from fabricstudio.sim.focus import FocusedSimulation
@@ -578,6 +579,7 @@ def estimate_work(design: Design, routes: RouteLengths, workloads: list[Workload
                         frames=int(horizon_s / period) + 1, links=2 * len(design.links),
                         rate_updates=updates, concurrent_entries=entries,
                         explicit_flows=len(scenario.flows),
+                        array_steps=sum(w.planned_array_steps for w in workloads),
                         cell_hop_factor=ETHERNET_CELL_HOP_FACTOR if per_packet else 1.0)
 
 
@@ -589,7 +591,10 @@ def check_work(work: WorkEstimate, engine: str, scenario: Scenario,
     if memory is not None:
         raise ScenarioError(memory)
     seconds = work.seconds(engine)
-    if engine == "cell" and (work.cell_hops > max_cell_hops or seconds > LIMIT_S):
+    # the cell-hop ceiling stands for the time of a run cell by cell: ring arrays are
+    # bounded by their own predicted time
+    too_many = work.cell_hops > max_cell_hops and not work.ring_arrays
+    if engine == "cell" and (too_many or seconds > LIMIT_S):
         bigger = min(16 * 2**20, scenario.cell_bytes * 2 ** max(1, math.ceil(
             math.log2(max(work.cell_hops / max_cell_hops, seconds / LIMIT_S)))))
         horizon = "a shorter horizon (until_s)" if scenario.until_s else "a horizon (until_s)"

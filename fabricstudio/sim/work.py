@@ -16,6 +16,11 @@ plans (an all-to-all's N(N-1) pairs are counted, not built):
   ``benchmarks/explicit_flows.py``).  Their memory is checked against what this process can
   still get (:func:`memory_available`) before anything is built.
 
+A lone ring whose streams share no link is solved by the cell engine as arrays
+(:mod:`fabricstudio.sim.workloads.ring_arrays`), at a small fraction of its cost cell by cell:
+when the arrays' pre-check says they apply (``ring_arrays``), the cell engine's prediction is
+theirs (unit steps and cell-hops, :data:`ARRAY_S_PER_STEP`, :data:`ARRAY_S_PER_CELL_HOP`).
+
 Each count times a per-item cost measured with ``benchmarks/scale.py`` (2-core machine, one
 core per run) gives a predicted wall time per engine: ``auto`` runs the cell engine when its
 prediction fits :data:`AUTO_CELL_BUDGET_S`, else the flow engine; a run whose chosen engine
@@ -69,6 +74,16 @@ S_PER_SAMPLE = 4.0e-7
 FLOW_S_PER_TRANSFER = 4.7e-5
 FLOW_S_PER_UPDATE = 2.2e-4
 FLOW_S_PER_UPDATE_ENTRY = 7.1e-9
+#: Cell engine, a lone ring solved as arrays (sim.workloads.ring_arrays): CPU seconds per unit
+#: step (both sweeps over every stream of a phase, numpy calls of fixed cost) and per
+#: cell-hop.  Source: ``benchmarks/scale.py --cases ring --engines cell --gpus 512 1024 2048
+#: 4096 8192 --fit`` (256 MiB flat ring, 64 KiB cells, rail-optimised 400G RoCE, seed 1;
+#: 2026-12-02 06:12-06:17, load 1.4-2.2, nice 5): 1.6 / 3.5 / 6.4 / 22.3 / 95.2 s run CPU for
+#: 1,022-16,382 steps and 1.08-279 million cell-hops; 1.13 ms and 0.20 us explain them within
+#: 0.78-1.26x.  Fitted on 512-4,096 GPUs alone the 8,192-GPU run is predicted at 0.59x (cache
+#: misses of the bigger arrays), so the fit takes all five.
+ARRAY_S_PER_STEP = 1.13e-3
+ARRAY_S_PER_CELL_HOP = 2.0e-7
 #: ``engine: "auto"`` uses the cell engine when it is predicted to take at most this long.
 AUTO_CELL_BUDGET_S = 60.0
 #: Runs predicted above this wall time are refused (``--no-limit`` lifts it).
@@ -92,6 +107,10 @@ class WorkEstimate:
     explicit_flows: int = 0
     #: Cost of a cell-hop against RoCE's (:data:`ETHERNET_CELL_HOP_FACTOR` for lossy Ethernet).
     cell_hop_factor: float = 1.0
+    #: Unit steps the ring arrays sweep (the workloads' ``planned_array_steps``).
+    array_steps: int = 0
+    #: The cell engine will solve the run's ring as arrays (the ring-arrays pre-check).
+    ring_arrays: bool = False
 
     @property
     def cell_hop_s(self) -> float:
@@ -114,9 +133,17 @@ class WorkEstimate:
 
     @property
     def cell_seconds(self) -> float:
-        """Predicted wall time on the cell engine."""
+        """Predicted wall time on the cell engine (as ring arrays where they apply)."""
+        if self.ring_arrays:
+            return self.array_seconds
         return (self.cell_hops * self.cell_hop_s + self.flow_records_seconds
                 + self.frames * self.links * S_PER_SAMPLE)
+
+    @property
+    def array_seconds(self) -> float:
+        """Predicted wall time of the cell engine solving the ring as arrays."""
+        return (self.array_steps * ARRAY_S_PER_STEP + self.cell_hops * ARRAY_S_PER_CELL_HOP
+                + self.flow_records_seconds)
 
     @property
     def flow_seconds(self) -> float:
@@ -198,7 +225,13 @@ def choose_engine(requested: str, estimate: WorkEstimate) -> tuple[str, str]:
     engine when its predicted time fits :data:`AUTO_CELL_BUDGET_S`, else the flow engine; the
     reason names the choice, why, and both engines' predicted times with their counts."""
     cell, flow = estimate.cell_seconds, estimate.flow_seconds
-    cell_work = f"{_count(estimate.cell_hops)} cell-hops x {estimate.cell_hop_s * 1e6:.3g} us"
+    if estimate.ring_arrays:
+        cell_work = (f"{_count(estimate.cell_hops)} cell-hops in {estimate.array_steps:,} "
+                     "unit steps, solved as ring arrays: the lone ring's streams share no "
+                     "link")
+    else:
+        cell_work = (f"{_count(estimate.cell_hops)} cell-hops x "
+                     f"{estimate.cell_hop_s * 1e6:.3g} us")
     flow_work = f"{estimate.transfers:,} transfers, {estimate.rate_updates:,} rate updates"
     if requested in ("cell", "flow"):
         seconds, work = (cell, cell_work) if requested == "cell" else (flow, flow_work)

@@ -94,3 +94,20 @@ def test_a_focus_window_after_the_run_is_refused(fabric):
     sim = build_simulation(fabric, s)
     with pytest.raises(ScenarioError, match="window"):
         sim.run()
+
+
+def test_a_region_too_big_for_the_cell_engine_is_one_clear_cli_message(tmp_path, capsys,
+                                                                        fabric, monkeypatch):
+    """Known only once the flow-level run is over: it was reported as an internal error
+    (exit 3); it is a plain refusal naming a window that would fit and how to set it."""
+    import fabricstudio.cli.simulate_cmd as simulate_cmd
+
+    monkeypatch.setattr(simulate_cmd, "MAX_CELL_HOPS", 1000.0)
+    path = tmp_path / "rail512.json"
+    path.write_text(dump_design(fabric))
+    code = main(["simulate", str(path), "--workload", "permutation", "--size", "1MiB",
+                 "--focus", "su1", "--technology", "roce"])
+    err = capsys.readouterr().err.strip()
+    assert code == 1 and "internal error" not in err and len(err.splitlines()) == 1
+    assert "focus: the region's cell-level run is too big" in err
+    assert "a window of about" in err and "--until on the command line" in err

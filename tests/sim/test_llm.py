@@ -113,13 +113,16 @@ def test_the_cell_engine_runs_the_same_iteration_close_to_the_flow_engine():
     ({"tp": 16}, "must divide the 8 GPUs of a server"),
     ({"tp": 8, "pp": 2, "global_batch": 3}, "not a multiple of DP"),
     ({"ep": 2}, "needs a mixture-of-experts model"),
+    ({"ep": 3}, "needs a mixture-of-experts model"),
     ({"tp": 8, "pp": 8, "dp": 2}, "the design has 64"),
     ({"model": "gpt5"}, "unknown model 'gpt5'"),
 ])
 def test_impossible_plans_are_refused_with_the_reason(fields, fragment):
-    with pytest.raises((ScenarioError, ValueError), match=fragment):
+    with pytest.raises((ScenarioError, ValueError), match=fragment) as caught:
         s = Scenario.model_validate({"workloads": [{"type": "llm_training", **fields}]})
         build_simulation(load_design(DEMO), s)
+    assert "experts" not in str(caught.value) or "needs a mixture" in str(caught.value)
+    assert "the 0 experts" not in str(caught.value)  # a dense model: one reason, not two
 
 
 def test_a_plan_that_does_not_fit_in_memory_is_flagged():

@@ -8,7 +8,11 @@ import pytest
 from fabricstudio.model import Technology
 from fabricstudio.sim import Scenario, build_simulation
 from fabricstudio.sim.hops import RouteLengths
+from fabricstudio.sim.run import MAX_CELL_HOPS, check_work
+from fabricstudio.sim.scenario import ScenarioError
 from fabricstudio.sim.work import (
+    ARRAY_S_PER_CELL_HOP,
+    ARRAY_S_PER_STEP,
     AUTO_CELL_BUDGET_S,
     CELL_S_PER_CELL_HOP,
     ETHERNET_CELL_HOP_FACTOR,
@@ -57,11 +61,13 @@ def test_route_lengths_follow_the_nic_of_each_gpu(rail64):
                         (f"{a}/gpu0", f"{a}/gpu1")]) == 3.0
 
 
-def estimate(cell_hops: float, rate_updates: int = 10, factor: float = 1.0) -> WorkEstimate:
+def estimate(cell_hops: float, rate_updates: int = 10, factor: float = 1.0,
+             array_steps: int = 0, ring_arrays: bool = False) -> WorkEstimate:
     return WorkEstimate(transfers=100, fabric_transfers=100, fabric_bytes=1e9,
                         cell_hops=cell_hops, mean_hops=2.0, frames=10, links=8,
                         rate_updates=rate_updates, concurrent_entries=200,
-                        cell_hop_factor=factor)
+                        cell_hop_factor=factor, array_steps=array_steps,
+                        ring_arrays=ring_arrays)
 
 
 def test_auto_runs_the_cell_engine_while_its_prediction_fits_the_budget_and_says_why():
@@ -105,3 +111,53 @@ def test_the_result_and_the_cli_summary_say_why_auto_chose_and_what_it_predicted
     assert result.engine.estimate is not None
     assert result.engine.estimate.cell_hop_s == CELL_S_PER_CELL_HOP
     assert f"engine: {result.engine.reason}" in summary_text(result)
+
+
+def test_a_ring_the_arrays_take_is_predicted_at_their_cost_and_auto_says_so():
+    """The 4,096-GPU 256 MiB ring: 69.7 million cell-hops in 8,190 unit steps.  Cell by cell
+    that is ~840 s (auto ran it at flow level); as ring arrays it is ~23 s, so auto runs the
+    cell engine and says the arrays will be used."""
+    hops, steps = 69_713_280, 8_190
+    per_cell = estimate(hops, array_steps=steps)
+    assert per_cell.cell_seconds > 10 * AUTO_CELL_BUDGET_S
+    assert choose_engine("auto", per_cell)[0] == "flow"
+    arrays = estimate(hops, array_steps=steps, ring_arrays=True)
+    assert arrays.cell_seconds == pytest.approx(
+        steps * ARRAY_S_PER_STEP + hops * ARRAY_S_PER_CELL_HOP + 100 * 3e-5)
+    kind, reason = choose_engine("auto", arrays)
+    assert kind == "cell"
+    assert reason.startswith("auto: the cell engine is predicted to take ~")
+    assert "69.7 million cell-hops in 8,190 unit steps, solved as ring arrays" in reason
+    assert "within the 60 s budget" in reason
+    # a ring too big even for the arrays goes to flow level, saying what the arrays would take
+    kind, reason = choose_engine("auto", estimate(hops * 16, array_steps=steps * 4,
+                                                  ring_arrays=True))
+    assert kind == "flow" and "solved as ring arrays" in reason and "over the 60 s" in reason
+
+
+def test_the_cell_engine_accepts_a_ring_the_arrays_take_beyond_the_cell_hop_ceiling():
+    """The cell-hop ceiling stands for a run cell by cell; the arrays are held to the time
+    limit by their own prediction (the 8,192-GPU ring: 279 million cell-hops)."""
+    scenario = Scenario.model_validate({"workloads": [
+        {"type": "all_reduce", "size_bytes": 1_000_000}]})
+    hops, steps = 278_887_168, 16_382
+    with pytest.raises(ScenarioError, match="too long for the cell engine"):
+        check_work(estimate(hops, array_steps=steps), "cell", scenario, MAX_CELL_HOPS)
+    check_work(estimate(hops, array_steps=steps, ring_arrays=True), "cell", scenario,
+               MAX_CELL_HOPS)
+    with pytest.raises(ScenarioError, match="too long for the cell engine"):
+        check_work(estimate(hops * 16, array_steps=steps * 4, ring_arrays=True), "cell",
+                   scenario, MAX_CELL_HOPS)
+
+
+def test_a_ring_counts_the_unit_steps_its_arrays_would_sweep(rail64):
+    """Per phase, the most units one stream sends: a flat ring's 2 (n - 1) steps times the
+    units of a chunk."""
+    scenario = Scenario.model_validate({"engine": "cell", "cell_bytes": 16384, "workloads": [
+        {"type": "all_reduce", "size_bytes": 4 * 2**20, "algorithm": "ring"}]})
+    sim = build_simulation(rail64, scenario)
+    ring = sim.workloads[0]
+    steps = 2 * (64 - 1)
+    chunk = 4 * 2**20 // ring.channels // 64
+    per_chunk = -(-chunk // ring.slice_bytes)
+    assert sim.engine_info["estimate"]["array_steps"] == steps * per_chunk

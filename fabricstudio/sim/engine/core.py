@@ -24,7 +24,7 @@ from fabricstudio.sim.engine.network import CellEndpoint, Network
 from fabricstudio.sim.engine.paced import PacedFlow
 from fabricstudio.sim.engine.params import DcqcnParams, IbCcParams, TcpParams
 from fabricstudio.sim.engine.ports import Cell, Port
-from fabricstudio.sim.engine.routing import Router, mix64
+from fabricstudio.sim.engine.routing import Router, connection_sport, resolve_mode
 from fabricstudio.sim.engine.sampler import Sampler
 from fabricstudio.sim.engine.stall import ReceiverStall
 from fabricstudio.sim.engine.tcp import TcpFlow
@@ -148,10 +148,7 @@ class Engine:
         }
 
     def _routing_mode(self) -> str:
-        mode = self.config.routing
-        if mode == "default":
-            return "static" if self.technology is Technology.INFINIBAND else "ecmp"
-        return mode
+        return resolve_mode(self.config.routing, self.technology is Technology.INFINIBAND)
 
     def _warn_settings(self) -> None:
         if self.technology is Technology.ROCE and self.dcqcn_enabled and not self.ecn_enabled:
@@ -280,7 +277,7 @@ class Engine:
         key = (sep.index, dep.index, qp)
         route = self._routes.get(key)
         if route is None:
-            sport = 49152 + (mix64((sep.index << 24) ^ dep.index) + qp) % 16384
+            sport = connection_sport(sep.index, dep.index, qp)
             mode = self.router.mode
             path = self.router.path(sep, dep, sport, mode)
             route = (None if mode == "adaptive" else path, self._path_delay(path))

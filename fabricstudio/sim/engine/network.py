@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from fabricstudio.model import Design, Technology
 from fabricstudio.model.devices import GpuServer, StorageServer
+from fabricstudio.model.fabric import PfcSettings
 from fabricstudio.model.units import format_kb as _kb
 from fabricstudio.sim.engine.config import EngineError
 from fabricstudio.sim.engine.nodes import EthernetSwitch, Host, IbSwitch, RoceSwitch, Switch
@@ -21,6 +22,30 @@ SERVER_TYPES = (GpuServer, StorageServer)
 #: A host NIC of the cell engine: a NicPort out, a Port back in.
 CellEndpoint = Endpoint[NicPort, Port]
 MAX_WARNINGS_PER_KIND = 8
+
+
+def reference_speed(nic_speeds: list[float]) -> float:
+    """The speed PFC's alpha is scaled from: the slowest host NIC (100G without NICs)."""
+    return min(nic_speeds) if nic_speeds else 100.0
+
+
+def ingress_alpha(pfc: PfcSettings, speed_gbps: float, ref_speed: float) -> float:
+    """Dynamic-threshold alpha of a switch ingress: faster links get a larger share."""
+    return pfc.alpha * max(1.0, speed_gbps / ref_speed)
+
+
+def pfc_headroom(pfc: PfcSettings, rate: float, prop: float, mtu: int) -> int:
+    """PFC headroom of the ingress fed at ``rate`` (bytes/s) over ``prop`` seconds of cable:
+    configured, or C(2 t_prop + t_resp) + 2 MTU."""
+    if pfc.headroom_bytes is not None:
+        return pfc.headroom_bytes
+    return int(rate * (2 * prop + pfc.response_time_ns * 1e-9) + 2 * mtu)
+
+
+def fine_cell_bytes(alpha: float, buffer: int, fixed: int, mtu: int) -> int:
+    """Largest cell sent into an ingress while PFC is active on it: a sixteenth
+    (:data:`FINE_SHARE`) of its XOFF threshold on an empty buffer, at least one MTU."""
+    return max(int(alpha * max(buffer - fixed, 0) // FINE_SHARE), mtu)
 
 
 class Network:
@@ -110,8 +135,7 @@ class Network:
         engine = self.engine
         tech = engine.technology
         fabric = engine.fabric
-        host_speeds = [ep.up.speed_gbps for ep in self.endpoints]
-        ref_speed = min(host_speeds) if host_speeds else 100.0
+        ref_speed = reference_speed([ep.up.speed_gbps for ep in self.endpoints])
         pfc = fabric.pfc
         watchdog = (PfcWatchdog(engine, pfc.watchdog_detect_ms * 1e-3,
                                 pfc.watchdog_restore_ms * 1e-3, pfc.watchdog_action)
@@ -132,8 +156,8 @@ class Network:
                 port.pause_quanta = pfc.pause_quanta
                 port.refresh_s = pfc.refresh_quanta * port.quantum
                 if isinstance(port.peer, Switch):
-                    port.headroom = self._headroom(port)
-                    port.alpha = pfc.alpha * max(1.0, port.speed_gbps / ref_speed)
+                    port.headroom = pfc_headroom(pfc, port.rate, port.prop, engine.mtu)
+                    port.alpha = ingress_alpha(pfc, port.speed_gbps, ref_speed)
                 if isinstance(port.owner, Switch):
                     port.watchdog = watchdog
         if tech is not Technology.INFINIBAND:
@@ -179,17 +203,9 @@ class Network:
         if not switch.pfc:
             return
         for port in ingress:
-            xoff = port.alpha * max(switch.buffer - switch.fixed, 0)
-            port.fine_bytes = max(int(xoff // FINE_SHARE), self.engine.mtu)
+            port.fine_bytes = fine_cell_bytes(port.alpha, switch.buffer, switch.fixed,
+                                              self.engine.mtu)
             port.pfc_recent = 2 * port.refresh_s
-
-    def _headroom(self, port: Port) -> int:
-        """PFC headroom of the ingress fed by ``port``: configured, or the formula."""
-        pfc = self.engine.fabric.pfc
-        if pfc.headroom_bytes is not None:
-            return pfc.headroom_bytes
-        return int(port.rate * (2 * port.prop + pfc.response_time_ns * 1e-9)
-                   + 2 * self.engine.mtu)
 
     def _check_headroom(self) -> None:
         if not self.engine.fabric.pfc.enabled:

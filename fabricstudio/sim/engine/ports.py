@@ -48,6 +48,9 @@ def _no_owner_hook(cell: Cell, port: Port, start: float) -> None:
     """``Port.on_dequeue`` until the network wires the owning switch's hook."""
 
 
+#: ``fine_bytes`` of a port whose cells are never cut finer (no PFC-active ingress behind it).
+UNSPLIT = 1 << 62
+
 class Cell:
     """A train of ``npkts`` packets of one flow moved as one unit.
 
@@ -195,7 +198,7 @@ class Port:
         self.pause_quanta = 65535
         self.refresh_s = INF
         self.refresh_pending = False
-        self.fine_bytes = 1 << 62  # cells above this are split while PFC is (nearly) active
+        self.fine_bytes = UNSPLIT  # cells above this are split while PFC is (nearly) active
         self.pfc_recent = -1.0  # "PFC active": a PFC frame arrived less than this ago
         self.ctrl_free_at = 0.0  # the last control frame sent in band on this port ends
         self.ctrl_bytes = 0  # wire bytes of control frames it carried

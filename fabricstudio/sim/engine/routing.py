@@ -46,6 +46,20 @@ def five_tuple_hash(src: int, dst: int, sport: int, seed: int) -> int:
     return mix64(h ^ seed)
 
 
+def connection_sport(src_index: int, dst_index: int, qp: int) -> int:
+    """UDP source port of queue pair ``qp`` from NIC endpoint ``src_index`` to ``dst_index``
+    (RoCEv2 takes it from the queue pair: the ECMP hash's entropy)."""
+    return 49152 + (mix64((src_index << 24) ^ dst_index) + qp) % 16384
+
+
+def resolve_mode(requested: str, infiniband: bool) -> str:
+    """Routing mode in effect: ``default`` is static (subnet manager) on InfiniBand, else
+    ECMP; "ecmp", "static" and "adaptive" stand."""
+    if requested == "default":
+        return "static" if infiniband else "ecmp"
+    return requested
+
+
 class Hop(Protocol):
     """What the router reads of a directed link: the cell engine's Port or the flow engine's
     LinkRef."""

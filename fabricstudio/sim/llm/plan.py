@@ -127,7 +127,7 @@ def _check_shapes(model: ModelSpec, spec: LlmTrainingSpec, dp: int, where: str) 
                         f"micro-batch {spec.micro_batch}")
     if spec.ep > 1 and not model.experts:
         problems.append(f"EP {spec.ep} needs a mixture-of-experts model ({model.name} is dense)")
-    if spec.ep > 1 and (dp % spec.ep or model.experts % spec.ep):
+    elif spec.ep > 1 and (dp % spec.ep or model.experts % spec.ep):
         problems.append(f"EP {spec.ep} must divide DP {dp} and the {model.experts} experts")
     if spec.seq_len % spec.cp:
         problems.append(f"CP {spec.cp} must divide the sequence length {spec.seq_len}")

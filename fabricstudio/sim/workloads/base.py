@@ -66,6 +66,9 @@ class Workload:
         self.planned_fabric_flows = 0
         self.planned_rate_updates = 0
         self.planned_concurrent = 0
+        #: Unit steps the cell engine's ring arrays (sim.workloads.ring_arrays) would sweep:
+        #: per phase, the most units one of its streams sends (0: nothing to solve as arrays).
+        self.planned_array_steps = 0
         #: Expected length when it is not set by bytes at line rate (e.g. compute), seconds.
         self.duration_hint_s = 0.0
         #: Smallest piece its transfers are cut into (a ring step's unit): cells are never

@@ -199,9 +199,8 @@ def run_phase(engine: Any, runs: list[Any], slice_bytes: int, tag: str,
         engine, spec, slice_bytes, tag, one_done, on_bytes=on_bytes) for spec in runs]
     for run in started:
         run.start()
-    rings = [run for run in started if isinstance(run, RingRun) and run.flow_ids]
-    if rings and len(rings) == len(started) and getattr(engine, "kind", "cell") == "cell":
-        try_array_rings(engine, rings)  # the same times without an event per cell, or no-op
+    if any(run.flow_ids for run in started) and getattr(engine, "kind", "cell") == "cell":
+        try_array_rings(engine, started)  # the same times without an event per cell, or no-op
     if flow_ids is not None:
         for run in started:
             flow_ids.extend(run.flow_ids)
@@ -248,6 +247,8 @@ class Collective(Workload):
         self.planned_rate_updates = 2 * len(runs)
         self.planned_concurrent = max(sum(_transfers(run) for run in phase)
                                       for phase in self._phases)
+        self.planned_array_steps = sum(max(_units(run, slice_bytes) for run in phase)
+                                       for phase in self._phases if phase)
 
     @property
     def hops(self) -> list[tuple[str, str]]:
@@ -396,6 +397,13 @@ def _all_bytes(run: RingSpec | TreeSpec, slice_bytes: int) -> int:
     if isinstance(run, RingSpec):
         return len(run.hops) * _stream_bytes(run, slice_bytes)
     return _fabric_bytes(run, slice_bytes) + 2 * len(run.nodes) * run.intra_hops * run.size_bytes
+
+
+def _units(run: RingSpec | TreeSpec, slice_bytes: int) -> int:
+    """Units each stream of a ring pass or tree sends (RingRun / TreeRun ``total_units``)."""
+    if isinstance(run, RingSpec):
+        return run.steps * ring_units(run, slice_bytes)[1]
+    return max(1, math.ceil(run.size_bytes / max(1, slice_bytes)))
 
 
 def _transfers(run: Any) -> int:

@@ -57,15 +57,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from fabricstudio.model import Technology
 from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.flows import DcqcnFlow, Flow
 from fabricstudio.sim.engine.nodes import RoceSwitch
 from fabricstudio.sim.engine.sampler import snapshot
+from fabricstudio.sim.workloads.ring_fit import NOT_SEALED, decline, engine_plan
 
 if TYPE_CHECKING:  # pragma: no cover
     from fabricstudio.sim.engine.ports import Port
-    from fabricstudio.sim.workloads.pipeline import RingRun
 
 INF = math.inf
 
@@ -74,13 +73,15 @@ class Declined(Exception):
     """The rings cannot be solved as arrays (the reason is the message)."""
 
 
-def try_array_rings(engine: Any, runs: list[RingRun]) -> str | None:
-    """Solve ``runs`` (started ring passes whose streams have not sent yet) as arrays and
-    take their streams over; returns None when done, else why not (nothing changed; also
-    noted in ``engine.ring_arrays``)."""
+def try_array_rings(engine: Any, runs: list[Any]) -> str | None:
+    """Solve ``runs`` (the started passes of a phase whose streams have not sent yet) as
+    arrays and take their streams over; returns None when done, else why not (nothing
+    changed; also noted in ``engine.ring_arrays``).  The conditions are
+    :func:`~.ring_fit.decline`'s (what :func:`~.ring_fit.arrays_precheck` asks before a run)
+    and what only the run can tell."""
     why: str | None = None
     if not getattr(engine, "sole_traffic", False):
-        why = "not sealed: other traffic or a horizon may come"
+        why = NOT_SEALED
     else:
         try:
             solver = _Rings(engine, runs)
@@ -97,18 +98,12 @@ def try_array_rings(engine: Any, runs: list[RingRun]) -> str | None:
 class _Rings:
     """The streams of some ring passes as arrays (index i = stream, j = hop on its path)."""
 
-    def __init__(self, engine: Any, runs: list[RingRun]) -> None:
-        from fabricstudio.sim.workloads.pipeline import WINDOW_UNITS
+    def __init__(self, engine: Any, runs: list[Any]) -> None:
+        from fabricstudio.sim.workloads.pipeline import WINDOW_UNITS, RingRun
 
         self.engine = engine
         self.runs = runs
-        if WINDOW_UNITS != 2:
-            raise Declined("the arrays model a window of two units")
         self.window = WINDOW_UNITS
-        fabric = engine.fabric
-        if (engine.technology is not Technology.ROCE or not fabric.pfc.enabled
-                or engine.control is not None or engine.failures is not None):
-            raise Declined("only RoCE with PFC, no in-band control frames, no failures")
         if engine.in_flight:
             raise Declined("cells are in flight")
         flows: list[Flow] = []
@@ -119,10 +114,10 @@ class _Rings:
         units: list[int] = []
         owner: list[int] = []
         for r, run in enumerate(runs):
+            if not isinstance(run, RingRun) or not run.flow_ids:
+                continue  # (the plan declines it)
             base = len(flows)
             n = len(run.flow_ids)
-            if n == 0:
-                raise Declined("a ring without fabric hops")
             for i, fid in enumerate(run.flow_ids):
                 flow = engine._streams.get(fid)
                 if flow is None:
@@ -135,6 +130,10 @@ class _Rings:
                 units.append(run.unit)
                 owner.append(r)
         self.flows = flows
+        why = decline(engine_plan(engine, runs, flows))  # what the pre-check asks too
+        if why is not None:
+            raise Declined(why)
+        self._check_state()
         self.n = len(flows)
         self.up = np.array(ups, dtype=np.int64)
         self.lag = np.array(lags, dtype=np.int64)
@@ -142,38 +141,39 @@ class _Rings:
         self.total = np.array(totals, dtype=np.int64)
         self.unit = np.array(units, dtype=np.int64)
         self.owner = np.array(owner, dtype=np.int64)
-        self._check_flows()
         self._paths()
 
     # ------------------------------------------------------------------ conditions
-    def _check_flows(self) -> None:
+    def _check_state(self) -> None:
+        """What only the run can tell (the rest is :func:`~.ring_fit.decline`'s): the
+        streams have not sent, nothing else is active, no port or switch holds history."""
         engine = self.engine
         ours = {id(f) for f in self.flows}
-        nics: set[int] = set()
         for flow in self.flows:
-            if type(flow) not in (Flow, DcqcnFlow) or flow.path is None:
+            if type(flow) not in (Flow, DcqcnFlow):
                 raise Declined("flows with their own pacing or adaptive routing")
-            if isinstance(flow, DcqcnFlow) and flow.rp.rc < flow.rp.line:
-                raise Declined("a DCQCN queue pair below line rate")
-            if flow.unit_pkts > flow.cell_pkts or flow.seq or flow.progress_mark != -1:
-                raise Declined("units of more than one cell")
-            if id(flow.nic) in nics:
-                raise Declined("two streams share a NIC")
-            nics.add(id(flow.nic))
+            if flow.seq or flow.progress_mark != -1:
+                raise Declined("a stream has already sent")
         for ep in engine.net.endpoints:
             if any(id(f) not in ours for f in ep.up.flows):
                 raise Declined("another flow is active")
+        for flow in self.flows:
+            for j, port in enumerate(flow.path or ()):
+                if (port.paused or port.queue or port.pfc_frames or port.wd_state
+                        or port.credit_based or port.rx_bytes or port.rx_hdrm
+                        or port.rx_paused or (j and port.done_pending)):
+                    raise Declined("a port is paused, queued or has PFC history")
+                switch = port.owner
+                if j and isinstance(switch, RoceSwitch) and (switch.used or switch.shared_used):
+                    raise Declined("a switch holds cells")
 
     def _paths(self) -> None:
         """Per stream and hop: the port and its figures (padded to the longest path)."""
-        engine = self.engine
         n = self.n
         self.ports: list[list[Port]] = [list(f.path or ()) for f in self.flows]
         hops = max(len(path) for path in self.ports)
         self.hops = hops
         self.length = np.array([len(path) for path in self.ports], dtype=np.int64)
-        seen: set[int] = set()
-        loads: dict[int, tuple[RoceSwitch, list[int]]] = {}  # cell sizes into each switch
         shape = (n, hops)
         rate = np.ones(shape)
         prop = np.zeros(shape)
@@ -182,37 +182,17 @@ class _Rings:
         free0 = np.full(shape, -INF)
         self.size = np.zeros(n, dtype=np.int64)
         self.wire = np.zeros(n, dtype=np.float64)
-        mtu = engine.mtu
         for i, (flow, path) in enumerate(zip(self.flows, self.ports, strict=True)):
             size = flow.span_bytes(0, flow.unit_pkts)
             self.size[i] = size
             self.wire[i] = size + flow.unit_pkts * flow.overhead
             for j, port in enumerate(path):
-                if id(port) in seen:
-                    raise Declined("two streams share a link")
-                seen.add(id(port))
-                if (port.paused or port.queue or port.pfc_frames or port.wd_state
-                        or port.credit_based or port.rx_bytes or port.rx_hdrm
-                        or port.rx_paused or (j and port.done_pending)):
-                    raise Declined("a port is paused, queued or has PFC history")
-                if size > port.fine_bytes:
-                    raise Declined("PFC could cut the cells finer")
-                if j:
-                    switch = port.owner
-                    if not isinstance(switch, RoceSwitch):
-                        raise Declined("a switch could PAUSE")
-                    loads.setdefault(id(switch), (switch, []))[1].append(size)
-                    if engine.ecn_enabled and size + (flow.unit_pkts - 1) * mtu > port.kmin:
-                        raise Declined("ECN could mark")
                 rate[i, j] = port.rate
                 prop[i, j] = port.prop
                 fwd[i, j] = port.fwd
                 arrive[i, j] = port.arrive_delay
                 if port.busy:
                     free0[i, j] = port.free_at
-            if not path[-1].to_host or any(p.to_host for p in path[:-1]):
-                raise Declined("a path that does not end at a NIC")
-        self._never_pauses(loads)
         self.rate, self.prop, self.fwd, self.arrive, self.free0 = rate, prop, fwd, arrive, free0
         #: flat number of each (stream, hop) port (-1 past the end of a path)
         self.pid = np.full(shape, -1, dtype=np.int64)
@@ -222,23 +202,6 @@ class _Rings:
                 self.pid[i, j] = len(self.flat)
                 self.flat.append(port)
         self.rows = np.array([port.index for port in self.flat], dtype=np.int64)
-
-    def _never_pauses(self, loads: dict[int, tuple[RoceSwitch, list[int]]]) -> None:
-        """No switch can PAUSE a ring ingress, nor send one of its cells to the headroom:
-        each ingress holds at most the window's cells of its one stream, so its charge
-        beyond the reserve stays below ``alpha x (buffer - headroom and reserve set aside -
-        everything the rings can hold in the shared pool)``, the XOFF threshold at its
-        lowest (RoceSwitch.admit)."""
-        for switch, sizes in loads.values():
-            if not switch.pfc or switch.used or switch.shared_used:
-                raise Declined("a switch holds cells")
-            reserve = switch.reserve
-            beyond = [max(0, self.window * size - reserve) for size in sizes]
-            ingress = [p for p in self.engine.ports if p.peer is switch]
-            alpha = min((p.alpha for p in ingress), default=0.0)
-            lowest = alpha * (switch.buffer - switch.fixed - sum(beyond))
-            if max(beyond) >= lowest:
-                raise Declined("a switch could PAUSE")
 
     # ------------------------------------------------------------------ ticks
     def _tick_times(self, until: float) -> None:
