@@ -22,8 +22,9 @@ from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
 
 
 def _run(gpus: int, size: int, cell: int, arrays: bool, fabric: dict[str, Any] | None = None,
-         frames_until: float | None = None, **scenario: Any) -> tuple[Any, Any, list]:
-    spec_fabric = RailOptimizedSpec(gpus=gpus, technology=Technology.ROCE, **(fabric or {}))
+         frames_until: float | None = None, technology: Technology = Technology.ROCE,
+         **scenario: Any) -> tuple[Any, Any, list]:
+    spec_fabric = RailOptimizedSpec(gpus=gpus, technology=technology, **(fabric or {}))
     design = build_fabric(spec_fabric).to_design()
     spec = {"engine": "cell", "cell_bytes": cell,
             "workloads": [{"type": "all_reduce", "size_bytes": size, "algorithm": "ring"}]}
@@ -57,10 +58,12 @@ def _same_run(fast: Any, slow: Any) -> None:
         assert (ta, ids_a) == (tb, ids_b)
         for name in flows_a:
             assert np.array_equal(flows_a[name], flows_b[name]), (k, name)
+    assert ea.now == eb.now
     for port_a, port_b in zip(ea.ports, eb.ports, strict=True):
-        assert (port_a.busy_time, port_a.tx_cells, port_a.tx_bytes, port_a.free_at,
-                port_a.frame_max_q) == (port_b.busy_time, port_b.tx_cells, port_b.tx_bytes,
-                                        port_b.free_at, port_b.frame_max_q)
+        assert (port_a.busy_time, port_a.busy, port_a.tx_cells, port_a.tx_bytes,
+                port_a.free_at, port_a.frame_max_q, port_a.credits) == (
+            port_b.busy_time, port_b.busy, port_b.tx_cells, port_b.tx_bytes, port_b.free_at,
+            port_b.frame_max_q, port_b.credits)
 
 
 @pytest.mark.parametrize(("gpus", "size", "cell", "fabric"), [
@@ -123,7 +126,7 @@ def test_streams_sharing_a_link_first_come_first_served(
     serve = ring_arrays.SharedLink.serve
 
     def counting(link: Any, k: int, h: Any, *args: Any) -> None:
-        users = link.rows[args[-1][link.rows]]
+        users = link.rows[args[5][link.rows]]  # (tail, begin, finish, came, pure, live)
         heads = np.sort(h[users])
         seen["together"] += int(np.sum(heads[1:] == heads[:-1]))
         before = link.last_end
@@ -138,6 +141,23 @@ def test_streams_sharing_a_link_first_come_first_served(
     shared = [port for port in slow[0].ports if sum(
         port in path for path, _delay in slow[0]._routes.values() if path) > 1]
     assert shared  # (the routes the per-cell run took share a link)
+    _same_run(fast, slow)
+
+
+@pytest.mark.parametrize(("gpus", "size", "cell", "fabric"), [
+    (64, 16 * 2**20, 65536, {}),  # 32 KiB units: queues at every switch
+    (128, 8 * 2**20, 16384, {"servers_per_su": 4}),  # via spines
+])
+def test_infiniband_credits(gpus: int, size: int, cell: int, fabric: dict[str, Any]) -> None:
+    """InfiniBand: credits never run short (half the credits at most are ever out), so the
+    cells move as on RoCE; the credits still due when the rings end are returned at their
+    instants and a return after a port's last cell sums its busy time, as cell by cell."""
+    ib = Technology.INFINIBAND
+    fast = _run(gpus, size, cell, arrays=True, fabric=fabric, technology=ib)
+    assert fast[2] == [None], fast[2]
+    slow = _run(gpus, size, cell, arrays=False, fabric=fabric, technology=ib)
+    assert any(p.credits < p.credit_max for p in slow[0].ports) or any(
+        not p.busy and p.tx_cells for p in slow[0].ports[1::2])  # (the end state is tested)
     _same_run(fast, slow)
 
 

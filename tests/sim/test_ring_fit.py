@@ -54,6 +54,10 @@ CASES = {
                        Technology.ROCE, {}),
     "multi-cell units": (16, 64 * 2**20, 16384, {}, Technology.ROCE, {}),
     "InfiniBand": (16, 2 * 2**20, 65536, {}, Technology.INFINIBAND, {}),
+    "InfiniBand CC": (16, 2 * 2**20, 65536, {}, Technology.INFINIBAND,
+                      {"fabric": {"infiniband": {"congestion_control": True}}}),
+    "RoCE without PFC": (16, 2 * 2**20, 65536, {}, Technology.ROCE,
+                         {"fabric": {"pfc": {"enabled": False}}}),
     "ECN could mark": (16, 2 * 2**20, 65536, {}, Technology.ROCE,
                        {"fabric": {"ecn": {"kmin_bytes_at_100g": 4096,
                                            "kmax_bytes_at_100g": 8192}}}),
@@ -63,7 +67,10 @@ CASES = {
 EXPECTED = {"lone ring": None, "ring via spines": None,
             "ECMP collision": None,  # (shared links are served first come, first served)
             "multi-cell units": "units of more than one cell",
-            "InfiniBand": "only RoCE with PFC, no in-band control frames, no failures",
+            "InfiniBand": None,  # (credits never run short)
+            "InfiniBand CC": "InfiniBand congestion control paces the flows",
+            "RoCE without PFC": ("only RoCE with PFC or InfiniBand, no in-band control frames, "
+                                 "no failures"),
             "ECN could mark": "ECN could mark",
             "adaptive": "flows with their own pacing or adaptive routing",
             "tree": "a tree or a ring inside one server in the phase"}

@@ -90,6 +90,14 @@ class Clock:
         heappush(self.queue, (self.env.t + delay, NORMAL, next(self.eid), event))
         self.events += 1
 
+    def at(self, time: float, fn: Callable[[Call], None], arg: object = None) -> None:
+        """Run ``fn(event)`` at simulated ``time`` exactly (not now + a delay, which rounds)."""
+        event = Call()
+        event.callbacks = (fn,)
+        event.arg = arg
+        heappush(self.queue, (time, NORMAL, next(self.eid), event))
+        self.events += 1
+
     def call_late(self, delay: float, fn: Callable[[Call], None], arg: object = None) -> None:
         """Like :meth:`call`, but after every ordinary event due at the same instant (flow
         engine: one rate update for all the flows that start or end at one time)."""

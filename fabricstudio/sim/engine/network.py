@@ -48,6 +48,12 @@ def fine_cell_bytes(alpha: float, buffer: int, fixed: int, mtu: int) -> int:
     return max(int(alpha * max(buffer - fixed, 0) // FINE_SHARE), mtu)
 
 
+def vl_credits(vl_buffer: int, share: int | None) -> int:
+    """InfiniBand credits a receiver advertises: its VL buffer, at a switch never more than
+    ``share``, its buffer over its connected input ports (None: a host adapter)."""
+    return vl_buffer if share is None else min(vl_buffer, share)
+
+
 class Network:
     """Nodes, ports (directed links, two per cable) and NIC endpoints of one run."""
 
@@ -193,7 +199,7 @@ class Network:
         if share is None:
             share = switch.buffer // max(1, len(self._ingress_ports(switch)))
             self._buffer_share[switch.id] = share
-        return min(vl, share)
+        return vl_credits(vl, share)
 
     def _fine_cells(self, switch: RoceSwitch, ingress: list[Port]) -> None:
         """While PFC is active on a link its transmitter sends cells of at most a sixteenth

@@ -27,7 +27,8 @@ per-cell run leaves them.  It declines - and the ring runs cell by cell - unless
 
 * the engine is sealed (:attr:`Engine.sole_traffic`, set by ``sim.run``: the scenario's
   only traffic is this collective, run to its end - no horizon, explicit flows, failures,
-  stalls or focus region) and RoCE with PFC on, static paths and no in-band control frames;
+  stalls or focus region) and RoCE with PFC on (or InfiniBand whose links never have half
+  their credits out, congestion control off), static paths and no in-band control frames;
   nothing is in flight and no other flow is active;
 * every stream has its NIC to itself; a switch egress several streams cross (ECMP can put
   two rings' hops on one core link) serves their cells first come, first served, exactly as
@@ -62,7 +63,6 @@ import numpy as np
 
 from fabricstudio.sim.engine.clock import Call
 from fabricstudio.sim.engine.flows import DcqcnFlow, Flow
-from fabricstudio.sim.engine.nodes import RoceSwitch
 from fabricstudio.sim.engine.sampler import snapshot
 from fabricstudio.sim.workloads.ring_fit import NOT_SEALED, decline, engine_plan
 
@@ -70,6 +70,9 @@ if TYPE_CHECKING:  # pragma: no cover
     from fabricstudio.sim.engine.ports import Port
 
 INF = math.inf
+#: Units whose credit returns are kept per link (InfiniBand; more still due at the end
+#: declines).
+RETURNS_KEPT = 8
 
 
 class Declined(Exception):
@@ -145,6 +148,9 @@ class _Rings:
         self.unit = np.array(units, dtype=np.int64)
         self.owner = np.array(owner, dtype=np.int64)
         self._paths()
+        #: InfiniBand: the receivers' credit processing time (None: no credits)
+        self.credit_delay = (engine.fabric.infiniband.credit_processing_ns * 1e-9
+                             if self.flat[0].credit_based else None)
 
     # ------------------------------------------------------------------ conditions
     def _check_state(self) -> None:
@@ -163,11 +169,12 @@ class _Rings:
         for flow in self.flows:
             for j, port in enumerate(flow.path or ()):
                 if (port.paused or port.queue or port.pfc_frames or port.wd_state
-                        or port.credit_based or port.rx_bytes or port.rx_hdrm
-                        or port.rx_paused or (j and port.done_pending)):
-                    raise Declined("a port is paused, queued or has PFC history")
+                        or port.rx_bytes or port.rx_hdrm or port.rx_paused
+                        or (port.credit_based and port.credits != port.credit_max)
+                        or (j and port.done_pending)):
+                    raise Declined("a port is paused, queued or has PFC or credit history")
                 switch = port.owner
-                if j and isinstance(switch, RoceSwitch) and (switch.used or switch.shared_used):
+                if j and (switch.used or getattr(switch, "shared_used", 0)):
                     raise Declined("a switch holds cells")
 
     def _paths(self) -> None:
@@ -315,6 +322,10 @@ class _Rings:
         nic_pure = np.ones(n, dtype=bool)
         port_pure = np.ones((n, hops), dtype=bool)
         pure = nic_pure
+        credits = record and self.credit_delay is not None
+        if credits:
+            returns = np.full((n, hops, RETURNS_KEPT), -INF)  # credit returns, last units
+            cd = float(self.credit_delay or 0.0)
         for k in range(kmax):
             live = k < total
             # ---- release of unit k: own window and upstream arrival
@@ -354,11 +365,19 @@ class _Rings:
                 begin = np.maximum(h + fwd[:, j], free)
                 finish_j = begin + wire / rate[:, j]
                 finish_j = np.maximum(finish_j, tail)
+                deq = np.where(queued, free, h) if credits else None
                 if sharing:
                     came = pure  # the heads' arrivals (their order at a shared link)
                     pure = pure & ~(queued & ~port_pure[:, j])
                     for link in links[j]:
-                        link.serve(k, h, tail, begin, finish_j, came, pure, live)
+                        link.serve(k, h, tail, begin, finish_j, came, pure, live, deq)
+                if credits:  # the previous link's credits come back once the cell left
+                    # the buffer here (IbSwitch.on_dequeue: called at deq, due at begin)
+                    assert deq is not None
+                    ok = live & valid_hop[:, j]
+                    back = deq + (((begin - deq) + prop[:, j - 1]) + cd)
+                    returns[:, j - 1, k % RETURNS_KEPT] = np.where(
+                        ok, back, returns[:, j - 1, k % RETURNS_KEPT])
                     port_pure[:, j] = np.where(live, pure, port_pure[:, j])
                 starts[:, j] = begin
                 ends[:, j] = finish_j
@@ -371,6 +390,10 @@ class _Rings:
                 to_host = j == last_hop
                 h = np.where(to_host, tail + arrive[:, j], begin + arrive[:, j])
                 arrival = np.where(to_host, h, arrival)
+                if credits:  # the last link's credits: after delivery (Host.deliver)
+                    here = live & to_host
+                    returns[:, j, k % RETURNS_KEPT] = np.where(
+                        here, h + (prop[:, j] + cd), returns[:, j, k % RETURNS_KEPT])
                 if sharing:
                     arrival_pure = np.where(to_host, pure, arrival_pure)
             if sharing:
@@ -390,7 +413,36 @@ class _Rings:
         self.last_end = end_prev
         if record:
             self._busy_tail()
+        if credits:
+            self._credits_left(returns, float(finish.max()))
         return float(finish.max())
+
+    def _credits_left(self, returns: np.ndarray, end: float) -> None:
+        """InfiniBand: the credit returns still due when the rings end (they are scheduled
+        then, as the per-cell run has them), and the switch ports a return reached after
+        their last cell (its kick summed that cell's busy time: ``Port.return_credits``)."""
+        self.due: list[tuple[float, Port, int]] = []
+        self.summed: set[int] = set()
+        for i, path in enumerate(self.ports):
+            total = int(self.total[i])
+            kept = min(total, RETURNS_KEPT)
+            size = int(self.size[i])
+            for c, port in enumerate(path):
+                times = [float(returns[i, c, u % RETURNS_KEPT])
+                         for u in range(total - kept, total)]
+                if total > kept and times[0] > end:
+                    raise Declined("credits of too many cells are due after the end")
+                self.due.extend((t, port, size) for t in times if t > end)
+                last = self._last_end(i, c)
+                if c and any(last <= t <= end for t in times):
+                    self.summed.add(id(port))
+
+    def _last_end(self, i: int, c: int) -> float:
+        col = int(self.pid[i, c])
+        for link in self.links:
+            if link.col == col:
+                return link.last_end
+        return float(self.last_end[i, c])
 
     # ------------------------------------------------------------------ recording frames
     def _init_record(self) -> None:
@@ -617,6 +669,18 @@ class _Rings:
         engine.sampler.track(rec)
         flow.finish(engine.env.t)
 
+    def _credits_due(self) -> None:
+        """InfiniBand: credits as the per-cell run holds them now; the returns still due."""
+        clock = self.engine.clock
+        for port in self.flat:
+            port.credits = port.credit_max
+            if id(port) in self.summed and port.busy:
+                port.busy = False
+                port.busy_time += port.free_at - port.tx_start
+        for at, port, size in self.due:
+            port.credits -= size
+            clock.at(at, port.return_credits, size)
+
     def _finalize(self, _event: Call) -> None:
         """Every stream is done: the ports hold what the per-cell run leaves."""
         engine = self.engine
@@ -651,6 +715,8 @@ class _Rings:
                     port.busy = True
         for link in self.links:
             link.finalize()
+        if self.credit_delay is not None:
+            self._credits_due()
         self.moved = self.total.copy()
         self._account()
         everything = int((self.total * self.size).sum())
@@ -692,7 +758,8 @@ class SharedLink:
         self.waiting: list[tuple[float, int]] = []  # (leaves the queue, bytes) of queued cells
 
     def serve(self, k: int, h: np.ndarray, tail: np.ndarray, begin: np.ndarray,
-              finish: np.ndarray, came: np.ndarray, pure: np.ndarray, live: np.ndarray) -> None:
+              finish: np.ndarray, came: np.ndarray, pure: np.ndarray, live: np.ndarray,
+              deq: np.ndarray | None = None) -> None:
         """Unit ``k``'s cells at this link: their begin and finish (and purity after it) in
         place; ``came``: their arrivals are pure."""
         rings = self.rings
@@ -728,6 +795,8 @@ class SharedLink:
                 self._record(i, hi, free, queued, b)
             begin[i] = b
             finish[i] = f
+            if deq is not None:  # when the cell leaves the buffer (its credits' clock)
+                deq[i] = free if queued else hi
             self.last_start, self.last_end = b, f
             self.last_stream = i
         self.last_head = float(heads[-1])

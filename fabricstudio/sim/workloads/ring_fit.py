@@ -47,6 +47,9 @@ class Hop:
     fine_bytes: int  #: cells above this are cut finer while PFC is active there
     kmin: float  #: ECN Kmin of the egress (inf: never marks)
     switch: int | None  #: index of the RoCE switch sending on it (None: a NIC or no RoCE)
+    credit_max: int = 0  #: InfiniBand credits of the link (bytes; 0: not credit-based)
+    prop: float = 0.0  #: propagation delay (s)
+    rate: float = 0.0  #: line rate (bytes/s)
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class Stream:
     unit_pkts: int
     cell_pkts: int
     below_line: bool  #: a DCQCN queue pair already below line rate
+    wire_bytes: int = 0  #: a unit's bytes on the wire (with the packets' overhead)
 
 
 @dataclass(frozen=True)
@@ -85,14 +89,19 @@ class Plan:
     mtu: int
     streams: tuple[Stream, ...]
     switches: Mapping[int, SwitchFigures]  #: every switch sending on a stream's route
+    credits: bool = False  #: InfiniBand (credit-based links)
+    ib_cc: bool = False  #: InfiniBand congestion control (FECN/BECN) on
+    credit_delay: float = 0.0  #: a receiver's credit processing time (s)
 
 
 def decline(plan: Plan) -> str | None:
     """Why the phase cannot be solved as arrays (None: it can, as far as the plan tells)."""
     if plan.window != 2:
         return "the arrays model a window of two units"
-    if not plan.roce_pfc or plan.control_in_band or plan.failures:
-        return "only RoCE with PFC, no in-band control frames, no failures"
+    if not (plan.roce_pfc or plan.credits) or plan.control_in_band or plan.failures:
+        return "only RoCE with PFC or InfiniBand, no in-band control frames, no failures"
+    if plan.ib_cc:
+        return "InfiniBand congestion control paces the flows"
     if not plan.rings_only:
         return "a tree or a ring inside one server in the phase"
     nics: set[int] = set()
@@ -106,6 +115,8 @@ def decline(plan: Plan) -> str | None:
         if stream.nic in nics:
             return "two streams share a NIC"
         nics.add(stream.nic)
+    if plan.credits:
+        return _routes(plan) or _credits_suffice(plan)
     return _routes(plan) or _never_pauses(plan)
 
 
@@ -127,7 +138,7 @@ def _routes(plan: Plan) -> str | None:
         for j, hop in enumerate(hops):
             if size > hop.fine_bytes:
                 return "PFC could cut the cells finer"
-            if j:
+            if j and not plan.credits:
                 if hop.switch is None:
                     return "a switch could PAUSE"
                 # at its dequeue a cell leaves at most the others' windows behind it
@@ -165,6 +176,30 @@ def _never_pauses(plan: Plan) -> str | None:
     return None
 
 
+def _credits_suffice(plan: Plan) -> str | None:
+    """InfiniBand: no link ever has half its credits out, so a sender never waits for
+    credits nor cuts finer cells (``Port.kick``, ``NicPort.kick``).  A link's credits are out
+    for a cell from its transmission until the receiver returns them - one propagation and
+    the credit processing time after the cell leaves the next buffer (starts on the next
+    link, or is delivered).  Per stream crossing the link that is at most the window's
+    cells not yet delivered plus the cells it started downstream within that return time
+    (one per serialisation on the next link)."""
+    out: dict[int, int] = {}
+    limit: dict[int, int] = {}
+    for stream in plan.streams:
+        hops = stream.hops or ()
+        for j, hop in enumerate(hops):
+            nxt = hops[j + 1] if j + 1 < len(hops) else hop
+            gap = stream.wire_bytes / nxt.rate
+            back = math.floor((hop.prop + plan.credit_delay) / gap) + 1
+            out[hop.link] = out.get(hop.link, 0) + (plan.window + back) * stream.unit_bytes
+            limit[hop.link] = hop.credit_max
+    for link, held in out.items():
+        if 2 * held > limit[link]:
+            return "a link could run short of credits"
+    return None
+
+
 # ---------------------------------------------------------------------------- the run
 def sole_collective(scenario: Scenario, workloads: Sequence[Workload]) -> bool:
     """The scenario's only traffic is one collective, run to its end (no horizon, explicit
@@ -197,17 +232,24 @@ def engine_plan(engine: Any, runs: Sequence[Any], flows: Sequence[Any]) -> Plan:
                         owner.pfc, owner.buffer, owner.fixed, owner.reserve,
                         min((p.alpha for p in ingress), default=0.0))
                 hops.append(Hop(port.index, port.to_host, port.fine_bytes, port.kmin,
-                                None if owner is None else owner.index))
+                                None if owner is None else owner.index,
+                                port.credit_max if port.credit_based else 0, port.prop,
+                                port.rate))
         rp = getattr(flow, "rp", None)
         streams.append(Stream(flow.nic.index, None if hops is None else tuple(hops),
                               flow.span_bytes(0, flow.unit_pkts), flow.unit_pkts,
                               flow.cell_pkts,
-                              isinstance(rp, DcqcnRp) and rp.rc < rp.line))
+                              isinstance(rp, DcqcnRp) and rp.rc < rp.line,
+                              flow.span_bytes(0, flow.unit_pkts)
+                              + flow.unit_pkts * flow.overhead))
     fabric = engine.fabric
+    ib = engine.technology is Technology.INFINIBAND
     return Plan(WINDOW_UNITS, engine.technology is Technology.ROCE and fabric.pfc.enabled,
                 engine.control is not None, engine.failures is not None,
                 all(isinstance(run, RingRun) and run.flow_ids for run in runs),
-                engine.ecn_enabled, engine.mtu, tuple(streams), switches)
+                engine.ecn_enabled, engine.mtu, tuple(streams), switches, ib,
+                bool(engine.ib_cc), fabric.infiniband.credit_processing_ns * 1e-9 if ib
+                else 0.0)
 
 
 # ---------------------------------------------------------------------------- before a run
@@ -307,6 +349,7 @@ def _design_plan(network: Any, settings: _Settings, phase: Sequence[Any],
         ingress_alpha,
         pfc_headroom,
         reference_speed,
+        vl_credits,
     )
     from fabricstudio.sim.engine.routing import connection_sport
     from fabricstudio.sim.workloads.pipeline import WINDOW_UNITS, RingSpec, ring_units
@@ -314,6 +357,7 @@ def _design_plan(network: Any, settings: _Settings, phase: Sequence[Any],
     fabric = settings.fabric
     pfc = fabric.pfc
     roce = settings.technology is Technology.ROCE
+    ib = settings.technology is Technology.INFINIBAND
     mtu = settings.mtu
     links = network.links
     ref = reference_speed([network.directed[ep.up.index].speed_gbps
@@ -371,13 +415,26 @@ def _design_plan(network: Any, settings: _Settings, phase: Sequence[Any],
                     for sw in (node, into_switch):  # its ingress figures give fine_bytes
                         if sw is not None and sw.index not in figures:
                             switch_figures(sw)
+                    credit = 0
+                    if ib:  # (as Network._vl_credits)
+                        into_node = network.switches.get(link.dst)
+                        share = None if into_node is None else (
+                            network.design.devices[link.dst].buffer_bytes
+                            // max(1, len(into.get(link.dst, []))))
+                        credit = vl_credits(fabric.infiniband.vl_buffer_bytes, share)
                     hops.append(Hop(link.index, link.to_host, fine.get(link.index, UNSPLIT),
                                     _kmin(settings, network, link),
-                                    None if node is None else node.index))
+                                    None if node is None else node.index, credit,
+                                    float(network.prop[link.index]),
+                                    float(network.rate[link.index])))
+            pkts = -(-unit // mtu)
             streams.append(Stream(sep.up.index, None if hops is None else tuple(hops), unit,
-                                  -(-unit // mtu), max(1, settings.cell_bytes // mtu), False))
+                                  pkts, max(1, settings.cell_bytes // mtu), False,
+                                  unit + pkts * fabric.wire_overhead_bytes()))
     return Plan(WINDOW_UNITS, roce and pfc.enabled, settings.control_in_band,
-                settings.failures, rings_only, settings.ecn, mtu, tuple(streams), figures)
+                settings.failures, rings_only, settings.ecn, mtu, tuple(streams), figures, ib,
+                ib and fabric.infiniband.congestion_control,
+                fabric.infiniband.credit_processing_ns * 1e-9 if ib else 0.0)
 
 
 def _kmin(settings: _Settings, network: Any, link: Any) -> float:
