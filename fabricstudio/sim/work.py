@@ -16,7 +16,8 @@ plans (an all-to-all's N(N-1) pairs are counted, not built):
   ``benchmarks/explicit_flows.py``).  Their memory is checked against what this process can
   still get (:func:`memory_available`) before anything is built.
 
-A lone ring whose streams share no link is solved by the cell engine as arrays
+A lone ring collective (RoCE with PFC, or InfiniBand with credits to spare) is solved by the
+cell engine as arrays
 (:mod:`fabricstudio.sim.workloads.ring_arrays`), at a small fraction of its cost cell by cell:
 when the arrays' pre-check says they apply (``ring_arrays``), the cell engine's prediction is
 theirs (unit steps and cell-hops, :data:`ARRAY_S_PER_STEP`, :data:`ARRAY_S_PER_CELL_HOP`).
@@ -229,8 +230,8 @@ def choose_engine(requested: str, estimate: WorkEstimate) -> tuple[str, str]:
     cell, flow = estimate.cell_seconds, estimate.flow_seconds
     if estimate.ring_arrays:
         cell_work = (f"{_count(estimate.cell_hops)} cell-hops in {estimate.array_steps:,} "
-                     "unit steps, solved as ring arrays: the lone ring's streams share no "
-                     "link")
+                     "unit steps, solved as ring arrays: the lone ring passed their "
+                     "pre-check")
     else:
         cell_work = (f"{_count(estimate.cell_hops)} cell-hops x "
                      f"{estimate.cell_hop_s * 1e6:.3g} us")
