@@ -369,9 +369,10 @@ class ScenarioPanel(QWidget):
 
     def top_height(self) -> int:
         """Height from the panel's top to the end of what must never be cut: Run, Stop,
-        Compare, Open scenario and the opened scenario's title and small print (as laid out
-        now)."""
-        last = self.scenario_note if self.scenario_note.isVisibleTo(self) else self.open_button
+        Compare, Open scenario and the opened scenario's block: its title, small print and
+        "Use the fields below instead" (as laid out now)."""
+        last = (self.use_fields_button if self.use_fields_button.isVisibleTo(self)
+                else self.open_button)
         margin = self.layout().contentsMargins().bottom() if self.layout() else 0
         return last.geometry().bottom() + 1 + margin
 
