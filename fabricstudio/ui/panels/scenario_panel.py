@@ -185,7 +185,9 @@ class ScenarioPanel(QWidget):
         self.scenario_info.setObjectName("scenarioInfo")
         self.scenario_note = QLabel()
         self.scenario_note.setWordWrap(True)
-        self.use_fields_button = QPushButton("Use the fields below instead")
+        self.use_fields_button = QPushButton("Use the fields")
+        self.use_fields_button.setToolTip("Run and compare the workload of the fields below "
+                                          "instead of the opened scenario's")
         self.use_fields_button.clicked.connect(self.clear_scenario)
         #: The opened scenario file: (path, scenario) or None (the fields build the workload).
         self.loaded: tuple[Path, Scenario] | None = None
@@ -236,10 +238,12 @@ class ScenarioPanel(QWidget):
         outer = QVBoxLayout(self)
         outer.addLayout(buttons)
         outer.addWidget(self.error)
-        outer.addWidget(self.open_button)
+        files = QHBoxLayout()  # one row: the Scenario dock is short on a 768-pixel screen
+        files.addWidget(self.open_button, 1)
+        files.addWidget(self.use_fields_button)
+        outer.addLayout(files)
         outer.addWidget(self.scenario_info)
         outer.addWidget(self.scenario_note)
-        outer.addWidget(self.use_fields_button)
         outer.addLayout(form)
         outer.addWidget(self.llm)
         outer.addStretch(1)
@@ -369,10 +373,9 @@ class ScenarioPanel(QWidget):
 
     def top_height(self) -> int:
         """Height from the panel's top to the end of what must never be cut: Run, Stop,
-        Compare, Open scenario and the opened scenario's block: its title, small print and
-        "Use the fields below instead" (as laid out now)."""
-        last = (self.use_fields_button if self.use_fields_button.isVisibleTo(self)
-                else self.open_button)
+        Compare, Open scenario (and Use the fields) and the opened scenario's title and small
+        print (as laid out now)."""
+        last = self.scenario_note if self.scenario_note.isVisibleTo(self) else self.open_button
         margin = self.layout().contentsMargins().bottom() if self.layout() else 0
         return last.geometry().bottom() + 1 + margin
 
