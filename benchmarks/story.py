@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from fabricstudio.formats import load_design  # noqa: E402
+from fabricstudio.model.units import format_bytes  # noqa: E402
 from fabricstudio.sim import Scenario, build_simulation, load_scenario  # noqa: E402
 
 FOLDER = ROOT / "examples" / "scenarios"
@@ -68,7 +69,7 @@ def measure(fabric: str, cell: int, burst: bool) -> dict[str, Any]:
     row = {"fabric": fabric, "cell": cell, "burst": burst, "iterations": training.iterations,
            "step_ms": training.step_time_s * 1e3, "utilisation": training.gpu_utilisation,
            "exposed_ms": training.exposed_comm_s * 1e3, "drops": t.drops,
-           "retransmitted_mb": t.retransmitted_bytes / 1e6, "timeouts": t.timeouts,
+           "retransmitted_bytes": t.retransmitted_bytes, "timeouts": t.timeouts,
            "fast_retransmits": t.fast_retransmits, "pauses": t.pfc_pauses, "cnps": t.cnps,
            "wall_s": wall}
     print(f"  {fabric}, {cell} B, burst={burst}: {wall:.0f} s", file=sys.stderr, flush=True)
@@ -95,6 +96,14 @@ def run_all(cells: list[int], save: Path | None, resume: bool) -> list[dict[str,
     return rows
 
 
+def resent_bytes(row: dict[str, Any]) -> int:
+    """Bytes retransmitted in a row (rows saved before kept them as decimal MB at full float
+    precision, so the count is recovered exactly)."""
+    if "retransmitted_bytes" in row:
+        return int(row["retransmitted_bytes"])
+    return round(row["retransmitted_mb"] * 1e6)
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     """The rows as one Markdown table, fabric by fabric."""
     lines = ["| fabric | cell | burst | step time | GPU utilisation | exposed comm. | drops | "
@@ -110,7 +119,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             lines.append(
                 f"| {fabric} | {r['cell'] // 1024} KiB | {'yes' if r['burst'] else 'no'} | "
                 f"{r['step_ms']:.2f} ms | **{r['utilisation'] * 100:.1f}%** | "
-                f"{r['exposed_ms']:.2f} ms | {r['drops']:,} | {r['retransmitted_mb']:.1f} MB | "
+                f"{r['exposed_ms']:.2f} ms | {r['drops']:,} | {format_bytes(resent_bytes(r))} | "
                 f"{r['timeouts']} | {r['fast_retransmits'] if tcp else '-'} | {pauses} | "
                 f"{cnps} |")
     return "\n".join(lines)

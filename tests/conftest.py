@@ -11,6 +11,10 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="fabricstudio-test-config-")
 # ... nor the user's application data (recovery files, caches).
 os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="fabricstudio-test-data-")
+# ... nor its cache of recorded runs, which is off unless a test turns it on (a comparison
+# replayed from an earlier test's runs would not exercise the runs).
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="fabricstudio-test-cache-")
+os.environ["FABRICSTUDIO_RUN_CACHE"] = "0"
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

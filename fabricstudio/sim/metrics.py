@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -192,6 +192,21 @@ class MetricStream:
         #: Flow id -> (src, dst) of the run's flows, set when the run ends (:meth:`close`).
         self.flow_ends: dict[int, tuple[str, str]] = {}
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its lock and its unused capacity (the run cache stores streams)."""
+        with self._lock:
+            state = dict(self.__dict__)
+            n = self._count
+            state["_times"] = self._times[:n].copy()
+            state["_columns"] = {name: column[:n].copy() for name, column in self._columns.items()}
+            state["_flows"] = list(self._flows)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
     def close(self, flow_ends: dict[int, tuple[str, str]]) -> None:
         """The run is over: no more frames; ``flow_ends`` names its flows (CSV export)."""
         self.flow_ends = dict(flow_ends)
@@ -213,7 +228,7 @@ class MetricStream:
             self._count += 1
 
     def _grow(self) -> None:
-        capacity = 2 * len(self._times)
+        capacity = max(64, 2 * len(self._times))
         self._times = np.resize(self._times, capacity)
         for name, column in self._columns.items():
             grown = np.zeros((capacity, column.shape[1]), dtype=column.dtype)

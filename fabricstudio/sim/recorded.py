@@ -38,6 +38,9 @@ class RecordedRun:
     timeline: GpuTimeline | None = None
     captions: list[Caption] = field(default_factory=list)
     facts: RunFacts | None = None
+    #: When the run was recorded (epoch seconds) if it was read back from the run cache
+    #: (sim.run_cache); None for a run computed now.
+    cached_at: float | None = None
 
     @property
     def end_s(self) -> float:

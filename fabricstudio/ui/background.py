@@ -226,17 +226,17 @@ class _Running(QObject):
     @Slot()
     def _on_finished(self) -> None:
         worker = self.sender()
-        gone: set[Worker] = set()
-        if isinstance(worker, Worker):
+        if isinstance(worker, Worker) and worker in self.workers:
             worker.wait()  # it emitted ``finished`` on its way out: a moment at most
-            gone.add(worker)
-        self._drop(gone)
+            self._drop({worker})
         self.prune()
 
     def prune(self) -> None:
-        """Forget workers already deleted: an owner's ``deleteLater`` in its own ``finished``
-        slot may run first, and this slot then has no sender."""
-        self._drop({w for w in self.workers if not shiboken6.isValid(w)})
+        """Forget workers that are over: deleted (an owner's ``deleteLater`` in its own
+        ``finished`` slot may run first, and this slot then has no sender) or finished
+        whoever heard of it (a notification without its sender must not leave the collector
+        paused for good)."""
+        self._drop({w for w in self.workers if not shiboken6.isValid(w) or w.isFinished()})
 
     def _drop(self, gone: set[Worker]) -> None:
         had_any = bool(self.workers)

@@ -10,12 +10,14 @@ import pytest
 
 from fabricstudio.model import Technology
 from fabricstudio.sim import Scenario, build_simulation
+from fabricstudio.sim.flow import allocation
 from fabricstudio.sim.flow.core import FlowEngine
 from fabricstudio.sim.flow.maxmin import (
     Incidence,
     _fill_incremental,
     _fill_recomputing,
     incidence,
+    max_min_small,
     max_min_with_bottlenecks,
 )
 from fabricstudio.topology.builders import RailOptimizedSpec, build_fabric
@@ -134,3 +136,61 @@ def test_every_rate_update_of_a_run_equals_the_textbook_allocation(monkeypatch):
     assert result.llm_training is not None and len(checked) > 20
     assert max(n for n, _ in checked) > 200  # up to 252 flows at once ...
     assert any(grouped and grouped < n for n, grouped in checked)  # rings among other flows
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_plain_python_solver_equals_the_array_solver_bit_for_bit(weighted):
+    """``max_min_small`` (a few flows, dicts; whole-number weights kept by subtraction) gives
+    exactly the floats of the array filling it stands in for: the engine's results do not
+    depend on which of the two solved an update."""
+    rng = np.random.default_rng(5)
+    for trial in range(400):
+        inc, capacity, caps = random_problem(rng, weighted=weighted)
+        groups = np.where(rng.random(inc.n_flows) < 0.3, rng.integers(0, 4, inc.n_flows), -1)
+        flow_links = [[] for _ in range(inc.n_flows)]
+        for e in np.argsort(inc.flow, kind="stable"):
+            flow_links[inc.flow[e]].append((int(inc.link[e]), float(inc.weight[e])))
+        used = {link: float(capacity[link]) for pairs in flow_links for link, _ in pairs}
+        for cap, group in ((None, None), (caps, None), (caps, groups)):
+            want_rates, want_neck = _fill_recomputing(inc, capacity, cap, group)
+            rates, neck = max_min_small(
+                flow_links, used, [np.inf] * inc.n_flows if cap is None else cap.tolist(),
+                [-1] * inc.n_flows if group is None else group.tolist(), integral=not weighted)
+            assert np.array_equal(rates, want_rates), trial
+            assert np.array_equal(neck, want_neck), trial
+
+
+def _completions(monkeypatch, design, scenario, **settings):
+    """Every flow's completion time, and the links' carried bytes, time overloaded and peak
+    offered load, of one run with the allocation's ``settings``."""
+    for name, value in settings.items():
+        monkeypatch.setattr(allocation, name, value)
+    done = []
+    finish = FlowEngine._finish
+
+    def recorded(engine, event):
+        done.append((engine._slot_rec[event.arg].id, engine.env.now))
+        finish(engine, event)
+
+    monkeypatch.setattr(FlowEngine, "_finish", recorded)
+    sim = build_simulation(design, scenario)
+    sim.run()
+    alloc = sim.engine.alloc
+    return sorted(done), alloc._bytes.copy(), alloc._hot.copy(), alloc.peak_offered.copy()
+
+
+@pytest.mark.parametrize("routing", ["ecmp", "adaptive"])
+def test_element_wise_updates_give_the_array_updates_results_bit_for_bit(monkeypatch, routing):
+    """Small changes and re-solves run element by element in plain Python; forcing every
+    update through the array code gives the same completion times and link integrals, bit
+    for bit (single-path and spread routes, pipeline sends, rings as groups, a permutation)."""
+    design = build_fabric(RailOptimizedSpec(gpus=128, technology=Technology.ROCE)).to_design()
+    scenario = Scenario.model_validate({"engine": "flow", "routing": routing, "workloads": [
+        {"type": "llm_training", "model": "llama3-8b", "tp": 4, "pp": 4, "global_batch": 16},
+        {"type": "permutation", "bytes": "16MiB"}]})
+    small = _completions(monkeypatch, design, scenario)
+    arrays = _completions(monkeypatch, design, scenario, SMALL=-1, SMALL_CHANGE=-1)
+    assert len(small[0]) > 500
+    assert small[0] == arrays[0]
+    for got, want in zip(small[1:], arrays[1:], strict=True):
+        assert np.array_equal(got, want)

@@ -113,6 +113,23 @@ def test_garbage_is_collected_on_the_gui_thread_while_a_worker_runs(qtbot):
     assert collected_on == [True]
 
 
+def test_the_collector_comes_back_when_a_finished_notice_never_arrives(qtbot):
+    """The registry hands the collector back once no worker runs, also when a worker's
+    queued ``finished`` reaches it without its sender (or not at all): it used to trust
+    ``sender()`` alone and then kept the collector paused for the rest of the session."""
+    from fabricstudio.ui import background
+
+    release = threading.Event()
+    worker = Call(lambda: release.wait(10))
+    worker.start()
+    assert not gc.isenabled()
+    worker.finished.disconnect(background._registry()._on_finished)  # the notice is lost
+    release.set()
+    assert worker.wait(10_000)
+    assert wait_for_background_work(10) and not running_workers()
+    assert gc.isenabled()
+
+
 def test_a_parent_may_let_go_of_a_running_worker(qtbot):
     parent = QWidget()
     release = threading.Event()

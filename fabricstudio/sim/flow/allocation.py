@@ -37,9 +37,12 @@ from fabricstudio.sim.flow.maxmin import (
     max_min_small,
     max_min_with_bottlenecks,
 )
+from fabricstudio.sim.flow.shared import doubles, grown, ints
 
 #: Relative slack for "full" and "faster" comparisons.
 TOL = 1e-9
+#: Changes of at most this many (flow, link) entries update the loads element by element.
+SMALL_CHANGE = 64
 #: Re-solves of at most this many units run in plain Python (no array set-up).
 SMALL = 48
 #: ... and load at most this many (unit, link) entries (a long ring is one unit of thousands).
@@ -52,16 +55,19 @@ if TYPE_CHECKING:
 class _Unit:
     """What the allocation solves as one column: a flow, or a group's active members."""
 
-    __slots__ = ("members", "slots", "links", "weights", "pairs", "cap", "group")
+    __slots__ = ("members", "slots", "slot", "links", "weights", "pairs", "cap", "group",
+                 "integral")
 
     def __init__(self, group: int) -> None:
         self.group = group  #: -1 for a single flow
         self.members: set[int] = set()  #: its active flows
         self.slots: np.ndarray = np.zeros(0, dtype=np.int64)  #: its flows (slots)
+        self.slot = -1  #: its only flow, -1 when it has several
         self.links: np.ndarray = np.zeros(0, dtype=np.int64)  #: distinct links it loads
         self.weights: np.ndarray = np.zeros(0)  #: its flows' summed weight on each
         self.pairs: list[tuple[int, float]] = []  #: (link, weight) as Python numbers
         self.cap = np.inf
+        self.integral = True  #: every weight a whole number (see :func:`max_min_small`)
 
 
 class Allocation:
@@ -72,15 +78,18 @@ class Allocation:
     def __init__(self, slots: _Slots, capacity: np.ndarray, exact: bool = False) -> None:
         self.s = slots
         self.capacity = capacity
+        self._capacity: list[float] = capacity.tolist()  # for element-wise reads
         self.exact = exact
         n = len(capacity)
-        self.load = np.zeros(n)
-        self.offered = np.zeros(n)
-        self._bytes = np.zeros(n)  # carried up to _since
-        self._since = np.zeros(n)
-        self._hot = np.zeros(n)  # seconds overloaded up to _hot_since
-        self._hot_since = np.zeros(n)
-        self.peak_offered = np.zeros(n)  #: largest offered load / capacity seen
+        # per link, each with an element face (``..._at``: see :mod:`.shared`)
+        self.load_at, self.load = doubles(n)
+        self.offered_at, self.offered = doubles(n)
+        self._bytes_at, self._bytes = doubles(n)  # carried up to _since
+        self._since_at, self._since = doubles(n)
+        self._hot_at, self._hot = doubles(n)  # seconds overloaded up to _hot_since
+        self._hot_since_at, self._hot_since = doubles(n)
+        #: largest offered load / capacity seen
+        self.peak_offered_at, self.peak_offered = doubles(n)
         #: Units loading each link.
         self.link_flows: list[set[int]] = [set() for _ in range(n)]
         self.active: set[int] = set()  #: active flows (slots)
@@ -96,8 +105,8 @@ class Allocation:
         self._units: dict[int, _Unit] = {}
         self._group_unit: dict[int, int] = {}
         self._n_units = 0
-        self.u_rate = np.zeros(64)
-        self.u_neck = np.full(64, -1, dtype=np.int64)
+        self.u_rate_at, self.u_rate = doubles(64)
+        self.u_neck_at, self.u_neck = ints(64, -1)
         self._in_set = np.zeros(64, dtype=bool)  # scratch: units of the set being solved
         self.solved = 0  #: units re-solved so far (work done)
         #: Rate history ``[(time, rate, bottleneck link), ...]`` of the flows being watched
@@ -129,8 +138,8 @@ class Allocation:
         self._n_units += 1
         if uid >= len(self.u_rate):
             grow = len(self.u_rate)
-            self.u_rate = np.concatenate([self.u_rate, np.zeros(grow)])
-            self.u_neck = np.concatenate([self.u_neck, np.full(grow, -1, dtype=np.int64)])
+            self.u_rate_at, self.u_rate = grown(self.u_rate_at, 2 * grow, 0.0)
+            self.u_neck_at, self.u_neck = grown(self.u_neck_at, 2 * grow, -1)
             self._in_set = np.concatenate([self._in_set, np.zeros(grow, dtype=bool)])
         self._units[uid] = _Unit(group)
         return uid
@@ -154,8 +163,10 @@ class Allocation:
             else:
                 unit = self._units[uid]
                 unit.slots = np.array([slot], dtype=np.int64)
+                unit.slot = slot
                 unit.links, unit.weights = arrays
                 unit.pairs = pairs
+                unit.integral = all(w.is_integer() for _link, w in pairs)
                 unit.cap = float(s.cap[slot])
                 for link, _w in pairs:
                     self.link_flows[link].add(uid)
@@ -170,8 +181,8 @@ class Allocation:
             self.link_flows[link].discard(uid)
         if unit.group >= 0:
             del self._group_unit[unit.group]
-        self.u_rate[uid] = 0.0
-        self.u_neck[uid] = -1
+        self.u_rate_at[uid] = 0.0
+        self.u_neck_at[uid] = -1
 
     def _rebuild(self, uid: int) -> None:
         """A group unit's links, weights and cap from its flows now (it goes when none is
@@ -193,6 +204,8 @@ class Allocation:
             unit.links, where = np.unique(links, return_inverse=True)
             unit.weights = np.bincount(where, weights=weights, minlength=len(unit.links))
             unit.pairs = list(zip(unit.links.tolist(), unit.weights.tolist(), strict=True))
+        unit.slot = slots[0] if len(slots) == 1 else -1
+        unit.integral = all(w.is_integer() for _link, w in unit.pairs)
         unit.cap = float(self.s.cap[unit.slots].min())
         for link in unit.links.tolist():
             self.link_flows[link].add(uid)
@@ -209,6 +222,43 @@ class Allocation:
                 grouped[uid] = None
             else:
                 fresh.append(uid)
+        pairs = self._pairs
+        if sum(len(pairs[slot]) for slot in itertools.chain(added, removed)) <= SMALL_CHANGE:
+            freed = self._loads_small(added, removed, now)
+        else:
+            freed = self._loads_arrays(added, removed, now)
+        for slot in removed:
+            del pairs[slot]
+            if slot in self.history:
+                self.history[slot].append((now, 0.0, -1))
+            self.active.discard(slot)
+            uid = self._unit_of.pop(slot)
+            unit = self._units[uid]
+            unit.members.discard(slot)
+            if unit.group >= 0:
+                grouped[uid] = None
+            else:
+                self._drop(uid)
+        self.active.update(added)
+        for uid in grouped:
+            self._rebuild(uid)
+        if self.exact:
+            todo = set(self._units)
+        else:  # what changed, and whatever a finished flow held back
+            units = self._units
+            todo = {uid for uid in itertools.chain(fresh, grouped) if uid in units}
+            neck = self.u_neck_at
+            link_flows = self.link_flows
+            for link in freed:
+                todo.update(uid for uid in link_flows[link] if neck[uid] == link)
+        if todo:
+            self._solve(todo, now)
+
+    def _loads_arrays(self, added: list[int], removed: list[int], now: float) -> list[int]:
+        """Links' integrals up to now, then their load and offered load without the ended
+        flows and with the new ones (at their unit's rate), and their peak offered load;
+        returns the links the ended flows freed (each once)."""
+        s = self.s
         gone = [self._arrays.pop(slot) for slot in removed]
         came = [self._arrays[slot] for slot in added]
         freed = np.concatenate([links for links, _w in gone]) if gone else np.zeros(0, int)
@@ -225,18 +275,6 @@ class Allocation:
             np.subtract.at(self.offered, freed, weights * s.alone[rem][per])
             s.rate[rem] = 0.0
             s.neck[rem] = -1
-        for slot in removed:
-            del self._pairs[slot]
-            if slot in self.history:
-                self.history[slot].append((now, 0.0, -1))
-            self.active.discard(slot)
-            uid = self._unit_of.pop(slot)
-            unit = self._units[uid]
-            unit.members.discard(slot)
-            if unit.group >= 0:
-                grouped[uid] = None
-            else:
-                self._drop(uid)
         if came:
             add = np.asarray(added, dtype=np.int64)
             weights = np.concatenate([w for _links, w in came])
@@ -247,24 +285,60 @@ class Allocation:
             s.rate[add] = rates
             if rates.any():
                 np.add.at(self.load, entering, weights * rates[per])
-            self.active.update(added)
-        for uid in grouped:
-            self._rebuild(uid)
         if len(touched):
             self.peak_offered[touched] = np.maximum(self.peak_offered[touched],
                                                     self.offered[touched]
                                                     / self.capacity[touched])
-        if self.exact:
-            todo = set(self._units)
-        else:  # what changed, and whatever a finished flow held back
-            units = self._units
-            todo = {uid for uid in itertools.chain(fresh, grouped) if uid in units}
-            neck = self.u_neck
-            link_flows = self.link_flows
-            for link in np.unique(freed).tolist():
-                todo.update(uid for uid in link_flows[link] if neck[uid] == link)
-        if todo:
-            self._solve(todo, now)
+        freed_links: list[int] = np.unique(freed).tolist()
+        return freed_links
+
+    def _loads_small(self, added: list[int], removed: list[int], now: float) -> list[int]:
+        """:meth:`_loads_arrays` element by element, the same operations in the same order
+        (a change of a few flows: array calls cost more than they do)."""
+        s = self.s
+        pairs = self._pairs
+        touched = {link for slot in itertools.chain(removed, added) for link, _w in pairs[slot]}
+        load, offered, capacity = self.load_at, self.offered_at, self._capacity
+        carried, since = self._bytes_at, self._since_at
+        hot, hot_since = self._hot_at, self._hot_since_at
+        for link in touched:  # integrals up to now, before any load changes
+            carried[link] += load[link] * (now - since[link])
+            since[link] = now
+            if offered[link] > capacity[link] * (1 + TOL):
+                hot[link] += now - hot_since[link]
+            hot_since[link] = now
+        arrays = self._arrays
+        rate, alone, neck = s.rate_at, s.alone_at, s.neck_at
+        freed: dict[int, None] = {}
+        for slot in removed:
+            del arrays[slot]
+            r, a = rate[slot], alone[slot]
+            for link, w in pairs[slot]:
+                load[link] -= w * r
+                offered[link] -= w * a
+                freed[link] = None
+            rate[slot] = 0.0
+            neck[slot] = -1
+        if added:
+            u_rate, unit_of = self.u_rate_at, self._unit_of
+            for slot in added:
+                a = alone[slot]
+                for link, w in pairs[slot]:
+                    offered[link] += w * a
+            # a flow joining a moving group moves at its rate until the group is re-solved
+            rates = [u_rate[unit_of[slot]] for slot in added]
+            moving = any(rates)
+            for slot, r in zip(added, rates, strict=True):
+                rate[slot] = r
+                if moving:
+                    for link, w in pairs[slot]:
+                        load[link] += w * r
+        peak = self.peak_offered_at
+        for link in touched:
+            share = offered[link] / capacity[link]
+            if share > peak[link]:
+                peak[link] = share
+        return list(freed)
 
     # ------------------------------------------------------------------ solving
     def _solve(self, todo: set[int], now: float) -> None:
@@ -334,42 +408,52 @@ class Allocation:
 
     def _solve_small(self, members: set[int], now: float) -> set[int]:
         """Re-solve a few units in plain Python; commit and return an empty set, or return
-        the units that must join them (nothing committed)."""
+        the units that must join them (nothing committed).  The same sums in the same order
+        as :meth:`_solve` (units by id, each unit's links in order)."""
         order = sorted(members)
-        chosen = [self._units[uid] for uid in order]
+        units = self._units
+        chosen = [units[uid] for uid in order]
         entries = [unit.pairs for unit in chosen]
         before: dict[int, float] = {}
-        for pairs, r in zip(entries, self.u_rate[order].tolist(), strict=True):
+        on: dict[int, list[int]] = {}  # the units (positions in ``order``) on each link
+        get = before.get
+        for i, (pairs, r) in enumerate(zip(entries, self.u_rate[order].tolist(), strict=True)):
             for link, w in pairs:
-                before[link] = before.get(link, 0.0) + w * r
+                before[link] = get(link, 0.0) + w * r
+                if link in on:
+                    on[link].append(i)
+                else:
+                    on[link] = [i]
         keys = list(before)
         index = np.fromiter(keys, np.int64, len(keys))
-        old_load = dict(zip(keys, self.load[index].tolist(), strict=True))
-        capacity = dict(zip(keys, self.capacity[index].tolist(), strict=True))
-        others = {link: old_load[link] - b for link, b in before.items()}
-        residual = {link: max(capacity[link] - o, 0.0) for link, o in others.items()}
+        old_load = self.load[index].tolist()
+        capacity = self._capacity
+        others: dict[int, float] = {}  # load of the units outside the set
+        residual: dict[int, float] = {}  # capacity they leave
+        for link, old in zip(keys, old_load, strict=True):
+            o = others[link] = old - before[link]
+            left = capacity[link] - o
+            residual[link] = 0.0 if left < 0.0 else left
         rates, neck = max_min_small(entries, residual, [u.cap for u in chosen],
-                                    [-1] * len(order))
-        after: dict[int, float] = dict.fromkeys(others, 0.0)
-        fastest: dict[int, float] = dict.fromkeys(others, 0.0)
-        inside: dict[int, int] = dict.fromkeys(others, 0)
+                                    [-1] * len(order), all(u.integral for u in chosen), on)
+        after = dict.fromkeys(keys, 0.0)
         for pairs, r in zip(entries, rates, strict=True):
             for link, w in pairs:
                 after[link] += w * r
-                if r > fastest[link]:
-                    fastest[link] = r
-                inside[link] += 1
-        load = {link: others[link] + after[link] for link in others}
+        load = [others[link] + after[link] for link in keys]
         if not self.exact:
             grow = set()
-            u_rate, u_neck = self.u_rate, self.u_neck
-            for link, new in load.items():
+            u_rate, u_neck, link_flows = self.u_rate_at, self.u_neck_at, self.link_flows
+            for link, new, old in zip(keys, load, old_load, strict=True):
+                flows = link_flows[link]
+                inside = on[link]
+                if len(flows) <= len(inside):
+                    continue  # no unit outside the set on this link
                 full = new >= capacity[link] * (1 - 1e-7)
-                lost = new < old_load[link] * (1 - TOL) - 1e-6
-                flows = self.link_flows[link]
-                if not (full or lost) or len(flows) <= inside[link]:
+                lost = new < old * (1 - TOL) - 1e-6
+                if not (full or lost):
                     continue
-                level = fastest[link]
+                level = max(0.0, max(rates[i] for i in inside))
                 for g in flows:
                     if g in members:
                         continue
@@ -382,10 +466,26 @@ class Allocation:
                 return grow
         self.solved += len(order)
         self._settle(index, now)
-        self.load[index] = np.fromiter((load[link] for link in keys), np.float64, len(keys))
-        self._commit(np.asarray(order, dtype=np.int64), chosen, np.asarray(rates),
-                     np.asarray(neck, dtype=np.int64), now)
+        self.load[index] = load
+        self._commit_small(order, chosen, rates, neck, now)
         return set()
+
+    def _commit_small(self, order: list[int], chosen: list[_Unit], rates: list[float],
+                      necks: list[int], now: float) -> None:
+        """:meth:`_commit` for a few units, element by element."""
+        s = self.s
+        u_rate, u_neck, s_rate, s_neck = self.u_rate_at, self.u_neck_at, s.rate_at, s.neck_at
+        for uid, unit, rate, neck in zip(order, chosen, rates, necks, strict=True):
+            u_rate[uid] = rate
+            u_neck[uid] = neck
+            if unit.slot >= 0:
+                s_rate[unit.slot] = rate
+                s_neck[unit.slot] = neck
+            else:
+                s.rate[unit.slots] = rate
+                s.neck[unit.slots] = neck
+        if self.history:
+            self._record(chosen, now)
 
     def _record(self, units: Iterable[_Unit], now: float) -> None:
         history = self.history

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import time
+from array import array
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +44,7 @@ from fabricstudio.sim.engine.core import NVLINK_LATENCY_S, Engine
 from fabricstudio.sim.engine.flowlog import FlowLog
 from fabricstudio.sim.flow.allocation import Allocation
 from fabricstudio.sim.flow.network import FlowEndpoint, FlowNetwork
+from fabricstudio.sim.flow.shared import doubles, grown, ints
 from fabricstudio.sim.metrics import Frame, MetricStream
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -64,21 +66,42 @@ HOTSPOTS_LISTED = 20
 
 class _Slots:
     """Per network flow: scalars in arrays that grow by doubling, and its links and weights
-    as rows padded with -1 (the coordinate form of the links x flows matrix)."""
+    as rows padded with -1 (the coordinate form of the links x flows matrix).  The scalars
+    have an element face too (``rate_at`` ...: see :mod:`.shared`)."""
+
+    FLOATS = ("size", "remaining", "rate", "cap", "alone")
+    INTS = {"group": 0, "neck": -1}  #: and their fill (neck -1: cap or group)
 
     def __init__(self) -> None:
         self.capacity = 64
         self.width = 8
-        self.size = np.zeros(64)
-        self.remaining = np.zeros(64)
-        self.rate = np.zeros(64)
-        self.cap = np.zeros(64)
-        self.alone = np.zeros(64)
-        self.group = np.zeros(64, dtype=np.int64)
+        for name in self.FLOATS:
+            self._set(name, *doubles(64))
+        for name, fill in self.INTS.items():
+            self._set(name, *ints(64, fill))
         self.live = np.zeros(64, dtype=bool)  #: active (in the allocation)
-        self.neck = np.full(64, -1, dtype=np.int64)  #: bottleneck link, -1: cap or group
         self.links = np.full((64, 8), -1, dtype=np.int64)
         self.weights = np.zeros((64, 8))
+
+    # the faces, named for type checkers (set by _set)
+    size: np.ndarray
+    remaining: np.ndarray
+    rate: np.ndarray
+    cap: np.ndarray
+    alone: np.ndarray
+    group: np.ndarray
+    neck: np.ndarray
+    size_at: array[float]
+    remaining_at: array[float]
+    rate_at: array[float]
+    cap_at: array[float]
+    alone_at: array[float]
+    group_at: array[int]
+    neck_at: array[int]
+
+    def _set(self, name: str, element: array[Any], whole: np.ndarray) -> None:
+        setattr(self, name + "_at", element)
+        setattr(self, name, whole)
 
     def ensure(self, size: int, width: int) -> None:
         if width > self.width:
@@ -93,10 +116,11 @@ class _Slots:
         while self.capacity < size:
             self.capacity *= 2
         grow = self.capacity - grow
-        for name in ("size", "remaining", "rate", "cap", "alone", "group", "live", "neck"):
-            old = getattr(self, name)
-            fill = -1 if name == "neck" else 0
-            setattr(self, name, np.concatenate([old, np.full(grow, fill, dtype=old.dtype)]))
+        for name in self.FLOATS:
+            self._set(name, *grown(getattr(self, name + "_at"), self.capacity, 0.0))
+        for name, fill in self.INTS.items():
+            self._set(name, *grown(getattr(self, name + "_at"), self.capacity, fill))
+        self.live = np.concatenate([self.live, np.zeros(grow, dtype=bool)])
         self.links = np.vstack([self.links, np.full((grow, self.width), -1, dtype=np.int64)])
         self.weights = np.vstack([self.weights, np.zeros((grow, self.width))])
 

@@ -24,6 +24,7 @@ Two extensions the collectives need:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import truediv
 
 import numpy as np
 
@@ -248,48 +249,96 @@ def _fill_incremental(inc: Incidence, capacity: np.ndarray, caps: np.ndarray | N
 
 
 def max_min_small(flow_links: list[list[tuple[int, float]]], capacity: dict[int, float],
-                  caps: list[float], groups: list[int]) -> tuple[list[float], list[int]]:
+                  caps: list[float], groups: list[int],
+                  integral: bool = False, on: dict[int, list[int]] | None = None
+                  ) -> tuple[list[float], list[int]]:
     """:func:`max_min_with_bottlenecks` for a handful of flows in plain Python (no array
     set-up: a few flows changing at once is the common case).  ``flow_links[f]`` lists
     ``(link, weight)``; ``capacity`` maps every link to its capacity; ``groups[f]`` -1 or a
-    group number.  Returns (rates, bottleneck link or -1)."""
+    group number.  Returns (rates, bottleneck link or -1), bit for bit those of
+    :func:`_fill_recomputing` with the entries in flow order (tests/sim/test_flow_solver.py).
+
+    ``integral``: every weight is a whole number (single-path routes, and groups of them): a
+    link's unfrozen load is then a whole number, kept exactly by taking off the flows that
+    freeze instead of summing the unfrozen ones again at every level.  ``on``: the flows on
+    each link in flow order, when the caller has them."""
     n = len(flow_links)
     rates = [0.0] * n
     neck = [-1] * n
     remaining = dict(capacity)
-    tol = {link: REL_TOL * max(c, 1.0) for link, c in capacity.items()}
-    active = set(range(n))
+    #: No link's tolerance is larger: a link with more left is not full (cheap first test).
+    bound = REL_TOL * max(max(capacity.values(), default=1.0), 1.0)
+    inf = np.inf
+    capped = [f for f in range(n) if caps[f] != inf]
+    if on is None:  # flows per link
+        on = {}
+        for f, pairs in enumerate(flow_links):
+            for link, _w in pairs:
+                on.setdefault(link, []).append(f)
+    is_active = [True] * n
+    active = list(range(n))
+    load = _summed(flow_links, active)
     level = 0.0
     while active:
-        load: dict[int, float] = {}
-        for f in active:
-            for link, w in flow_links[f]:
-                load[link] = load.get(link, 0.0) + w
-        step = min((remaining[link] / w for link, w in load.items() if w > 0), default=np.inf)
-        step = max(0.0, min(step, min(caps[f] for f in active) - level))
-        if step == np.inf:
+        try:  # every load is positive (weights are)
+            step = min(map(truediv, map(remaining.__getitem__, load), load.values()),
+                       default=inf)
+        except ZeroDivisionError:
+            step = min((remaining[link] / w for link, w in load.items() if w > 0), default=inf)
+        lowest = min((caps[f] for f in capped if is_active[f]), default=inf)
+        step = max(0.0, min(step, lowest - level))
+        if step == inf:
             for f in active:
-                rates[f] = np.inf
+                rates[f] = inf
             break
         level += step
+        full = set()
         for link, w in load.items():
-            remaining[link] -= step * w
-        full = {link for link, w in load.items() if w > 0 and remaining[link] <= tol[link]}
-        freeze = set()
-        for f in active:
-            rates[f] = level
-            hit = [link for link, _ in flow_links[f] if link in full]
-            if hit:
+            left = remaining[link] - step * w
+            remaining[link] = left
+            if left <= bound and w > 0 and left <= REL_TOL * max(capacity[link], 1.0):
+                full.add(link)
+        freeze: set[int] = set()
+        if full:
+            for f in {f for link in full for f in on[link] if is_active[f]}:
                 freeze.add(f)
-                neck[f] = hit[-1]
-            elif caps[f] <= level * (1 + REL_TOL):
+                for link, _w in reversed(flow_links[f]):  # its last full link names it
+                    if link in full:
+                        neck[f] = link
+                        break
+        for f in capped:
+            if is_active[f] and f not in freeze and caps[f] <= level * (1 + REL_TOL):
                 freeze.add(f)
         frozen_groups = {groups[f] for f in freeze if groups[f] >= 0}
         if frozen_groups:
             freeze.update(f for f in active if groups[f] in frozen_groups)
         if not freeze:  # numerical safety: freeze the flows on the tightest link
-            tight = min(load, key=lambda link: remaining[link] / load[link] if load[link] > 0
-                        else np.inf)
+            summed = _summed(flow_links, active)  # the order the tie-break has always used
+            tight = min(summed, key=lambda link: remaining[link] / summed[link]
+                        if summed[link] > 0 else np.inf)
             freeze = {f for f in active if any(link == tight for link, _ in flow_links[f])}
-        active -= freeze
+        for f in freeze:
+            rates[f] = level
+            is_active[f] = False
+        active = [f for f in active if is_active[f]]
+        if not integral:
+            load = _summed(flow_links, active)
+            continue
+        for f in freeze:
+            for link, w in flow_links[f]:
+                left = load[link] - w
+                if left:
+                    load[link] = left
+                else:
+                    del load[link]
     return rates, neck
+
+
+def _summed(flow_links: list[list[tuple[int, float]]], flows: list[int]) -> dict[int, float]:
+    """Load per link of ``flows`` at rate 1 (in flow order, as :class:`Incidence` sums)."""
+    load: dict[int, float] = {}
+    get = load.get
+    for f in flows:
+        for link, w in flow_links[f]:
+            load[link] = get(link, 0.0) + w
+    return load

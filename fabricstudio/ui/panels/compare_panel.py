@@ -13,8 +13,12 @@ against GPUs that never wait, and per month against the best fabric of the compa
 
 from __future__ import annotations
 
+import time
+from datetime import datetime
+from pathlib import Path
+
 import numpy as np
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QStandardPaths, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -34,11 +38,12 @@ from fabricstudio.model import Design, freeze
 from fabricstudio.sim.explain import explain_fabrics
 from fabricstudio.sim.recorded import RecordedRun
 from fabricstudio.sim.request import RunRequest
+from fabricstudio.sim.run_cache import RunCache, cache_enabled
 from fabricstudio.ui.fit import ElidedLabel
 from fabricstudio.ui.panels.compare_charts import Chart, CompareCharts
 from fabricstudio.ui.panels.results_summary import figure_text, figures
 from fabricstudio.ui.simview.process_worker import picklable
-from fabricstudio.ui.simview.source import COMPARE_VARIANTS, SourceFactory
+from fabricstudio.ui.simview.source import COMPARE_VARIANTS, SourceFactory, engine_source
 from fabricstudio.ui.simview.worker import CompareWorker
 
 COLUMNS = (("gpu_utilisation", "GPU util."), ("completion_time_s", "Completion"),
@@ -56,6 +61,23 @@ CHARTS = (("gpu_utilisation", "GPU utilisation", 100.0),
 #: Shown in place of GPU utilisation when the workload has no compute (not a training step).
 FALLBACK_CHART = ("pauses", "PFC PAUSE frames", 1.0)
 _BAR_COLOURS = ("#0072B2", "#009E73", "#56B4E9", "#D55E00")
+
+
+def default_run_cache() -> RunCache | None:
+    """The user's run cache (``runs`` in Qt's cache location: ~/.cache/FabricStudio/... on
+    Linux); None when turned off (FABRICSTUDIO_RUN_CACHE=0) or there is no such folder."""
+    if not cache_enabled():
+        return None
+    base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.CacheLocation)
+    return RunCache(Path(base) / "runs") if base else None
+
+
+def recorded_when(stamp: float, now: float | None = None) -> str:
+    """When a cached run was recorded, short: "06:31" today, else "2 Dec 06:31"."""
+    when = datetime.fromtimestamp(stamp)
+    today = datetime.fromtimestamp(time.time() if now is None else now).date()
+    clock = when.strftime("%H:%M")
+    return clock if when.date() == today else f"{when.day} {when.strftime('%b')} {clock}"
 
 
 class ComparePanel(QWidget):
@@ -85,6 +107,11 @@ class ComparePanel(QWidget):
         self.side_button.setToolTip("Replay the ticked fabrics (2 or 4) on one timeline")
         self.side_button.setEnabled(False)
         self.side_button.clicked.connect(self._on_side_by_side)
+        self.fresh_button = QPushButton("Run fresh")
+        self.fresh_button.setToolTip("These runs were replayed from the run cache: simulate "
+                                     "the four fabrics again now")
+        self.fresh_button.clicked.connect(self.run_fresh)
+        self.fresh_button.hide()
         self.charts = CompareCharts(self.labels, _BAR_COLOURS)
         self._layout()
         self.chart_keys = [key for key, _t, _s in CHARTS]
@@ -98,6 +125,10 @@ class ComparePanel(QWidget):
         #: Returns the cost book for GPU-idle money (None: no money columns filled).
         self.cost_book_source = None
         self.design_revision = -1
+        #: Returns the run cache to use (None: compute every run).  Only runs of the product's
+        #: own engine (``engine_source``) are cached.
+        self.cache_source = default_run_cache
+        self._frozen = None
 
     # ------------------------------------------------------------------ building
     def _build_table(self) -> QTableWidget:
@@ -140,6 +171,7 @@ class ComparePanel(QWidget):
         left = QVBoxLayout()
         top = QHBoxLayout()
         top.addWidget(self.status, 1)
+        top.addWidget(self.fresh_button)
         top.addWidget(self.side_button)
         left.addLayout(top)
         left.addWidget(self.table)
@@ -160,17 +192,22 @@ class ComparePanel(QWidget):
         """True while the comparison runs."""
         return self.worker is not None
 
-    def start(self, design: Design, request: RunRequest) -> None:
-        """Compare ``request`` on a frozen copy of ``design`` across the four fabrics."""
+    def start(self, design: Design, request: RunRequest, use_cache: bool = True) -> None:
+        """Compare ``request`` on a frozen copy of ``design`` across the four fabrics (runs
+        recorded before by this engine are replayed from the run cache unless ``use_cache``
+        is False)."""
         if self.running:
             return
+        self._frozen = freeze(design)
         self.results = {}
         self.records = {}
         self.fractions: dict[str, float] = {}
         self.training = {}
         #: Revision of the design the comparison runs on (the proposal uses it if current).
         self.design_revision = design.revision
-        for row in range(len(self.labels)):
+        for row, label in enumerate(self.labels):
+            self.table.item(row, _FABRIC).setText(label)
+            self.table.item(row, _FABRIC).setToolTip("")
             for col in range(_FIRST, self.table.columnCount()):
                 self.table.setItem(row, col, QTableWidgetItem(""))
             bar = QProgressBar()
@@ -182,8 +219,11 @@ class ComparePanel(QWidget):
         self._draw_charts()
         self.request = request
         self.status.setText(f"Running four fabrics in parallel… ({request.workload_label})")
-        worker = CompareWorker(self.factory, freeze(design), request, self,
+        self.fresh_button.hide()
+        worker = CompareWorker(self.factory, self._frozen, request, self,
                                use_process=picklable(self.factory))
+        if use_cache and self.factory is engine_source:
+            worker.cache = self.cache_source()
         worker.variant_started.connect(self._on_started)
         worker.variant_progress.connect(self._on_progress)
         worker.variant_done.connect(self._on_variant)
@@ -239,6 +279,14 @@ class ComparePanel(QWidget):
         self.update_money()
         button = QPushButton("▶ Replay")
         button.setToolTip(f"Show the {label} run on the canvas (double click the row too)")
+        fabric = self.table.item(row, _FABRIC)
+        if record.cached_at is not None:
+            fabric.setText(f"{label} (cached)")
+            fabric.setToolTip(f"Replayed from the run cache: recorded "
+                              f"{recorded_when(record.cached_at)} by this engine")
+        else:
+            fabric.setText(label)
+            fabric.setToolTip("Simulated now")
         button.clicked.connect(lambda _checked=False, r=row: self._replay(r))
         self.table.setCellWidget(row, _STATE, button)
         self._draw_charts()
@@ -286,11 +334,42 @@ class ComparePanel(QWidget):
                 self.table.setCellWidget(row, _STATE, self._idle_cell())
         if done == len(COMPARE_VARIANTS):
             label = self.request.workload_label if self.request else ""
-            self.status.setText(f"Same design and workload on four fabrics: {label}")
+            note, details = self._cache_note(worker)
+            text = f"Same design and workload on four fabrics: {label}{note}"
+            self.status.setText(text)
+            self.status.setToolTip("\n".join([text, *details]))
         elif not self.status.text().startswith("Comparison failed"):
             self.status.setText(f"Comparison stopped after {done} of {len(COMPARE_VARIANTS)}")
         self._sync_side_button()
         self.finished.emit()
+
+    def cached_labels(self) -> list[str]:
+        """Fabrics whose shown run was replayed from the run cache."""
+        return [label for label in self.labels
+                if label in self.records and self.records[label].cached_at is not None]
+
+    def _cache_note(self, worker: CompareWorker) -> tuple[str, list[str]]:
+        """(" · runs replayed from the cache (recorded 06:31)" or "", the lines of the status
+        tooltip: which runs came from the cache, and why any others were computed)."""
+        cached = self.cached_labels()
+        details = [f"{label}: its cached run was {found.status} ({found.detail}): simulated now"
+                   for label, found in worker.lookups.items()
+                   if found.status in ("stale", "corrupt")]
+        self.fresh_button.setVisible(bool(cached) and self._frozen is not None)
+        if not cached:
+            return "", ["Every run simulated now", *details]
+        oldest = min(self.records[label].cached_at or 0.0 for label in cached)
+        count = (f"{len(cached)} of {len(self.labels)} runs"
+                 if len(cached) < len(self.labels) else "runs")
+        details.insert(0, f"Replayed from the run cache: {', '.join(cached)} (recorded by this "
+                          f"engine for this design and scenario; 'Run fresh' simulates them "
+                          f"again)")
+        return f" · {count} replayed from the cache (recorded {recorded_when(oldest)})", details
+
+    def run_fresh(self) -> None:
+        """Simulate the last comparison again without the run cache."""
+        if self._frozen is not None and self.request is not None and not self.running:
+            self.start(self._frozen, self.request, use_cache=False)
 
     def value_text(self, label: str, key: str) -> str:
         """The table's text of one figure of one fabric."""

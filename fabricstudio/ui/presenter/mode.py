@@ -318,6 +318,8 @@ class PresenterMode(QObject):
             parts.append(self._notice)
         elif player.story is not None and player.index >= 0:
             parts.append(f"{player.index + 1} / {player.count}")
+            if note := player.cache_note():
+                parts.append(note)
         if player.kiosk_on:
             parts.append("kiosk")
         self.badge.show_text("  ·  ".join(parts), self.scale)

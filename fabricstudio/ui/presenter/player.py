@@ -78,6 +78,20 @@ class StoryPlayer(QObject):
         return (self._prepared_key == self._current_key()
                 and all(label in records for label in self.needed_labels()))
 
+    def cache_note(self) -> str:
+        """"replayed: recorded 06:31" when the runs the story shows came from the run cache
+        (the presenter's badge says so; empty when they were simulated now)."""
+        if self.story is None or not self.prepared:
+            return ""
+        records = self.ui.compare.records
+        stamps = [records[label].cached_at for label in self.needed_labels()]
+        known = [s for s in stamps if s is not None]
+        if not known:
+            return ""
+        from fabricstudio.ui.panels.compare_panel import recorded_when
+
+        return f"replayed: recorded {recorded_when(min(known))}"
+
     def prepare(self) -> bool:
         """Make sure the runs exist; starts the comparison when they do not.  True when the
         steps can be shown now."""

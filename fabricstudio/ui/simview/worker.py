@@ -17,8 +17,9 @@ from fabricstudio.model import FrozenDesign, Technology
 from fabricstudio.sim.activity import GpuTimeline
 from fabricstudio.sim.moments import Caption, RunFacts
 from fabricstudio.sim.recorded import RecordedRun
-from fabricstudio.sim.request import RunRequest
+from fabricstudio.sim.request import RunRequest, scenario_for
 from fabricstudio.sim.result import Result
+from fabricstudio.sim.run_cache import Lookup, RunCache, run_key
 from fabricstudio.ui.background import Reported, Stopped, Worker
 from fabricstudio.ui.simview.source import COMPARE_VARIANTS, SimulationSource, SourceFactory
 
@@ -98,7 +99,9 @@ class CompareWorker(Worker):
     parallel child processes (as many at once as there are CPU cores) when the factory can be
     sent to one, else one after another in this thread.  Each fabric ends with
     ``variant_done(label, RecordedRun)``; a failing fabric stops the others and ``failed``
-    names it."""
+    names it.  With a ``cache`` (sim.run_cache), a fabric recorded before by this engine for
+    the same design and scenario is announced at once from it (its RecordedRun's
+    ``cached_at`` set), and every run computed is kept in it."""
 
     variant_done = Signal(str, object)  # label, RecordedRun
     variant_started = Signal(str)
@@ -115,6 +118,11 @@ class CompareWorker(Worker):
         self._use_process = use_process
         self.variants = variants
         self.parallel = max(1, parallel or os.cpu_count() or 1)
+        #: Where finished runs are kept and looked up first (None: every run is computed).
+        self.cache: RunCache | None = None
+        #: label -> what the cache lookup found ("hit", "miss", "stale", "corrupt") and why.
+        self.lookups: dict[str, Lookup] = {}
+        self._keys: dict[str, str] = {}
 
     def _request_for(self, technology: Technology, dcqcn: bool) -> RunRequest:
         return self._request.with_changes(technology=technology, dcqcn=dcqcn)
@@ -126,21 +134,47 @@ class CompareWorker(Worker):
                 for label, technology, dcqcn in self.variants]
 
     def work(self) -> None:
+        jobs = [job for job in self.jobs() if not self._replay_cached(*job)]
         if self._use_process:
-            self._run_in_children()
+            self._run_in_children(jobs)
             return
-        for label, design, request in self.jobs():
+        for label, design, request in jobs:
+            self.check_stop()
             self.variant_started.emit(label)
             source = self._factory(design, request)
             _run_source(source, self.stop_event,
                         lambda now, _s, label=label, source=source:
                         self.variant_progress.emit(label, source.progress, now))
             source.stream.close(source.flow_ends())
-            self.variant_done.emit(label, RecordedRun(
+            self._done(label, RecordedRun(
                 label, design, source.stream, source.result(), source.timeline,
                 source.captions(), source.facts()))
 
-    def _run_in_children(self) -> None:
+    def _replay_cached(self, label: str, design: FrozenDesign, request: RunRequest) -> bool:
+        """Announce the cached run of one job at once; False when it must be computed (no
+        cache, a request that does not validate, or no current entry)."""
+        if self.cache is None:
+            return False
+        try:
+            key = run_key(design, scenario_for(design, request), label)
+        except Exception:  # noqa: BLE001 - the run itself reports what is wrong
+            return False
+        self._keys[label] = key
+        found = self.lookups[label] = self.cache.lookup(key, label, design)
+        if found.record is None:
+            return False
+        self.variant_started.emit(label)
+        self.variant_done.emit(label, found.record)
+        return True
+
+    def _done(self, label: str, record: RecordedRun) -> None:
+        """A run was computed: show it, then keep it in the cache."""
+        self.variant_done.emit(label, record)
+        key = self._keys.get(label)
+        if self.cache is not None and key is not None:
+            self.cache.store(key, record)
+
+    def _run_in_children(self, jobs: list[tuple[str, FrozenDesign, RunRequest]]) -> None:
         """Every fabric in its own child, at most ``parallel`` at once; raises Reported for
         the first fabric that failed, Stopped when the comparison was stopped."""
         from fabricstudio.ui.simview.process_worker import run_variant_in_child
@@ -161,12 +195,12 @@ class CompareWorker(Worker):
                 errors.append(f"{label}: {run.error}")
                 stop.set()  # one fabric failed: the comparison is incomplete
             elif outcome == "done" and run.stream is not None:
-                self.variant_done.emit(label, RecordedRun(
+                self._done(label, RecordedRun(
                     label, design, run.stream, run.result, run.timeline, run.captions,
                     run.facts))
 
         threads = [threading.Thread(target=one, args=job, daemon=True,
-                                    name=f"compare-{job[0]}") for job in self.jobs()]
+                                    name=f"compare-{job[0]}") for job in jobs]
         for thread in threads:
             thread.start()
         for thread in threads:
