@@ -170,6 +170,8 @@ class WorkEstimateInfo(ResultPart):
     array_steps: int = Field(0, description="unit steps the cell engine's ring arrays sweep")
     ring_arrays: bool = Field(False, description="the cell engine will solve the run's ring "
                               "as arrays (its prediction is theirs)")
+    arrays_reason: str = Field("", description="why the ring arrays apply or not (a lone "
+                               "collective on the cell or auto engine; empty otherwise)")
 
 
 class EngineInfo(ResultPart):

@@ -45,7 +45,7 @@ from fabricstudio.sim.work import (
 )
 from fabricstudio.sim.workloads import Workload, WorkloadContext, build_workloads, server_of
 from fabricstudio.sim.workloads.collectives import Collective
-from fabricstudio.sim.workloads.ring_fit import sole_collective
+from fabricstudio.sim.workloads.ring_fit import arrays_precheck, sole_collective
 from fabricstudio.sim.workloads.training import TrainingStep
 from fabricstudio.topology.graph import design_graph
 
@@ -455,6 +455,9 @@ def build_simulation(design: Design, scenario: Scenario,
     samples = sample_budget(frozen, scenario, horizon)
     work = estimate_work(frozen, RouteLengths(frozen), workloads, scenario, horizon,
                          samples.period_s)
+    if scenario.engine != "flow" and sole_collective(scenario, workloads):
+        # will the cell engine solve the ring as arrays (at their cost, not cell by cell)?
+        work.ring_arrays, work.arrays_reason = arrays_precheck(frozen, scenario, workloads)
     kind, reason = choose_engine(scenario.engine, work)
     region = None
     if scenario.focus is not None:

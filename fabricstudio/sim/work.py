@@ -111,6 +111,8 @@ class WorkEstimate:
     array_steps: int = 0
     #: The cell engine will solve the run's ring as arrays (the ring-arrays pre-check).
     ring_arrays: bool = False
+    #: The pre-check's reason (why the arrays apply or not; empty when not asked).
+    arrays_reason: str = ""
 
     @property
     def cell_hop_s(self) -> float:
@@ -232,6 +234,8 @@ def choose_engine(requested: str, estimate: WorkEstimate) -> tuple[str, str]:
     else:
         cell_work = (f"{_count(estimate.cell_hops)} cell-hops x "
                      f"{estimate.cell_hop_s * 1e6:.3g} us")
+        if estimate.arrays_reason:  # a lone ring the arrays cannot take: say why
+            cell_work += f", cell by cell: {estimate.arrays_reason}"
     flow_work = f"{estimate.transfers:,} transfers, {estimate.rate_updates:,} rate updates"
     if requested in ("cell", "flow"):
         seconds, work = (cell, cell_work) if requested == "cell" else (flow, flow_work)

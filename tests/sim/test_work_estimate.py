@@ -161,3 +161,25 @@ def test_a_ring_counts_the_unit_steps_its_arrays_would_sweep(rail64):
     chunk = 4 * 2**20 // ring.channels // 64
     per_chunk = -(-chunk // ring.slice_bytes)
     assert sim.engine_info["estimate"]["array_steps"] == steps * per_chunk
+
+
+def test_auto_knows_before_building_which_rings_the_arrays_take_and_says_so(rail64):
+    """The arrays' pre-check (sim.workloads.ring_fit) runs before the engine is built: the
+    estimate prices the ring at the arrays' cost, auto's reason says they will be used, and
+    the cell engine then does use them.  Where they cannot (InfiniBand), the reason says why
+    the ring runs cell by cell."""
+    ring = {"type": "all_reduce", "size_bytes": 4 * 2**20, "algorithm": "ring"}
+    scenario = Scenario.model_validate({"cell_bytes": 65536, "workloads": [ring]})
+    sim = build_simulation(rail64, scenario)
+    work = sim.engine_info["work"]
+    assert work.ring_arrays and work.cell_seconds == work.array_seconds
+    assert sim.engine_info["kind"] == "cell"
+    assert "solved as ring arrays" in sim.engine_info["reason"]
+    result = sim.run()
+    assert sim.engine.ring_arrays and all(why is None for why in sim.engine.ring_arrays)
+    assert result.engine.estimate is not None and result.engine.estimate.ring_arrays
+    ib = build_simulation(rail64, scenario.with_changes(technology="infiniband"))
+    assert not ib.engine_info["work"].ring_arrays
+    assert "cell by cell: only RoCE" in ib.engine_info["reason"]
+    horizon = build_simulation(rail64, scenario.with_changes(until_s=1e-3))
+    assert horizon.engine_info["work"].arrays_reason == ""  # not a sealed ring: not asked
