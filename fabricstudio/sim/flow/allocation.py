@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable
+from operator import truediv
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from fabricstudio.sim.flow.maxmin import (
+    REL_TOL,
     Incidence,
     compress,
     max_min_small,
@@ -148,13 +150,18 @@ class Allocation:
         """Read a flow's links and weights (it is being added); returns its unit (a flow
         alone is its own unit at once; a group's unit is rebuilt once the change is in)."""
         s = self.s
-        links = s.links[slot]
-        keep = links >= 0
-        arrays = links[keep], s.weights[slot][keep]
+        taken = s.taken[slot]
+        if taken is None:
+            links = s.links[slot]
+            keep = links >= 0
+            arrays = links[keep], s.weights[slot][keep]
+            pairs = list(zip(arrays[0].tolist(), arrays[1].tolist(), strict=True))
+            integral = all(w.is_integer() for _link, w in pairs)
+        else:
+            arrays, pairs, integral = taken[:2], taken[2], taken[3]
         self._arrays[slot] = arrays
-        pairs = list(zip(arrays[0].tolist(), arrays[1].tolist(), strict=True))
         self._pairs[slot] = pairs
-        group = int(s.group[slot])
+        group = s.group_at[slot]
         uid = self._group_unit.get(group, -1) if group >= 0 else -1
         if uid < 0:
             uid = self._new_unit(group)
@@ -166,8 +173,8 @@ class Allocation:
                 unit.slot = slot
                 unit.links, unit.weights = arrays
                 unit.pairs = pairs
-                unit.integral = all(w.is_integer() for _link, w in pairs)
-                unit.cap = float(s.cap[slot])
+                unit.integral = integral
+                unit.cap = s.cap_at[slot]
                 for link, _w in pairs:
                     self.link_flows[link].add(uid)
         self._unit_of[slot] = uid
@@ -218,7 +225,7 @@ class Allocation:
         fresh: list[int] = []  # units of flows alone that start
         for slot in added:
             uid = self._take_in(slot)
-            if s.group[slot] >= 0:
+            if s.group_at[slot] >= 0:
                 grouped[uid] = None
             else:
                 fresh.append(uid)
@@ -345,7 +352,10 @@ class Allocation:
         members = todo
         units = self._units
         while len(members) <= SMALL and sum(len(units[u].pairs) for u in members) <= SMALL_ENTRIES:
-            grow = self._solve_small(members, now)
+            if len(members) == 1:
+                grow = self._solve_one(next(iter(members)), now)
+            else:
+                grow = self._solve_small(members, now)
             if not grow:
                 return
             members = members | grow
@@ -468,6 +478,71 @@ class Allocation:
         self._settle(index, now)
         self.load[index] = load
         self._commit_small(order, chosen, rates, neck, now)
+        return set()
+
+    def _solve_one(self, uid: int, now: float) -> set[int]:
+        """:meth:`_solve_small` for a single unit (the commonest re-solve), the same floats:
+        it fills in one level to the least room any of its links leaves per unit of weight
+        (or its cap); its last link that fills is its bottleneck."""
+        unit = self._units[uid]
+        pairs = unit.pairs
+        old_rate = self.u_rate_at[uid]
+        load_at, capacity = self.load_at, self._capacity
+        others: list[float] = []  # per link: the load of the other units
+        room: list[float] = []  # the capacity they leave
+        for link, w in pairs:
+            o = load_at[link] - (0.0 + w * old_rate)
+            others.append(o)
+            left = capacity[link] - o
+            room.append(0.0 if left < 0.0 else left)
+        # max_min_small for one flow, one level (``room`` is its capacity)
+        bound = REL_TOL * max(max(room, default=1.0), 1.0)
+        try:
+            step = min(map(truediv, room, [0.0 + w for _link, w in pairs]), default=np.inf)
+        except ZeroDivisionError:
+            step = min((r / (0.0 + w) for r, (_link, w) in zip(room, pairs, strict=True)
+                        if 0.0 + w > 0), default=np.inf)
+        cap = unit.cap
+        step = max(0.0, min(step, cap - 0.0))
+        neck = -1
+        if step == np.inf:
+            rate = np.inf
+        else:
+            rate = 0.0 + step
+            for (link, w), r in zip(pairs, room, strict=True):
+                left = r - step * (0.0 + w)
+                if left <= bound and 0.0 + w > 0 and left <= REL_TOL * (1.0 if r < 1.0 else r):
+                    neck = link  # the last full link names it
+        load = [o + (0.0 + w * rate) for o, (_link, w) in zip(others, pairs, strict=True)]
+        if not self.exact:
+            grow = set()
+            u_rate, u_neck, link_flows = self.u_rate_at, self.u_neck_at, self.link_flows
+            level = max(0.0, rate)
+            for (link, _w), new in zip(pairs, load, strict=True):
+                flows = link_flows[link]
+                if len(flows) <= 1:
+                    continue  # no other unit on this link
+                full = new >= capacity[link] * (1 - 1e-7)
+                lost = new < load_at[link] * (1 - TOL) - 1e-6
+                if not (full or lost):
+                    continue
+                for g in flows:
+                    if g == uid:
+                        continue
+                    rg = u_rate[g]
+                    if full and rg > level * (1 + TOL) + 1e-9:
+                        grow.add(g)
+                    elif u_neck[g] == link and (lost or level > rg * (1 + TOL)):
+                        grow.add(g)
+            if grow:
+                return grow
+        self.solved += 1
+        carried, since = self._bytes_at, self._since_at
+        for (link, _w), new in zip(pairs, load, strict=True):
+            carried[link] += load_at[link] * (now - since[link])
+            since[link] = now
+            load_at[link] = new
+        self._commit_small([uid], [unit], [rate], [neck], now)
         return set()
 
     def _commit_small(self, order: list[int], chosen: list[_Unit], rates: list[float],

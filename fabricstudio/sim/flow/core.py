@@ -64,6 +64,10 @@ MAX_LINK_SAMPLES = 2e7
 HOTSPOTS_LISTED = 20
 
 
+#: A route as the allocation reads it: links, weights, (link, weight) pairs, whole weights.
+Taken = tuple[np.ndarray, np.ndarray, list[tuple[int, float]], bool]
+
+
 class _Slots:
     """Per network flow: scalars in arrays that grow by doubling, and its links and weights
     as rows padded with -1 (the coordinate form of the links x flows matrix).  The scalars
@@ -82,6 +86,10 @@ class _Slots:
         self.live = np.zeros(64, dtype=bool)  #: active (in the allocation)
         self.links = np.full((64, 8), -1, dtype=np.int64)
         self.weights = np.zeros((64, 8))
+        #: Per slot its row's links and weights as arrays, as (link, weight) pairs and
+        #: whether every weight is whole, shared by the flows of a connection (None: read
+        #: the row, e.g. after a failure rewrote it).
+        self.taken: list[Taken | None] = []
 
     # the faces, named for type checkers (set by _set)
     size: np.ndarray
@@ -156,6 +164,8 @@ class FlowEngine:
         self._addresses: dict[str, tuple[str, int, int | None]] = {}
         self._routes: dict[tuple[int, int, int], tuple[np.ndarray, np.ndarray, float]] = {}
         self._alone: dict[tuple[int, int, int], float] = {}
+        #: Per connection what the allocation reads of a flow (see ``_Slots.taken``).
+        self._taken: dict[tuple[int, int, int], Taken] = {}
         n_links = len(self.net.links)
         self._slots = _Slots()
         self._n_slots = 0
@@ -238,6 +248,9 @@ class FlowEngine:
             found = self._routes[key] = self.net.route(sep, dep, qp)
             links, weights, _ = found
             self._alone[key] = float(np.min(self.capacity[links] / weights))
+            pairs = list(zip(links.tolist(), weights.tolist(), strict=True))
+            self._taken[key] = (links, weights, pairs,
+                                all(w.is_integer() for _link, w in pairs))
         return found
 
     # ------------------------------------------------------------------ flows
@@ -250,7 +263,7 @@ class FlowEngine:
         called with the record when the last byte arrives.  ``qp`` picks the connection's
         queue pair (its ECMP path), as in the cell engine.
         """
-        rec = self.flows.request(src, dst, size_bytes, start_s, self.env.now, tag)
+        rec = self.flows.request(src, dst, size_bytes, start_s, self.env.t, tag)
         source, target = self.resolve(src), self.resolve(dst)
         if on_one_server(src, dst, source, target):
             self._add_nvlink(rec, on_done)
@@ -258,11 +271,10 @@ class FlowEngine:
         (sdev, snic, _), (ddev, dnic, _) = source, target
         sep = self.net.endpoint_of.get((sdev, snic)) or self.endpoint(src)
         dep = self.net.endpoint_of.get((ddev, dnic)) or self.endpoint(dst)
-        route = self._route(sep, dep, int(qp))
+        self._route(sep, dep, int(qp))
         self.flows.append(rec)
-        slot = self._new_slot(rec, route, self._alone[(sep.index, dep.index, int(qp))],
-                              on_done)
-        self.clock.call(rec.start_s - self.env.now + self.net.nic_latency, self._activate,
+        slot = self._new_slot(rec, (sep.index, dep.index, int(qp)), on_done)
+        self.clock.call(rec.start_s - self.env.t + self.net.nic_latency, self._activate,
                         (slot,))
         return rec.id
 
@@ -290,21 +302,24 @@ class FlowEngine:
         one_done = after_all(len(members), all_done)
 
         for src, dst, qp in members:
-            rec = self.flows.request(src, dst, size_bytes, None, self.env.now, tag)
+            rec = self.flows.request(src, dst, size_bytes, None, self.env.t, tag)
             if self.resolve(src)[0] == self.resolve(dst)[0]:
                 raise EngineError(f"group member {src} -> {dst} does not cross the fabric")
             sep, dep = self.endpoint(src), self.endpoint(dst)
-            route = self._route(sep, dep, int(qp))
+            self._route(sep, dep, int(qp))
             self.flows.append(rec)
             recs.append(rec)
-            slots.append(self._new_slot(rec, route, self._alone[(sep.index, dep.index, int(qp))],
-                                        one_done, cap=rate_cap, group=group))
+            slots.append(self._new_slot(rec, (sep.index, dep.index, int(qp)), one_done,
+                                        cap=rate_cap, group=group))
         self.clock.call(self.net.nic_latency, self._activate, tuple(slots))
         return [rec.id for rec in recs]
 
-    def _new_slot(self, rec: FlowRecord, route: tuple[np.ndarray, np.ndarray, float],
-                  alone: float, on_done: Callable[[FlowRecord], None] | None, cap: float = np.inf,
+    def _new_slot(self, rec: FlowRecord, key: tuple[int, int, int],
+                  on_done: Callable[[FlowRecord], None] | None, cap: float = np.inf,
                   group: int = -1) -> int:
+        """A slot for a flow on the (cached) route of connection ``key``."""
+        route = self._routes[key]
+        alone = self._alone[key]
         links, weights, delay = route
         slot = self._n_slots
         self._n_slots += 1
@@ -318,6 +333,7 @@ class FlowEngine:
         s.alone[slot] = min(cap, alone)
         s.links[slot, :n] = links
         s.weights[slot, :n] = weights
+        s.taken.append(self._taken[key])
         self._slot_rec.append(rec)
         self._slot_done.append(on_done)
         self._slot_tail.append(max(0.0, delay - self.net.nic_latency))
@@ -346,14 +362,14 @@ class FlowEngine:
 
         def done(_event: Call) -> None:
             rec.delivered_bytes = rec.size_bytes
-            rec.finish_s = self.env.now
+            rec.finish_s = self.env.t
             self.nvlink_bytes += rec.size_bytes
             self._frame_flows[rec.id] = rec.size_bytes
             self.flows.finished(rec)
             if on_done is not None:
                 on_done(rec)
 
-        self.clock.call(rec.start_s - self.env.now + duration, done)
+        self.clock.call(rec.start_s - self.env.t + duration, done)
 
     # ------------------------------------------------------------------ fluid and rates
     def _advance_fluid(self, t: float) -> None:
@@ -373,7 +389,7 @@ class FlowEngine:
 
     def _update(self, _event: Call) -> None:
         self._update_pending = False
-        now = self.env.now
+        now = self.env.t
         self._advance_fluid(now)
         added, removed = self._added, self._removed
         self._added, self._removed = [], []
@@ -395,8 +411,8 @@ class FlowEngine:
             return
         s = self._slots
         rates = s.rate[act]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            left = np.where(rates > 0, s.remaining[act] / rates, np.inf)
+        left = np.divide(s.remaining[act], rates, out=np.full(len(act), np.inf),
+                         where=rates > 0)
         soonest = float(left.min())
         if np.isfinite(soonest):
             self.clock.call(max(0.0, soonest), self._on_complete, self._version)
@@ -404,7 +420,7 @@ class FlowEngine:
     def _on_complete(self, event: Call) -> None:
         if event.arg != self._version:
             return  # rates changed since this completion was predicted
-        now = self.env.now
+        now = self.env.t
         self._advance_fluid(now)
         s = self._slots
         act = self._active
@@ -414,19 +430,19 @@ class FlowEngine:
             with np.errstate(divide="ignore", invalid="ignore"):
                 done = np.zeros(len(act), dtype=bool)
                 done[int(np.argmin(np.where(s.rate[act] > 0, rem / s.rate[act], np.inf)))] = True
-        for slot in act[done]:
-            slot = int(slot)
+        remaining, size, tail = s.remaining_at, s.size_at, self._slot_tail
+        for slot in act[done].tolist():
             self._removed.append(slot)
-            s.remaining[slot] = 0.0
-            self._tx_done += s.size[slot]
-            self.clock.call(self._slot_tail[slot], self._finish, slot)
+            remaining[slot] = 0.0
+            self._tx_done += size[slot]
+            self.clock.call(tail[slot], self._finish, slot)
         self._request_update()
 
     def _finish(self, event: Call) -> None:
         slot = event.arg
         rec = self._slot_rec[slot]
         rec.delivered_bytes = rec.size_bytes
-        rec.finish_s = self.env.now
+        rec.finish_s = self.env.t
         self._frame_flows[rec.id] = rec.size_bytes
         self.flows.finished(rec)
         on_done = self._slot_done[slot]

@@ -225,6 +225,7 @@ class FlowFailureInjector:
         s.weights[slot, :] = 0.0
         s.links[slot, :n] = links
         s.weights[slot, :n] = weights
+        s.taken[slot] = None  # the allocation reads the new row
         s.alone[slot] = min(float(s.cap[slot]), self._alone_rate(slot))
         engine._slot_tail[slot] = max(0.0, delay - engine.net.nic_latency)
 

@@ -296,8 +296,10 @@ def max_min_small(flow_links: list[list[tuple[int, float]]], capacity: dict[int,
         for link, w in load.items():
             left = remaining[link] - step * w
             remaining[link] = left
-            if left <= bound and w > 0 and left <= REL_TOL * max(capacity[link], 1.0):
-                full.add(link)
+            if left <= bound and w > 0:
+                c = capacity[link]
+                if left <= REL_TOL * (1.0 if c < 1.0 else c):  # max(c, 1.0)
+                    full.add(link)
         freeze: set[int] = set()
         if full:
             for f in {f for link in full for f in on[link] if is_active[f]}:
@@ -321,6 +323,8 @@ def max_min_small(flow_links: list[list[tuple[int, float]]], capacity: dict[int,
             rates[f] = level
             is_active[f] = False
         active = [f for f in active if is_active[f]]
+        if not active:
+            break
         if not integral:
             load = _summed(flow_links, active)
             continue
