@@ -10,11 +10,12 @@ Writes, from real engine runs (no canned data):
   sim-demo-compare.png     the demo moment: examples/scenarios/demo-moe-dispatch (an MoE
                            training step whose token dispatch overloads four experts) opened in
                            the scenario panel and compared on the four fabrics (GPU
-                           utilisation), at 1366 x 768
+                           utilisation), at 1366 x 768 (sim-demo-compare-150.png: at 150 %)
   presenter-*.png          the bundled demo in presenter mode (fabricstudio demo, moe-dispatch)
                            at 1366x768 and 1920x1080, UI scale 100 % and 150 %
-                           (QT_SCALE_FACTOR=1.5, in a child process per scale): lossy
-                           Ethernet's stall and the four fabrics side by side
+                           (QT_SCALE_FACTOR=1.5, in a child process per scale): the first
+                           step while the runs are prepared, lossy Ethernet's stall, the
+                           four fabrics side by side and the Ethernet / InfiniBand replay
 
     python tools/screenshots_simulation.py --presenter-only   # just the presenter shots
     python tools/screenshots_simulation.py --demo-only        # sim-demo-compare + presenter
@@ -127,10 +128,10 @@ def incast_pause(app, out: Path) -> None:
     print("sim-pfc-pause.png, sim-compare.png")
 
 
-def demo_compare(app, out: Path) -> None:
+def demo_compare(app, out: Path, factor: float = 1.0) -> None:
     """The demo moment: the MoE training step compared on four fabrics, at 1366 x 768 (the
-    projector size a sales engineer presents on)."""
-    window = _window(_demo_design(), size=(1366, 768))
+    projector size a sales engineer presents on), at QT_SCALE_FACTOR ``factor``."""
+    window = _window(_demo_design(), size=(round(1366 / factor), round(768 / factor)))
     sim = window.simulation
     _wait(app, lambda: False, 1.0)
     if not sim.scenario.load_scenario_file(SCENARIOS / "demo-moe-dispatch.scenario.json"):
@@ -140,13 +141,15 @@ def demo_compare(app, out: Path) -> None:
     done = _wait(app, lambda: not sim.compare.running, 1200)
     window.view.fit()  # the whole fabric above the dock (as tall as Compare fabrics makes it)
     _wait(app, lambda: False, 0.3)
-    window.grab().save(str(out / "sim-demo-compare.png"))
+    name = "sim-demo-compare.png" if factor == 1 else \
+        f"sim-demo-compare-{round(factor * 100)}.png"
+    window.grab().save(str(out / name))
     utilisation = {label: values.get("gpu_utilisation")
                    for label, values in sim.compare.results.items()}
     sim.shutdown()
     window.close()
     state = f"GPU utilisation {utilisation}" if done else "timed out"
-    print(f"sim-demo-compare.png ({state})")
+    print(f"{name} ({state})")
 
 
 def moment(out: Path) -> None:
@@ -160,7 +163,10 @@ def moment(out: Path) -> None:
 
 #: Presenter screenshots: (width, height) in physical pixels, and the story steps shot.
 PRESENTER_SIZES = ((1366, 768), (1920, 1080))
-PRESENTER_STEPS = {4: "stall", 9: "four-fabrics"}
+PRESENTER_STEPS = {4: "stall", 9: "four-fabrics", 10: "side-by-side"}
+#: Steps shot at a later moment than they open at (the side-by-side replay mid-dispatch, where
+#: InfiniBand's credit stalls show).
+PRESENTER_SEEK = {10: 1.3e-3}
 
 
 def presenter(app, out: Path, factor: float) -> None:
@@ -174,8 +180,19 @@ def presenter(app, out: Path, factor: float) -> None:
     demo = load_demo("moe-dispatch")
     window = _window(demo.design.copy())
     sim = window.simulation
+    cache = sim.compare.cache_source
+    sim.compare.cache_source = lambda: None  # the first step's caption while runs are prepared
     present(window, sim, sim.presenter, demo)
     player = sim.presenter.player
+    for width, height in PRESENTER_SIZES:
+        window.setGeometry(0, 0, round(width / factor), round(height / factor))
+        _wait(app, lambda: False, 1.0)
+        name = f"presenter-{width}x{height}-{round(factor * 100)}-preparing.png"
+        window.grab().save(str(out / name))
+        print(name)
+    sim.compare.stop()
+    sim.compare.cache_source = cache  # the runs from the cache when they are there
+    player.first()
     if not _wait(app, lambda: player.prepared and not sim.compare.running, 1800):
         raise SystemExit("the demo's runs did not finish")
     for width, height in PRESENTER_SIZES:
@@ -187,6 +204,8 @@ def presenter(app, out: Path, factor: float) -> None:
             if step in PRESENTER_STEPS:
                 sim.controller.pause()
                 sim.stage.side_by_side.pause()
+                if step in PRESENTER_SEEK:
+                    sim.stage.side_by_side.seek_time(PRESENTER_SEEK[step])
                 _wait(app, lambda: False, 0.6)
                 name = f"presenter-{width}x{height}-{round(factor * 100)}-" \
                        f"{PRESENTER_STEPS[step]}.png"
@@ -198,13 +217,19 @@ def presenter(app, out: Path, factor: float) -> None:
 
 
 def _presenter_children(out: Path) -> None:
-    """One child process per UI scale (Qt reads QT_SCALE_FACTOR once, at start)."""
+    """One child process per UI scale (Qt reads QT_SCALE_FACTOR once, at start), on the same
+    platform as this one (xcb under xvfb-run, else offscreen)."""
     import subprocess
 
+    platform = os.environ.get("QT_QPA_PLATFORM", "offscreen")
+
     for factor in (1.0, 1.5):
-        env = {**os.environ, "QT_SCALE_FACTOR": f"{factor:g}", "QT_QPA_PLATFORM": "offscreen"}
+        env = {**os.environ, "QT_SCALE_FACTOR": f"{factor:g}", "QT_QPA_PLATFORM": platform}
         subprocess.run([sys.executable, __file__, "--out", str(out), "--presenter-scale",
                         f"{factor:g}"], env=env, check=True)
+    env = {**os.environ, "QT_SCALE_FACTOR": "1.5", "QT_QPA_PLATFORM": platform}
+    subprocess.run([sys.executable, __file__, "--out", str(out), "--compare-scale", "1.5"],
+                   env=env, check=True)
 
 
 def main() -> int:
@@ -215,6 +240,7 @@ def main() -> int:
     parser.add_argument("--demo-only", action="store_true",
                         help="only sim-demo-compare.png and the presenter shots")
     parser.add_argument("--presenter-scale", type=float, help=argparse.SUPPRESS)
+    parser.add_argument("--compare-scale", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     out = Path(args.out)
@@ -227,6 +253,9 @@ def main() -> int:
     app = ensure_app()
     if args.presenter_scale is not None:
         presenter(app, out, args.presenter_scale)
+        return 0
+    if args.compare_scale is not None:
+        demo_compare(app, out, args.compare_scale)
         return 0
     if not args.demo_only:
         run_in_progress(app, out)

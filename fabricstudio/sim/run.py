@@ -466,7 +466,7 @@ def build_simulation(design: Design, scenario: Scenario,
         region = resolve_region(frozen, scenario.focus)
         kind, reason = "flow", (f"focused run: the whole fabric at flow level, "
                                 f"{region.description} at cell level")
-    if max_cell_hops is not None:
+    if max_cell_hops is not None and kind == "cell":
         check_work(work, kind, scenario, max_cell_hops)
     if kind == "flow":  # utilisation only: 4 bytes per link sample
         samples = sample_budget(frozen, scenario, horizon, bytes_per_sample=4)
@@ -477,6 +477,13 @@ def build_simulation(design: Design, scenario: Scenario,
         engine = FlowEngine(frozen, config) if kind == "flow" else Engine(frozen, config)
     except EngineError as exc:
         raise ScenarioError(f"the design cannot be simulated: {exc}") from None
+    if isinstance(engine, FlowEngine):
+        # the routes are known now: workloads may count their rate updates from them
+        work.rate_updates = sum(w.rate_updates_on(engine) for w in workloads)
+        if region is None:
+            kind, reason = choose_engine(scenario.engine, work)
+        if max_cell_hops is not None:
+            check_work(work, "flow", scenario, max_cell_hops)
     ctx.engine = engine
     info = {"kind": kind, "requested": scenario.engine, "reason": reason,
             "estimate": work.as_dict(), "work": work}

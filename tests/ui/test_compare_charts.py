@@ -53,3 +53,19 @@ def test_a_fabric_without_a_result_has_no_bar(qapp):
     chart = Chart("dropped", "Drops", [None, 2, None, 7], ["", "2", "", "7"])
     found = chart_layout(QRectF(0, 0, 400, 160), NAMES, [chart], 12)
     assert [b.row for b in found.charts[0].bars] == [1, 3]
+
+
+@pytest.mark.parametrize("size", [(330, 150), (380, 200), (512, 239), (1200, 420)])
+def test_chart_titles_are_whole_words_not_shortened(qapp, size):
+    """At 1366 x 768 and 150 % the charts' columns are narrower than "GPU utilisation": the
+    title takes two lines (every chart's title area then does) instead of "GPU util…"."""
+    found = chart_layout(QRectF(0, 0, *size), NAMES, DEMO, 13)
+    heights = {c.title_rect.height() for c in found.charts}
+    assert len(heights) == 1
+    for chart, given in zip(found.charts, DEMO, strict=True):
+        assert "…" not in chart.title and chart.title.replace("\n", " ") == given.title
+        assert chart.title.count("\n") <= 1
+        for bar in chart.bars:
+            assert bar.rect.top() >= chart.title_rect.bottom()
+    assert any("\n" in c.title for c in found.charts) == (size[0] < 400)
+    assert found.title_px >= MIN_LABEL_PX

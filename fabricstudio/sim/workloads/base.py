@@ -76,6 +76,12 @@ class Workload:
         self.unit_bytes_hint: int | None = None
         self.flow_ids: list[int] = []
 
+    def rate_updates_on(self, engine: Any) -> int:
+        """Rate updates on the flow engine ``engine`` (built, nothing run yet): the planned
+        count, or one that reads the engine's routes (LLM pipeline sends)."""
+        del engine
+        return self.planned_rate_updates
+
     @property
     def done(self) -> bool:
         """True once the workload has finished."""

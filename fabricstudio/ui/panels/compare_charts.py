@@ -70,6 +70,8 @@ class Layout:
     names: tuple[tuple[str, QRectF], ...]
     charts: tuple[ChartBox, ...]
     font_px: int
+    #: The titles' size (smaller than ``font_px`` when a column is too narrow for them).
+    title_px: int = 0
 
 
 def _font(px: int, bold: bool = False) -> QFont:
@@ -105,26 +107,57 @@ def chart_layout(area: QRectF, names: Sequence[str], charts: Sequence[Chart],
     so every label box lies inside its chart's box."""
     inner = area.adjusted(_MARGIN, _MARGIN, -_MARGIN, -_MARGIN)
     px = max(MIN_LABEL_PX, min(font_px, int(inner.height() / (len(names) + 1.6))))
-    line = QFontMetricsF(_font(px)).height()
-    rows_top = inner.top() + line + 4
-    row_h = max(1.0, (inner.bottom() - rows_top) / max(1, len(names)))
     name_w = min(max((_width(n, px) for n in names), default=0.0), inner.width() / 4)
+    left = inner.left() + name_w + _COLUMN_GAP / 2
+    count = max(1, len(charts))
+    col_w = max(1.0, (inner.right() - left - _COLUMN_GAP * (count - 1)) / count)
+    # a title too wide for its column takes two lines (all titles then do), in a smaller
+    # font if need be: "GPU util…" only below the smallest readable size
+    title_px, titles = _titles([chart.title for chart in charts], col_w, px)
+    title_h = QFontMetricsF(_font(title_px, True)).height() * max((len(t) for t in titles),
+                                                                   default=1)
+    rows_top = inner.top() + title_h + 4
+    row_h = max(1.0, (inner.bottom() - rows_top) / max(1, len(names)))
     name_boxes = tuple((QFontMetricsF(_font(px)).elidedText(n, Qt.TextElideMode.ElideRight,
                                                              name_w),
                         QRectF(inner.left(), rows_top + i * row_h, name_w, row_h))
                        for i, n in enumerate(names))
-    left = inner.left() + name_w + _COLUMN_GAP / 2
-    count = max(1, len(charts))
-    col_w = max(1.0, (inner.right() - left - _COLUMN_GAP * (count - 1)) / count)
     boxes = []
-    for index, chart in enumerate(charts):
+    for index, (chart, title) in enumerate(zip(charts, titles, strict=True)):
         x = left + index * (col_w + _COLUMN_GAP)
         box = QRectF(x, inner.top(), col_w, inner.height())
-        title = QFontMetricsF(_font(px, True)).elidedText(chart.title,
-                                                          Qt.TextElideMode.ElideRight, col_w)
-        boxes.append(ChartBox(chart.key, box, title, QRectF(x, inner.top(), col_w, line),
+        boxes.append(ChartBox(chart.key, box, "\n".join(title),
+                              QRectF(x, inner.top(), col_w, title_h),
                               _bars(chart, box, rows_top, row_h, px)))
-    return Layout(name_boxes, tuple(boxes), px)
+    return Layout(name_boxes, tuple(boxes), px, title_px)
+
+
+def _titles(titles: Sequence[str], width: float, px: int) -> tuple[int, list[list[str]]]:
+    """The largest size (``px`` down to MIN_LABEL_PX) at which every title fits ``width`` on
+    one or two lines without eliding, and the lines (elided at the smallest size)."""
+    for size in range(px, MIN_LABEL_PX - 1, -1):
+        lines = [_title_lines(t, width, size) for t in titles]
+        if not any("…" in line for found in lines for line in found):
+            return size, lines
+    return MIN_LABEL_PX, [_title_lines(t, width, MIN_LABEL_PX) for t in titles]
+
+
+def _title_lines(title: str, width: float, px: int) -> list[str]:
+    """``title`` in bold at ``px`` on one line, else broken between words onto two (the
+    second elided only when even that is too narrow)."""
+    metrics = QFontMetricsF(_font(px, True))
+    if metrics.horizontalAdvance(title) <= width or " " not in title:
+        return [metrics.elidedText(title, Qt.TextElideMode.ElideRight, width)]
+    words = title.split(" ")
+    first = words[0]
+    for count in range(len(words) - 1, 0, -1):  # the longest first line that fits
+        candidate = " ".join(words[:count])
+        if metrics.horizontalAdvance(candidate) <= width:
+            first = candidate
+            break
+    rest = title[len(first):].strip()
+    return [metrics.elidedText(line, Qt.TextElideMode.ElideRight, width)
+            for line in (first, rest)]
 
 
 def _bars(chart: Chart, box: QRectF, rows_top: float, row_h: float, px: int) -> tuple[Bar, ...]:
@@ -200,9 +233,10 @@ class CompareCharts(QWidget):
         track = QColor(self.text_colour)
         track.setAlpha(28)
         for chart in found.charts:
-            painter.setFont(_font(found.font_px, bold=True))
+            painter.setFont(_font(found.title_px or found.font_px, bold=True))
             painter.setPen(self.text_colour)
-            painter.drawText(chart.title_rect, left, chart.title)
+            painter.drawText(chart.title_rect, Qt.AlignmentFlag.AlignLeft
+                             | Qt.AlignmentFlag.AlignTop, chart.title)
             painter.setPen(axis)
             painter.drawLine(chart.rect.topLeft() + _dy(chart.title_rect.height() + 2),
                              chart.rect.bottomLeft())

@@ -205,9 +205,12 @@ class ComparePanel(QWidget):
         self.training = {}
         #: Revision of the design the comparison runs on (the proposal uses it if current).
         self.design_revision = design.revision
-        for row, label in enumerate(self.labels):
-            self.table.item(row, _FABRIC).setText(label)
-            self.table.item(row, _FABRIC).setToolTip("")
+        for row in range(len(self.labels)):
+            fabric = self.table.item(row, _FABRIC)
+            font = fabric.font()
+            font.setItalic(False)
+            fabric.setFont(font)
+            fabric.setToolTip("")
             for col in range(_FIRST, self.table.columnCount()):
                 self.table.setItem(row, col, QTableWidgetItem(""))
             bar = QProgressBar()
@@ -224,14 +227,22 @@ class ComparePanel(QWidget):
                                use_process=picklable(self.factory))
         if use_cache and self.factory is engine_source:
             worker.cache = self.cache_source()
-        worker.variant_started.connect(self._on_started)
-        worker.variant_progress.connect(self._on_progress)
-        worker.variant_done.connect(self._on_variant)
-        worker.failed.connect(lambda text: self.status.setText(f"Comparison failed: {text}"))
-        worker.finished.connect(self._on_finished)
+        # a stopped comparison's signals still queued when the next one starts (Run fresh,
+        # or the presenter re-preparing) reach no one: its late 'finished' used to end the
+        # new comparison at "stopped after 0 of 4" and wait for it on the GUI thread
+        worker.variant_started.connect(self._while_current(worker, self._on_started))
+        worker.variant_progress.connect(self._while_current(worker, self._on_progress))
+        worker.variant_done.connect(self._while_current(worker, self._on_variant))
+        worker.failed.connect(self._while_current(
+            worker, lambda text: self.status.setText(f"Comparison failed: {text}")))
+        worker.finished.connect(self._while_current(worker, self._on_finished))
         self.worker = worker
         self._sync_side_button()
         worker.start()
+
+    def _while_current(self, worker: CompareWorker, slot):
+        """``slot``, called only while ``worker`` is the comparison this panel runs."""
+        return lambda *args: slot(*args) if worker is self.worker else None
 
     def stop(self) -> None:
         """Abandon the comparison at once."""
@@ -280,13 +291,12 @@ class ComparePanel(QWidget):
         button = QPushButton("▶ Replay")
         button.setToolTip(f"Show the {label} run on the canvas (double click the row too)")
         fabric = self.table.item(row, _FABRIC)
-        if record.cached_at is not None:
-            fabric.setText(f"{label} (cached)")
-            fabric.setToolTip(f"Replayed from the run cache: recorded "
-                              f"{recorded_when(record.cached_at)} by this engine")
-        else:
-            fabric.setText(label)
-            fabric.setToolTip("Simulated now")
+        font = fabric.font()
+        font.setItalic(record.cached_at is not None)  # replayed (the status line says so)
+        fabric.setFont(font)
+        fabric.setToolTip("Simulated now" if record.cached_at is None else
+                          f"Replayed from the run cache: recorded "
+                          f"{recorded_when(record.cached_at)} by this engine")
         button.clicked.connect(lambda _checked=False, r=row: self._replay(r))
         self.table.setCellWidget(row, _STATE, button)
         self._draw_charts()
@@ -335,7 +345,9 @@ class ComparePanel(QWidget):
         if done == len(COMPARE_VARIANTS):
             label = self.request.workload_label if self.request else ""
             note, details = self._cache_note(worker)
-            text = f"Same design and workload on four fabrics: {label}{note}"
+            # the cache note first: on a narrow screen the workload's name is what is elided
+            text = (f"{note}: {label}" if note
+                    else f"Same design and workload on four fabrics: {label}")
             self.status.setText(text)
             self.status.setToolTip("\n".join([text, *details]))
         elif not self.status.text().startswith("Comparison failed"):
@@ -349,7 +361,7 @@ class ComparePanel(QWidget):
                 if label in self.records and self.records[label].cached_at is not None]
 
     def _cache_note(self, worker: CompareWorker) -> tuple[str, list[str]]:
-        """(" · runs replayed from the cache (recorded 06:31)" or "", the lines of the status
+        """("Runs replayed from the cache (recorded 06:31)" or "", the lines of the status
         tooltip: which runs came from the cache, and why any others were computed)."""
         cached = self.cached_labels()
         details = [f"{label}: its cached run was {found.status} ({found.detail}): simulated now"
@@ -360,11 +372,11 @@ class ComparePanel(QWidget):
             return "", ["Every run simulated now", *details]
         oldest = min(self.records[label].cached_at or 0.0 for label in cached)
         count = (f"{len(cached)} of {len(self.labels)} runs"
-                 if len(cached) < len(self.labels) else "runs")
+                 if len(cached) < len(self.labels) else "Runs")
         details.insert(0, f"Replayed from the run cache: {', '.join(cached)} (recorded by this "
                           f"engine for this design and scenario; 'Run fresh' simulates them "
                           f"again)")
-        return f" · {count} replayed from the cache (recorded {recorded_when(oldest)})", details
+        return f"{count} replayed from the cache (recorded {recorded_when(oldest)})", details
 
     def run_fresh(self) -> None:
         """Simulate the last comparison again without the run cache."""

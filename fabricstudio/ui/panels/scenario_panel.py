@@ -115,6 +115,8 @@ class ScenarioPanel(QWidget):
     run_requested = Signal(object)
     stop_requested = Signal()
     compare_requested = Signal(object)
+    #: The opened scenario (or none) is shown: the panel's top block may have grown.
+    scenario_shown = Signal()
 
     def __init__(self, design: Design, selected_devices=lambda: (), parent=None) -> None:
         super().__init__(parent)
@@ -177,10 +179,15 @@ class ScenarioPanel(QWidget):
         self.open_button.setToolTip("Run and compare the workloads of a scenario file "
                                     "(e.g. a training step plus another job's incast)")
         self.open_button.clicked.connect(self.open_scenario_dialog)
+        #: The opened scenario's title line, and its small print under it.
         self.scenario_info = QLabel()
         self.scenario_info.setWordWrap(True)
         self.scenario_info.setObjectName("scenarioInfo")
-        self.use_fields_button = QPushButton("Use the fields below instead")
+        self.scenario_note = QLabel()
+        self.scenario_note.setWordWrap(True)
+        self.use_fields_button = QPushButton("Use the fields")
+        self.use_fields_button.setToolTip("Run and compare the workload of the fields below "
+                                          "instead of the opened scenario's")
         self.use_fields_button.clicked.connect(self.clear_scenario)
         #: The opened scenario file: (path, scenario) or None (the fields build the workload).
         self.loaded: tuple[Path, Scenario] | None = None
@@ -231,9 +238,12 @@ class ScenarioPanel(QWidget):
         outer = QVBoxLayout(self)
         outer.addLayout(buttons)
         outer.addWidget(self.error)
-        outer.addWidget(self.open_button)
+        files = QHBoxLayout()  # one row: the Scenario dock is short on a 768-pixel screen
+        files.addWidget(self.open_button, 1)
+        files.addWidget(self.use_fields_button)
+        outer.addLayout(files)
         outer.addWidget(self.scenario_info)
-        outer.addWidget(self.use_fields_button)
+        outer.addWidget(self.scenario_note)
         outer.addLayout(form)
         outer.addWidget(self.llm)
         outer.addStretch(1)
@@ -351,13 +361,23 @@ class ScenarioPanel(QWidget):
         loaded = self.loaded is not None
         if loaded:
             path, scenario = self.loaded
-            self.scenario_info.setText(
-                f"<b>Scenario:</b> {describe_workloads(scenario)}<br>"
+            self.scenario_info.setText(f"<b>Scenario:</b> {describe_workloads(scenario)}")
+            self.scenario_info.setToolTip(scenario.name or str(path))
+            self.scenario_note.setText(
                 f"<small>{path.name}: Run and Compare use its workloads (edit a workload "
                 f"field to run a single workload instead)</small>")
-            self.scenario_info.setToolTip(scenario.name or str(path))
         self.scenario_info.setVisible(loaded)
+        self.scenario_note.setVisible(loaded)
         self.use_fields_button.setVisible(loaded)
+        self.scenario_shown.emit()
+
+    def top_height(self) -> int:
+        """Height from the panel's top to the end of what must never be cut: Run, Stop,
+        Compare, Open scenario (and Use the fields) and the opened scenario's title and small
+        print (as laid out now)."""
+        last = self.scenario_note if self.scenario_note.isVisibleTo(self) else self.open_button
+        margin = self.layout().contentsMargins().bottom() if self.layout() else 0
+        return last.geometry().bottom() + 1 + margin
 
     def _technology(self) -> Technology:
         return Technology(self.technology.currentData())

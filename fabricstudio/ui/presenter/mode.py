@@ -14,7 +14,7 @@ import time
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, QSettings, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeyEvent
+from PySide6.QtGui import QAction, QFontMetrics, QKeyEvent
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
@@ -61,6 +61,10 @@ def auto_scale(window: QWidget) -> float:
     return min(max(round(window.height() / 720 * 4) / 4, 1.0), 2.0)
 
 
+#: The badge's distance from the stage's lower right corner (px).
+BADGE_MARGIN = 14
+
+
 class Badge(QLabel):
     """Step counter and notices in the lower right corner of the stage."""
 
@@ -72,14 +76,19 @@ class Badge(QLabel):
         self.hide()
 
     def show_text(self, text: str, scale: float) -> None:
-        """Show ``text`` (empty hides the badge)."""
+        """Show ``text`` (empty hides the badge), elided to a quarter of the stage's width
+        (at least 220 px at the UI scale): the caption and the banner keep the middle."""
         font = self.font()
         font.setPixelSize(round(13 * scale))
         self.setFont(font)
-        self.setText(text)
-        self.adjustSize()
         parent = self.parentWidget()
-        self.move(parent.width() - self.width() - 14, parent.height() - self.height() - 14)
+        room = max(220 * scale, parent.width() / 4) - 20  # less the style's padding
+        self.setText(QFontMetrics(font).elidedText(text, Qt.TextElideMode.ElideRight,
+                                                   int(room)))
+        self.setToolTip(text)
+        self.adjustSize()
+        self.move(parent.width() - self.width() - BADGE_MARGIN,
+                  parent.height() - self.height() - BADGE_MARGIN)
         self.setVisible(bool(text))
         self.raise_()
 
@@ -297,12 +306,9 @@ class PresenterMode(QObject):
         if window.scene.theme is not theme:
             window.scene.set_theme(theme)
             apply_theme(QApplication.instance(), theme)
-        self.ui.overlays.caption.side_margin = 90 * self.scale  # room for the step counter
         self.ui.overlays.set_scale(self.scale)
-        side = self.ui.stage.side_by_side
-        side.set_ui_scale(self.scale)
-        side.banner.setContentsMargins(round(90 * self.scale), 0, round(90 * self.scale), 0)
-        self._refresh_badge()
+        self.ui.stage.side_by_side.set_ui_scale(self.scale)
+        self._refresh_badge()  # and the caption's and the banner's room beside it
 
     # ------------------------------------------------------------------ badge
     def _on_notice(self, text: str) -> None:
@@ -323,6 +329,22 @@ class PresenterMode(QObject):
         if player.kiosk_on:
             parts.append("kiosk")
         self.badge.show_text("  ·  ".join(parts), self.scale)
+        self._clear_of_badge()
+
+    def _clear_of_badge(self) -> None:
+        """Keep the caption and the side-by-side banner clear of the badge in the lower right
+        corner: both stay centred with as much room on each side as the badge takes (at least
+        90 px at the UI scale); a longer badge ("3 / 10  ·  cached runs  ·  kiosk") used to cover
+        the end of their last line."""
+        room = 90 * self.scale
+        if self.badge.isVisible():
+            room = max(room, self.badge.width() + BADGE_MARGIN + 8 * self.scale)
+        caption = self.ui.overlays.caption
+        if caption.side_margin != room:
+            caption.side_margin = room
+            self.ui.overlays.place()
+        margin = round(room)
+        self.ui.stage.side_by_side.banner.setContentsMargins(margin, 0, margin, 0)
 
     # ------------------------------------------------------------------ keys
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802

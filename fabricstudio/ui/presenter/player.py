@@ -79,18 +79,14 @@ class StoryPlayer(QObject):
                 and all(label in records for label in self.needed_labels()))
 
     def cache_note(self) -> str:
-        """"replayed: recorded 06:31" when the runs the story shows came from the run cache
-        (the presenter's badge says so; empty when they were simulated now)."""
+        """"cached runs" when the runs the story shows came from the run cache (the
+        presenter's badge says so, short: the Compare panel says when they were recorded);
+        empty when they were simulated now."""
         if self.story is None or not self.prepared:
             return ""
         records = self.ui.compare.records
-        stamps = [records[label].cached_at for label in self.needed_labels()]
-        known = [s for s in stamps if s is not None]
-        if not known:
-            return ""
-        from fabricstudio.ui.panels.compare_panel import recorded_when
-
-        return f"replayed: recorded {recorded_when(min(known))}"
+        cached = any(records[label].cached_at is not None for label in self.needed_labels())
+        return "cached runs" if cached else ""
 
     def prepare(self) -> bool:
         """Make sure the runs exist; starts the comparison when they do not.  True when the
@@ -101,11 +97,12 @@ class StoryPlayer(QObject):
             if self.ui.compare.running or self.ui.controller.running:
                 self.ui.stop()
             self._waiting = True
-            self.notice.emit("Preparing the demo: simulating the fabrics…")
+            self.notice.emit("Preparing the demo…")
             # the presenter can start talking: the step's own words over the bare fabric
             step = self.story.steps[max(0, self.index)]
             self.ui.overlays.set_story_caption(step.caption or None)
             self.ui.refresh_caption()
+            self._camera(step)  # framed above the caption, which may be taller than two lines
             self.step_changed.emit(-1, self.count)
             self._prepared_key = self._current_key()
             self.ui.scenario.compare_button.click()
@@ -117,8 +114,7 @@ class StoryPlayer(QObject):
     def _on_compare_progress(self, fractions: dict) -> None:
         if self._waiting and fractions:
             done = sum(fractions.values()) / max(1, len(fractions))
-            self.notice.emit(f"Preparing the demo: simulating {len(fractions)} fabrics "
-                             f"({100 * done:.0f}%)")
+            self.notice.emit(f"Preparing the demo… {100 * done:.0f}%")
 
     def _on_compare_finished(self) -> None:
         if not self._waiting:

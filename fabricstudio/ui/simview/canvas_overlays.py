@@ -259,8 +259,8 @@ class CanvasOverlays(QObject):
         """Viewport rectangles the overlays cover (for Fit; the caption's band even while no
         caption is up)."""
         found = [widget.covered() for widget in (self.gauge, self.legend) if widget.isVisible()]
-        if self.active and self.show_caption:
-            found.append(self.caption.reserved())
+        if (self.active or bool(self.story_caption)) and self.show_caption:
+            found.append(self.caption.reserved())  # a story's caption shows before its run
         return found
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802

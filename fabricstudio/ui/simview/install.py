@@ -213,6 +213,8 @@ class SimulationUi(QObject):
         self.scenario.run_requested.connect(self.run)
         self.scenario.stop_requested.connect(self.stop)
         self.scenario.compare_requested.connect(self.run_compare)
+        self.scenario.scenario_shown.connect(
+            lambda: QTimer.singleShot(0, self, self.fit_scenario_top))  # once laid out
         c.state_changed.connect(self._on_state)
         c.stream_changed.connect(self._on_stream)
         c.frame_shown.connect(self._on_frame)
@@ -268,6 +270,25 @@ class SimulationUi(QObject):
             self.window.resizeDocks([self.docks["compare"]], [COMPARE_HEIGHT],
                                     Qt.Orientation.Vertical)
         self.compare.start(self.window.design, request)
+        QTimer.singleShot(0, self, self.fit_scenario_top)  # once the Compare dock took its room
+
+    def fit_scenario_top(self) -> None:
+        """Give the Scenario dock the height that shows its buttons and the opened scenario's
+        title whole: on a 768-pixel screen, with Compare fabrics open below, its scroll area
+        cut the title line through the middle.  The dock keeps its small minimum (it still
+        scrolls on a shorter window); the Results dock under it gives up the room (both are
+        named: resizing the Scenario dock alone did not move the split)."""
+        dock = self.docks["scenario"]
+        area = dock.widget()
+        if self.presenting or not dock.isVisible() or area.widget() is None:
+            return
+        self.scenario.layout().activate()
+        missing = self.scenario.top_height() - area.viewport().height()
+        if missing > 0:
+            below = self.docks["results"]
+            self.window.resizeDocks([dock, below], [dock.height() + missing,
+                                                    max(1, below.height() - missing)],
+                                    Qt.Orientation.Vertical)
 
     def replay(self, record: RecordedRun, at: float | None = None) -> None:
         """Show a recorded run (a row of the comparison) on the canvas, from ``at`` (default:

@@ -212,13 +212,16 @@ class SimOverlay(QGraphicsItem):
         self._paths = {
             "ecn": self._marker_path(np.flatnonzero((s["ecn_marks"] > 0) & placed), 20.0,
                                      lambda at, i: _triangle(at, k * (3.5 + min(
-                                         4.0, math.log10(1 + float(s["ecn_marks"][i])) * 2)))),
+                                         4.0, math.log10(1 + float(s["ecn_marks"][i])) * 2))),
+                                     s["ecn_marks"], 2 * 7.5 * k),
             "stall": self._marker_path(np.flatnonzero((s["credit_stall"] > 0.01) & placed), 12.0,
                                        lambda at, i: _square(at, k * (5.0 + 4.0 * float(
-                                           s["credit_stall"][i])))),
+                                           s["credit_stall"][i]))),
+                                       s["credit_stall"], 3 * 9.0 * k),
             "pause": self._marker_path(np.flatnonzero((s["paused"] > 0) & placed), 18.0,
                                        lambda at, i: _octagon(at, k * (5.0 + 3.0 * float(
-                                           s["paused"][i])))),
+                                           s["paused"][i]))),
+                                       s["paused"], 2 * 8.0 * k),
         }
         self._build_drops()
 
@@ -262,15 +265,30 @@ class SimOverlay(QGraphicsItem):
                 self._drop_paths.append((level, self._marker_path(
                     chosen, 14.0, lambda at, i, size=size: _star(at, size))))
 
-    def _marker_path(self, indices, along: float, shape) -> QPainterPath | None:
+    def _marker_path(self, indices, along: float, shape, values=None,
+                     spacing: float = 0.0) -> QPainterPath | None:
+        """The markers of ``indices`` ``along`` their links.  With ``values`` and a
+        ``spacing`` (scene units, the largest marker's width): where markers would overlap,
+        only the one of the largest value is drawn (an InfiniBand incast stalls every link
+        toward the hot port, and sixty overlapping rings hid the devices and their names)."""
         along *= max(1.0, self._marker_scale ** 0.5)  # bigger markers sit a bit further out
         if not len(indices):
             return None
+        points = {i: self._marker_point(i, along) for i in indices.tolist()}
+        if values is not None and spacing > 0:
+            points = _declutter(points, values, spacing)
         path = QPainterPath()
-        for i in indices.tolist():
-            shape_path = shape(self._marker_point(i, along), i)
-            path.addPath(shape_path)
+        for i, at in points.items():
+            path.addPath(shape(at, i))
         return path
+
+    def marker_count(self, kind: str) -> int:
+        """How many markers of ``kind`` ("ecn", "stall", "pause") are drawn now."""
+        path = self._paths.get(kind)
+        if path is None:
+            return 0
+        per = 2 if kind == "stall" else 1  # a stall is a square and its ring
+        return len(path.toSubpathPolygons()) // per
 
     # ------------------------------------------------------------------ painting
     def boundingRect(self) -> QRectF:  # noqa: N802 - Qt override
@@ -426,6 +444,19 @@ def _flat_pen(colour: QColor, width: float) -> QPen:
     pen.setCosmetic(True)
     pen.setCapStyle(Qt.PenCapStyle.FlatCap)
     return pen
+
+
+def _declutter(points: dict[int, QPointF], values: np.ndarray,
+               spacing: float) -> dict[int, QPointF]:
+    """Of markers closer than ``spacing`` to each other, the one of the largest value (then
+    the lowest index); the others are left out."""
+    kept: dict[int, QPointF] = {}
+    for i in sorted(points, key=lambda j: (-float(values[j]), j)):
+        at = points[i]
+        if all((at.x() - p.x()) ** 2 + (at.y() - p.y()) ** 2 >= spacing ** 2
+               for p in kept.values()):
+            kept[i] = at
+    return dict(sorted(kept.items()))
 
 
 def _octagon(at: QPointF, radius: float) -> QPainterPath:

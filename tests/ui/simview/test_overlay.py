@@ -125,3 +125,30 @@ def test_queue_bars_leave_the_name_under_a_device_readable(qtbot, examples_dir):
     for frame in overlay._queue_frames:
         for device_id, name in names.items():
             assert not frame.intersects(name), device_id
+
+
+def test_stalled_links_in_a_crowd_show_one_marker_per_spot(qtbot, examples_dir):
+    """An InfiniBand incast stalls every link toward the hot port: sixty rings on top of each
+    other hid the devices.  Markers that would overlap give way to the most stalled one."""
+    design = load_design(examples_dir / "scenarios" / "demo-rail64.design.json")
+    window = MainWindow(design)
+    qtbot.addWidget(window)
+    overlay = SimOverlay(window.scene, design)
+    links = directed_links(design)
+    overlay.bind(links, design.fabric)
+    arrays = empty_link_arrays(len(links))
+    arrays["credit_stall"][:] = np.linspace(0.2, 0.9, len(links))
+    overlay.apply_frame(Frame(1e-6, arrays))
+    shown = overlay.marker_count("stall")
+    assert 0 < shown < len(links) / 4
+    path = overlay._paths["stall"]
+    centres = [poly.boundingRect().center() for poly in path.toSubpathPolygons()]
+    for i, a in enumerate(centres):
+        for b in centres[i + 1:]:
+            same = (a - b).manhattanLength() < 1e-6  # a square and its ring
+            assert same or (a - b).manhattanLength() >= 9.0, (a, b)
+    # a lone stalled link keeps its marker
+    arrays["credit_stall"][:] = 0
+    arrays["credit_stall"][5] = 0.5
+    overlay.apply_frame(Frame(2e-6, arrays))
+    assert overlay.marker_count("stall") == 1

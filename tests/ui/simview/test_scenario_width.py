@@ -43,3 +43,31 @@ def test_compare_fabrics_is_whole_and_clickable_at_1366_by_768(qtbot, sim_window
     assert sim.compare.running
     sim.stop()
     qtbot.waitUntil(lambda: not sim.compare.running, timeout=30_000)
+
+
+def test_the_opened_scenarios_title_is_never_cut_at_1366_by_768(qtbot, make_window):
+    """With Compare fabrics open below it, the Scenario dock used to cut the demo scenario's
+    title line through the middle ("overloaded experts)" half shown)."""
+    from fabricstudio.formats import load_design
+    from fabricstudio.ui.simview import install_simulation_ui
+    from tests.conftest import EXAMPLES
+    from tests.ui.simview.synthetic import factory
+
+    folder = EXAMPLES / "scenarios"
+    window = make_window(load_design(folder / "demo-rail64.design.json"))
+    window.resize(1366, 768)
+    sim = install_simulation_ui(window, factory())
+    panel = sim.scenario
+    assert panel.load_scenario_file(folder / "demo-moe-dispatch.scenario.json")
+    qtbot.mouseClick(panel.compare_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not sim.compare.running, timeout=30_000)
+    title = panel.scenario_info
+    viewport = scroll_area_of(title).viewport()
+
+    def whole() -> bool:
+        top_left = title.mapTo(viewport, QPoint(0, 0))
+        return viewport.rect().contains(title.rect().translated(top_left))
+
+    qtbot.waitUntil(whole, timeout=3000)
+    assert "overloaded experts" in title.text()
+    assert sim.docks["compare"].isVisible() and sim.docks["results"].height() > 60
