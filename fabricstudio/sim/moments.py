@@ -58,6 +58,8 @@ def caption_at(captions: Sequence[Caption], t: float) -> Caption | None:
 
 # ---------------------------------------------------------------------- helpers
 def _ms(seconds: float) -> str:
+    if seconds >= 1.0:  # an LLM iteration: "9.39 s", not "9.39e+03 ms"
+        return f"{seconds:.3g} s"
     if seconds >= 1e-3:
         return f"{seconds * 1e3:.3g} ms"
     return f"{seconds * 1e6:.3g} µs"

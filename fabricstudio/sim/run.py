@@ -18,6 +18,7 @@ snapshot passed in is used as it is), so later edits do not reach the run.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Callable, Iterator
@@ -484,6 +485,8 @@ def build_simulation(design: Design, scenario: Scenario,
             kind, reason = choose_engine(scenario.engine, work)
         if max_cell_hops is not None:
             check_work(work, "flow", scenario, max_cell_hops)
+    if isinstance(engine, Engine) and max_cell_hops is not None and work.ring_arrays:
+        engine.arrays_required = _arrays_required(work, max_cell_hops)
     ctx.engine = engine
     info = {"kind": kind, "requested": scenario.engine, "reason": reason,
             "estimate": work.as_dict(), "work": work}
@@ -591,6 +594,18 @@ def estimate_work(design: Design, routes: RouteLengths, workloads: list[Workload
                         explicit_flows=len(scenario.flows),
                         array_steps=sum(w.planned_array_steps for w in workloads),
                         cell_hop_factor=ETHERNET_CELL_HOP_FACTOR if per_packet else 1.0)
+
+
+def _arrays_required(work: WorkEstimate, max_cell_hops: float) -> str | None:
+    """Why a run accepted for its ring arrays must not go on cell by cell if they decline
+    once it starts (a tie of two events only the run sees), or None when it may."""
+    per_cell = dataclasses.replace(work, ring_arrays=False)
+    seconds = per_cell.cell_seconds
+    if per_cell.cell_hops <= max_cell_hops and seconds <= LIMIT_S:
+        return None
+    return (f"cell by cell it would take ~{seconds:,.0f} s ({per_cell.cell_hops / 1e6:,.0f} "
+            f"million cell-hops; limits {LIMIT_S:,.0f} s, {max_cell_hops / 1e6:,.0f} million): "
+            "use the flow engine, or lift the limit (--no-limit)")
 
 
 def check_work(work: WorkEstimate, engine: str, scenario: Scenario,

@@ -183,3 +183,23 @@ def test_auto_knows_before_building_which_rings_the_arrays_take_and_says_so(rail
     assert "cell by cell: only RoCE" in ib.engine_info["reason"]
     horizon = build_simulation(rail64, scenario.with_changes(until_s=1e-3))
     assert horizon.engine_info["work"].arrays_reason == ""  # not a sealed ring: not asked
+
+
+def test_a_ring_accepted_for_its_arrays_stops_if_they_decline_once_it_runs(rail64,
+                                                                             monkeypatch):
+    """The pre-check cannot see two events tie on one instant; if the arrays then decline,
+    a ring accepted only for them (here: over a 1,000 cell-hop ceiling) stops with the reason
+    instead of running cell by cell for hours.  Within the ceiling it may go on."""
+    import fabricstudio.sim.workloads.collectives as collectives
+    from fabricstudio.sim.engine import EngineError
+
+    scenario = Scenario.model_validate({"cell_bytes": 65536, "engine": "cell", "workloads": [
+        {"type": "all_reduce", "size_bytes": 4 * 2**20, "algorithm": "ring"}]})
+    sim = build_simulation(rail64, scenario, max_cell_hops=1000)
+    assert sim.engine.arrays_required and "cell by cell it would take" in \
+        sim.engine.arrays_required
+    sim.run()  # the arrays take it
+    monkeypatch.setattr(collectives, "try_array_rings", lambda engine, runs: "a tie")
+    with pytest.raises(EngineError, match=r"cannot be solved as arrays \(a tie\), and cell by"):
+        build_simulation(rail64, scenario, max_cell_hops=1000).run()
+    assert build_simulation(rail64, scenario).engine.arrays_required is None

@@ -84,3 +84,22 @@ def test_a_bad_b_file_is_one_line_and_nothing_runs(make_window, tmp_path, small_
     assert "broken.json" in text and "\n" not in text
     assert panel.b_design is None and not panel.run_button.isEnabled()
     assert len(window.design.devices) == 4  # the open design is intact
+
+
+def test_a_stopped_pairs_late_signals_never_reach_the_next_run(
+        qtbot, make_window, designs):
+    """Stop, then run A/B again before the event loop turns: the stopped worker's queued
+    'finished' must not end (and wait for) the new run, nor its late results land in it."""
+    a_path, b_path = designs
+    window = make_window(load_design(a_path), str(a_path))
+    small_all_reduce(window)
+    panel = window.design_compare
+    assert panel.load_b(b_path)
+    assert panel.start()
+    panel.stop()  # its 'finished' is still queued
+    assert panel.start()
+    second = panel.worker
+    qtbot.wait(50)  # the stopped worker's queued signals are delivered now
+    assert panel.running and panel.worker is second
+    qtbot.waitUntil(lambda: not panel.running, timeout=120_000)
+    assert panel.comparison is not None, panel.status.text()

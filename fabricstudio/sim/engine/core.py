@@ -106,6 +106,10 @@ class Engine:
         self.sole_traffic = False
         #: Per ring phase offered to that solver: None when it took the rings, else why not.
         self.ring_arrays: list[str | None] = []
+        #: Set by sim.run when the run was accepted only because its ring is solved as
+        #: arrays: why it must stop (EngineError) rather than go on cell by cell if they
+        #: decline once it starts.
+        self.arrays_required: str | None = None
 
     # ------------------------------------------------------------------ setup helpers
     @staticmethod

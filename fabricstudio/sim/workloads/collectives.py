@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from fabricstudio.model.units import throughput_gbps
 from fabricstudio.sim.engine.clock import after_all
+from fabricstudio.sim.engine.config import EngineError
 from fabricstudio.sim.scenario import ScenarioError
 from fabricstudio.sim.workloads.addresses import group_by_server, rail_of, server_of
 from fabricstudio.sim.workloads.base import Activity, Workload, WorkloadContext
@@ -200,7 +201,11 @@ def run_phase(engine: Any, runs: list[Any], slice_bytes: int, tag: str,
     for run in started:
         run.start()
     if any(run.flow_ids for run in started) and getattr(engine, "kind", "cell") == "cell":
-        try_array_rings(engine, started)  # the same times without an event per cell, or no-op
+        # the same times without an event per cell, or no-op
+        why = try_array_rings(engine, started)
+        needed = getattr(engine, "arrays_required", None)
+        if why is not None and needed:  # accepted for its arrays only: do not run for hours
+            raise EngineError(f"the ring cannot be solved as arrays ({why}), and {needed}")
     if flow_ids is not None:
         for run in started:
             flow_ids.extend(run.flow_ids)

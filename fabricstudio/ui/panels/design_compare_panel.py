@@ -228,16 +228,23 @@ class DesignComparePanel(QWidget):
         factory = self.factory_source()
         worker = DesignPairWorker(factory, designs, request, self.cost_book_source(), self,
                                   use_process=picklable(factory))
-        worker.variant_progress.connect(self._on_progress)
-        worker.variant_done.connect(self._on_run_done)
-        worker.succeeded.connect(self._on_figures)
-        worker.failed.connect(lambda text: self.status.setText(f"A/B stopped: {text}"))
-        worker.finished.connect(self._on_finished)
+        # a stopped run's signals still queued when the next run starts reach no one: its
+        # late 'finished' would end the new run (and wait for it on the GUI thread)
+        worker.variant_progress.connect(self._while_current(worker, self._on_progress))
+        worker.variant_done.connect(self._while_current(worker, self._on_run_done))
+        worker.succeeded.connect(self._while_current(worker, self._on_figures))
+        worker.failed.connect(self._while_current(
+            worker, lambda text: self.status.setText(f"A/B stopped: {text}")))
+        worker.finished.connect(self._while_current(worker, self._on_finished))
         self.worker = worker
         self.status.setText(f"Running {request.workload_label} on A and B in parallel…")
         self._sync()
         worker.start()
         return True
+
+    def _while_current(self, worker: DesignPairWorker, slot):
+        """``slot``, called only while ``worker`` is the run this panel shows."""
+        return lambda *args: slot(*args) if worker is self.worker else None
 
     def stop(self) -> None:
         """Abandon the runs at once."""

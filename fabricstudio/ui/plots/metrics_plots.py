@@ -34,6 +34,16 @@ def _curve(plot: pg.PlotItem, name: str, colour: str) -> pg.PlotDataItem:
     return item
 
 
+class TimeAxis(pg.AxisItem):
+    """Simulated time ticks from the charts' microsecond data, in the unit their spacing suits
+    (``250 µs``, ``1.5 ms``, ``2 s``): an LLM iteration of seconds read ``2e+06`` before."""
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802 - pyqtgraph's name
+        unit, factor = (("s", 1e6) if spacing * scale >= 1e5 else
+                        ("ms", 1e3) if spacing * scale >= 100 else ("µs", 1.0))
+        return [f"{v * scale / factor:g} {unit}" for v in values]
+
+
 class MetricsPlots(QWidget):
     """Four stacked charts with a time cursor."""
 
@@ -51,7 +61,8 @@ class MetricsPlots(QWidget):
         self.widgets: list[pg.PlotWidget] = []
         self.cursors: dict[str, pg.InfiniteLine] = {}
         for row, (key, title, unit) in enumerate(titles):
-            widget = pg.PlotWidget(title=title, background=PLOT_BACKGROUND)
+            widget = pg.PlotWidget(title=title, background=PLOT_BACKGROUND,
+                                   axisItems={"bottom": TimeAxis("bottom")})
             self.widgets.append(widget)
             widget.setMinimumHeight(120)
             grid.addWidget(widget, row // 2, row % 2)
@@ -69,7 +80,7 @@ class MetricsPlots(QWidget):
             self.plots[key] = plot
             self.cursors[key] = cursor
         for key in ("events", "flows"):
-            self.plots[key].setLabel("bottom", "simulated time", "µs")
+            self.plots[key].setLabel("bottom", "simulated time")
         for key in ("queue", "events", "flows"):  # no negative axis under an all-zero curve
             self.plots[key].setLimits(yMin=0)
         self.plots["util"].setYRange(0, 105, padding=0)

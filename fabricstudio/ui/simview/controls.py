@@ -115,7 +115,7 @@ class SimControls(QToolBar):
 
     def _on_progress(self, now: float, fraction: float, rate: float) -> None:
         self.progress_bar.setValue(int(1000 * min(1.0, max(0.0, fraction))))
-        self.rate_label.setText(f"sim {format_time(now)} · {rate * 1e6:.1f} µs/s")
+        self.rate_label.setText(f"sim {format_time(now)} · {_pace(rate)}")
         stream = self.controller.stream
         if stream is not None and self.scrubber.maximum() != max(0, len(stream) - 1):
             self._updating = True
@@ -131,3 +131,12 @@ class SimControls(QToolBar):
         if state in ("stopped", "failed"):
             self.rate_label.setText(f"{state} at {self.rate_label.text()}")
         self._sync_play()
+
+
+def _pace(rate: float) -> str:
+    """Simulated time per wall second: ``12.5 µs/s``, ``3.20 ms/s``, ``0.43 s/s``."""
+    if rate >= 0.1:
+        return f"{rate:.3g} s/s"
+    if rate >= 1e-3:
+        return f"{rate * 1e3:.3g} ms/s"
+    return f"{rate * 1e6:.1f} µs/s"
