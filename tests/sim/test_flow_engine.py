@@ -203,3 +203,31 @@ def test_incremental_rate_updates_give_the_full_re_solve_allocation():
     assert runs[0][0] == pytest.approx(runs[1][0], rel=1e-9)
     assert runs[0][1] == pytest.approx(runs[1][1], rel=1e-9)
     assert runs[0][2] == pytest.approx(runs[1][2], rel=1e-9)
+
+
+def test_link_utilisation_and_frames_read_the_frames_as_the_plain_formulas_do():
+    """link_stats sums the utilisation frames row by row (no frames x links float64 copy)
+    and frames list flows from arrays; both give exactly the floats of the plain formulas:
+    sum over frames of utilisation x overlap, and per active flow size - remaining."""
+    design = build_fabric(RailOptimizedSpec(gpus=64, technology=Technology.ROCE)).to_design()
+    scenario = Scenario.model_validate({"engine": "flow", "workloads": [
+        {"type": "permutation", "bytes": "8MiB"}, {"type": "all_to_all", "size_bytes": "1MiB"}]})
+    sim = build_simulation(design, scenario)
+    sim.run()
+    engine = sim.engine
+    assert isinstance(engine, FlowEngine)
+    stream = engine.stream
+    times = np.asarray(stream.times)
+    start = float(times[len(times) // 3])
+    begins = np.concatenate(([0.0], times[:-1]))
+    overlap = np.clip(times - np.maximum(begins, start), 0.0, None)
+    util = stream.link_series("utilisation").astype(np.float64)
+    assert len(times) > 10 and util.max() > 0.5
+    want = (util * overlap[:, None]).sum(axis=0)
+    assert np.array_equal(engine._busy(overlap), want)
+    listed = [stream.flow_frame(i) for i in range(len(times))]
+    assert any(len(ids) > 1 and (flows["rate_gbps"] > 0).any() for _t, ids, flows in listed)
+    for _t, ids, flows in listed:
+        assert list(ids) == sorted(ids)
+        assert flows["delivered_bytes"].dtype == np.float64
+        assert flows["rate_gbps"].dtype == np.float32
