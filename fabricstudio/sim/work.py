@@ -68,15 +68,15 @@ S_PER_SAMPLE = 4.0e-7
 #: iteration also the schedule's own SimPy steps), per rate update, and per rate update and
 #: estimated concurrent (flow x link) entry.  Source: ``benchmarks/scale.py --cases llm --gpus
 #: 512 1024 2048 4096 8192 32768 --fit`` (Llama-3-70B iteration, RoCE rail-optimised fabric,
-#: run CPU time against the counted transfers and rate updates, 2026-12-02 07:43 UTC, load
-#: 6-7, nice 5, after the element-wise re-solves of branch flowspeed): 58.3 us, 137 us and
-#: 6.26 ns explain every run within 0.88-1.07x.  (Fitted at load 2-5 before those: 46.6 us,
-#: 221 us and 7.12 ns; the per-transfer figure rose with the load, not the code: fixing it at
-#: 46.6 us gives 171 us per update and 0.81-1.09x.  Before the incremental solver: 400 us +
-#: 0.2 us per entry and S_PER_FLOW, 139 s predicted against 28 s run at 8,192 GPUs.)
-FLOW_S_PER_TRANSFER = 5.8e-5
-FLOW_S_PER_UPDATE = 1.4e-4
-FLOW_S_PER_UPDATE_ENTRY = 6.3e-9
+#: run CPU time against the counted transfers and rate updates, 2026-12-02 08:07 UTC, load
+#: about 2, nice 5, after the element-wise re-solves of branch flowspeed): 48.2 us, 121 us and
+#: 4.08 ns explain every run within 0.78-1.12x.  (The same fit at load 6-7 gave 58.3 us,
+#: 137 us and 6.26 ns, 0.88-1.07x; before those changes, at load 2-5: 46.6 us, 221 us and
+#: 7.12 ns.  Before the incremental solver: 400 us + 0.2 us per entry and S_PER_FLOW, 139 s
+#: predicted against 28 s run at 8,192 GPUs.)
+FLOW_S_PER_TRANSFER = 4.8e-5
+FLOW_S_PER_UPDATE = 1.2e-4
+FLOW_S_PER_UPDATE_ENTRY = 4.1e-9
 #: Cell engine, a lone ring solved as arrays (sim.workloads.ring_arrays): CPU seconds per unit
 #: step (both sweeps over every stream of a phase, numpy calls of fixed cost) and per
 #: cell-hop.  Source: ``benchmarks/scale.py --cases ring --engines cell --gpus 512 1024 2048
