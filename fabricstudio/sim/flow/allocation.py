@@ -26,7 +26,7 @@ full re-solve gives (``exact=True`` does that every time; the tests compare the 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from operator import truediv
 from typing import TYPE_CHECKING, Any
 
@@ -452,8 +452,8 @@ class Allocation:
                 after[link] += w * r
         load = [others[link] + after[link] for link in keys]
         if not self.exact:
-            grow = set()
-            u_rate, u_neck, link_flows = self.u_rate_at, self.u_neck_at, self.link_flows
+            grow: set[int] = set()
+            link_flows = self.link_flows
             for link, new, old in zip(keys, load, old_load, strict=True):
                 flows = link_flows[link]
                 inside = on[link]
@@ -464,14 +464,7 @@ class Allocation:
                 if not (full or lost):
                     continue
                 level = max(0.0, max(rates[i] for i in inside))
-                for g in flows:
-                    if g in members:
-                        continue
-                    rg = u_rate[g]
-                    if full and rg > level * (1 + TOL) + 1e-9:
-                        grow.add(g)
-                    elif u_neck[g] == link and (lost or level > rg * (1 + TOL)):
-                        grow.add(g)
+                self._add_outgrown(grow, flows, members, link, full, lost, level)
             if grow:
                 return grow
         self.solved += len(order)
@@ -479,6 +472,21 @@ class Allocation:
         self.load[index] = load
         self._commit_small(order, chosen, rates, neck, now)
         return set()
+
+    def _add_outgrown(self, grow: set[int], flows: Iterable[int], members: Container[int],
+                      link: int, full: bool, lost: bool, level: float) -> None:
+        """Add to ``grow`` the units on ``link`` outside ``members`` that the re-solved set
+        outgrew: above its ``level`` on a now ``full`` link, or bottlenecked here when the
+        link ``lost`` load or the set rose above them (they must be re-solved with it)."""
+        u_rate, u_neck = self.u_rate_at, self.u_neck_at
+        for g in flows:
+            if g in members:
+                continue
+            rg = u_rate[g]
+            if full and rg > level * (1 + TOL) + 1e-9:
+                grow.add(g)
+            elif u_neck[g] == link and (lost or level > rg * (1 + TOL)):
+                grow.add(g)
 
     def _solve_one(self, uid: int, now: float) -> set[int]:
         """:meth:`_solve_small` for a single unit (the commonest re-solve), the same floats:
@@ -515,8 +523,8 @@ class Allocation:
                     neck = link  # the last full link names it
         load = [o + (0.0 + w * rate) for o, (_link, w) in zip(others, pairs, strict=True)]
         if not self.exact:
-            grow = set()
-            u_rate, u_neck, link_flows = self.u_rate_at, self.u_neck_at, self.link_flows
+            grow: set[int] = set()
+            link_flows = self.link_flows
             level = max(0.0, rate)
             for (link, _w), new in zip(pairs, load, strict=True):
                 flows = link_flows[link]
@@ -526,14 +534,7 @@ class Allocation:
                 lost = new < load_at[link] * (1 - TOL) - 1e-6
                 if not (full or lost):
                     continue
-                for g in flows:
-                    if g == uid:
-                        continue
-                    rg = u_rate[g]
-                    if full and rg > level * (1 + TOL) + 1e-9:
-                        grow.add(g)
-                    elif u_neck[g] == link and (lost or level > rg * (1 + TOL)):
-                        grow.add(g)
+                self._add_outgrown(grow, flows, (uid,), link, full, lost, level)
             if grow:
                 return grow
         self.solved += 1
