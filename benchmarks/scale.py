@@ -220,16 +220,10 @@ def _print_predictions(rows: list[dict[str, Any]]) -> None:
 
 def _fit(rows: list[dict[str, Any]]) -> None:
     """Per-item costs that best explain the runs' CPU time from their counted work."""
-    import numpy as np
-    from scipy.optimize import nnls
-
     flow = [r for r in rows if r["engine"] == "flow" and r["case"] == "llm"]  # a ring: 2 updates
     if len(flow) >= 3:
-        a = np.array([[r["transfers"], r["rate_updates"], r["rate_updates"] * r["entries"]]
-                      for r in flow], dtype=float)
-        y = np.array([r["run_cpu_s"] for r in flow])
-        x, _ = nnls(a / y[:, None], np.ones(len(y)))
-        fitted = a @ x / y
+        x, fitted = _fit_cpu(flow, lambda r: [r["transfers"], r["rate_updates"],
+                                              r["rate_updates"] * r["entries"]])
         print(f"\nflow fit over {len(flow)} LLM runs: {x[0] * 1e6:.1f} us per transfer, "
               f"{x[1] * 1e6:.0f} us per rate update + {x[2] * 1e9:.2f} ns per update x entry "
               f"(sim/work.py: {FLOW_S_PER_TRANSFER * 1e6:.1f}, {FLOW_S_PER_UPDATE * 1e6:.0f}, "
@@ -237,10 +231,7 @@ def _fit(rows: list[dict[str, Any]]) -> None:
               f"{fitted.min():.2f}-{fitted.max():.2f}")
     arrays = [r for r in rows if r.get("arrays")]
     if len(arrays) >= 2:
-        a = np.array([[r["array_steps"], r["cell_hops"]] for r in arrays], dtype=float)
-        y = np.array([r["run_cpu_s"] for r in arrays])
-        x, _ = nnls(a / y[:, None], np.ones(len(y)))
-        fitted = a @ x / y
+        x, fitted = _fit_cpu(arrays, lambda r: [r["array_steps"], r["cell_hops"]])
         print(f"ring arrays fit over {len(arrays)} runs: {x[0] * 1e3:.3g} ms per unit step + "
               f"{x[1] * 1e6:.3g} us per cell-hop (sim/work.py: {ARRAY_S_PER_STEP * 1e3:.3g}, "
               f"{ARRAY_S_PER_CELL_HOP * 1e6:.3g}); fitted / measured "
@@ -252,6 +243,18 @@ def _fit(rows: list[dict[str, Any]]) -> None:
         per_hop = sorted(r["run_cpu_s"] / r["cell_hops"] for r in cell)
         print(f"cell: {per_hop[len(per_hop) // 2] * 1e6:.1f} us CPU per cell-hop (median of "
               f"{len(cell)}; sim/work.py: {CELL_S_PER_CELL_HOP * 1e6:.1f})")
+
+
+def _fit_cpu(rows: list[dict[str, Any]], work) -> tuple[Any, Any]:
+    """Non-negative per-item costs x fitting each run's CPU time from ``work(row)`` (its
+    counted items), weighted by relative error; returns x and fitted / measured per run."""
+    import numpy as np
+    from scipy.optimize import nnls
+
+    a = np.array([work(r) for r in rows], dtype=float)
+    y = np.array([r["run_cpu_s"] for r in rows])
+    x, _ = nnls(a / y[:, None], np.ones(len(y)))
+    return x, a @ x / y
 
 
 def _run(gpus: int, case: str, engine: str, size: int, seed: int) -> dict[str, Any] | None:
